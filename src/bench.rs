@@ -1,0 +1,84 @@
+//! Benchmarks of the core, shared by the native CLI (`resilience-lab bench`) and the
+//! browser's benchmark page, so both measure exactly the same work.
+//!
+//! A careful harness rather than criterion: it must also run inside wasm, where criterion
+//! does not. Each figure is the median of several timed repetitions after a warm-up run.
+
+use crate::scenarios;
+use crate::sim::Simulation;
+
+/// One timed workload: a scenario at its defaults for a simulated duration.
+#[derive(Clone, Debug)]
+pub struct Measurement {
+    pub scenario: &'static str,
+    pub simulated_ms: u64,
+    pub requests: u64,
+    pub events: u64,
+    /// Median wall time of one run, in seconds.
+    pub median_s: f64,
+    pub repetitions: usize,
+}
+
+impl Measurement {
+    pub fn requests_per_s(&self) -> f64 {
+        self.requests as f64 / self.median_s
+    }
+    pub fn events_per_s(&self) -> f64 {
+        self.events as f64 / self.median_s
+    }
+    pub fn events_per_request(&self) -> f64 {
+        self.events as f64 / self.requests.max(1) as f64
+    }
+}
+
+/// Runs `scenario` at its defaults for `simulated_ms`, `repetitions` times after one warm-up,
+/// timing each with `clock` (seconds). The request count is the scenario's arrivals metric.
+pub fn measure(scenario: &'static str, simulated_ms: u64, repetitions: usize, clock: &dyn Fn() -> f64) -> Measurement {
+    let spec = scenarios::find(scenario).expect("benchmarked scenario exists");
+    let params = spec.defaults();
+    let run = || {
+        let mut sim = spec.start(&params, 1, simulated_ms);
+        sim.run_to_end();
+        sim
+    };
+    let warm = run();
+    let events = warm.events();
+    let requests = request_count(&*warm);
+    let mut times: Vec<f64> = (0..repetitions.max(1))
+        .map(|_| {
+            let start = clock();
+            let sim = run();
+            let elapsed = clock() - start;
+            std::hint::black_box(sim.events());
+            elapsed.max(1e-9)
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    Measurement { scenario, simulated_ms, requests, events, median_s: times[times.len() / 2], repetitions: times.len() }
+}
+
+/// The number of requests a run simulated: the first count metric among the usual names.
+fn request_count(sim: &dyn Simulation) -> u64 {
+    let metrics = sim.metrics();
+    ["arrived", "attempts_total", "client_attempts", "requests"]
+        .iter()
+        .find_map(|k| metrics.iter().find(|(key, _)| key == k).and_then(|(_, v)| v.as_f64()))
+        .unwrap_or(0.0) as u64
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+pub fn print_native_report(quick: bool) {
+    let start = std::time::Instant::now();
+    let clock = move || start.elapsed().as_secs_f64();
+    let reps = if quick { 3 } else { 11 };
+    let core = measure("slow-server", 600_000, reps, &clock);
+    println!("Native benchmark ({} repetitions, median)", core.repetitions);
+    println!("{:<44} {:>16} {:>16}", "figure", "measured", "goal");
+    println!("{:<44} {:>16.0} {:>16}", "slow-server 600 s: requests per wall-second", core.requests_per_s(), ">= 4,000,000");
+    println!("{:<44} {:>16.0} {:>16}", "slow-server 600 s: events per wall-second", core.events_per_s(), "");
+    println!("{:<44} {:>16.2} {:>16}", "events per request", core.events_per_request(), "");
+    for spec in scenarios::ALL {
+        let m = measure(spec.id, 600_000, reps, &clock);
+        println!("{:<44} {:>13.1} ms {:>16}", format!("{}: 10 simulated minutes", spec.id), m.median_s * 1000.0, "< 200 ms (browser)");
+    }
+}

@@ -1,0 +1,13 @@
+//! Resilience Lab: interactive simulations of timeouts, retries and idempotency.
+//!
+//! `sim` is the discrete-event core, `scenarios` holds one model per file, `url` turns a
+//! simulation state into a shareable query string and back. All three are plain Rust with
+//! no web dependency; `ui` (the Leptos app) exists only in the wasm build.
+
+pub mod bench;
+pub mod scenarios;
+pub mod sim;
+pub mod url;
+
+#[cfg(target_arch = "wasm32")]
+pub mod ui;

@@ -1,0 +1,269 @@
+//! Parameters: declared once per scenario, read by the CLI, the URL codec and the sliders.
+
+use std::fmt;
+
+/// What kind of value a parameter holds. Every value is stored as an `f64`: a number as
+/// itself, a toggle as 0 or 1, a choice as the index of its option.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamKind {
+    Number,
+    Toggle,
+    Choice(&'static [&'static str]),
+}
+
+/// One parameter of a scenario.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamSpec {
+    pub id: &'static str,
+    pub label: &'static str,
+    pub unit: &'static str,
+    pub kind: ParamKind,
+    pub default: f64,
+    pub min: f64,
+    pub max: f64,
+    pub step: f64,
+    pub help: &'static str,
+}
+
+impl ParamSpec {
+    /// A numeric parameter shown as a slider.
+    pub const fn number(
+        id: &'static str,
+        label: &'static str,
+        unit: &'static str,
+        default: f64,
+        (min, max, step): (f64, f64, f64),
+        help: &'static str,
+    ) -> Self {
+        Self { id, label, unit, kind: ParamKind::Number, default, min, max, step, help }
+    }
+
+    /// An on/off parameter.
+    pub const fn toggle(id: &'static str, label: &'static str, default: bool, help: &'static str) -> Self {
+        let default = if default { 1.0 } else { 0.0 };
+        Self { id, label, unit: "", kind: ParamKind::Toggle, default, min: 0.0, max: 1.0, step: 1.0, help }
+    }
+
+    /// A choice among named options; `default` is the index of the default option.
+    pub const fn choice(
+        id: &'static str,
+        label: &'static str,
+        options: &'static [&'static str],
+        default: usize,
+        help: &'static str,
+    ) -> Self {
+        let max = options.len() as f64 - 1.0;
+        Self { id, label, unit: "", kind: ParamKind::Choice(options), default: default as f64, min: 0.0, max, step: 1.0, help }
+    }
+
+    /// Parses a value as written on a command line or in a URL.
+    pub fn parse(&self, text: &str) -> Result<f64, ParamError> {
+        let text = text.trim();
+        let value = match self.kind {
+            ParamKind::Number => match text.parse::<f64>() {
+                Ok(v) if v.is_finite() => v,
+                _ => return Err(self.error(ParamErrorKind::NotANumber, text)),
+            },
+            ParamKind::Toggle => match text {
+                "1" | "true" | "on" | "yes" => 1.0,
+                "0" | "false" | "off" | "no" => 0.0,
+                _ => return Err(self.error(ParamErrorKind::NotAToggle, text)),
+            },
+            ParamKind::Choice(options) => match options.iter().position(|o| *o == text) {
+                Some(i) => i as f64,
+                None => return Err(self.error(ParamErrorKind::UnknownOption, text)),
+            },
+        };
+        if value < self.min || value > self.max {
+            return Err(self.error(ParamErrorKind::OutOfRange, text));
+        }
+        Ok(value)
+    }
+
+    /// The nearest allowed value: clamped to the range and snapped to the step grid.
+    pub fn sanitize(&self, value: f64) -> f64 {
+        if !value.is_finite() {
+            return self.default;
+        }
+        let clamped = value.clamp(self.min, self.max);
+        match self.kind {
+            ParamKind::Number if self.step > 0.0 => {
+                let steps = libm::round((clamped - self.min) / self.step);
+                // Round to a few decimals so 0.1-step values print as 0.3, not 0.30000000000000004.
+                let snapped = self.min + steps * self.step;
+                (libm::round(snapped * 1e9) / 1e9).clamp(self.min, self.max)
+            }
+            ParamKind::Number => clamped,
+            _ => libm::round(clamped),
+        }
+    }
+
+    /// How a value is written back (CLI JSON, URL): choices by name, toggles as true/false.
+    pub fn format(&self, value: f64) -> String {
+        match self.kind {
+            ParamKind::Number => format_number(value),
+            ParamKind::Toggle => (if value >= 0.5 { "true" } else { "false" }).to_string(),
+            ParamKind::Choice(options) => options[(value as usize).min(options.len() - 1)].to_string(),
+        }
+    }
+
+    /// The allowed values in words, for error messages and `list`.
+    pub fn allowed(&self) -> String {
+        match self.kind {
+            ParamKind::Number => {
+                format!("a number from {} to {}{}", format_number(self.min), format_number(self.max), unit_suffix(self.unit))
+            }
+            ParamKind::Toggle => "true or false".to_string(),
+            ParamKind::Choice(options) => format!("one of {}", options.join(", ")),
+        }
+    }
+
+    fn error(&self, kind: ParamErrorKind, text: &str) -> ParamError {
+        ParamError { param: self.id, kind, allowed: self.allowed(), given: shorten(text) }
+    }
+}
+
+fn unit_suffix(unit: &str) -> String {
+    if unit.is_empty() { String::new() } else { format!(" {unit}") }
+}
+
+/// Numbers without a trailing `.0`, and without float noise.
+pub fn format_number(v: f64) -> String {
+    if v == libm::trunc(v) && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        let s = format!("{:.6}", v);
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+/// Keeps error messages one line and short, whatever was typed.
+pub fn shorten(text: &str) -> String {
+    let clean: String = text.chars().filter(|c| !c.is_control()).take(40).collect();
+    if text.chars().count() > 40 { format!("{clean}…") } else { clean }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamErrorKind {
+    NotANumber,
+    NotAToggle,
+    UnknownOption,
+    OutOfRange,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamError {
+    pub param: &'static str,
+    pub kind: ParamErrorKind,
+    pub allowed: String,
+    pub given: String,
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: '{}' is not allowed; expected {}", self.param, self.given, self.allowed)
+    }
+}
+
+/// A named starting point: the values that differ from the defaults, written as text.
+#[derive(Clone, Copy, Debug)]
+pub struct Preset {
+    pub id: &'static str,
+    pub label: &'static str,
+    pub description: &'static str,
+    pub values: &'static [(&'static str, &'static str)],
+}
+
+/// The values of every parameter of one scenario, in declaration order.
+#[derive(Clone, Debug)]
+pub struct Params {
+    specs: &'static [ParamSpec],
+    values: Vec<f64>,
+}
+
+impl PartialEq for Params {
+    /// Equal when they belong to the same declaration and hold the same values.
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.specs, other.specs) && self.values == other.values
+    }
+}
+
+impl Params {
+    pub fn defaults(specs: &'static [ParamSpec]) -> Self {
+        Self { specs, values: specs.iter().map(|s| s.default).collect() }
+    }
+
+    pub fn specs(&self) -> &'static [ParamSpec] {
+        self.specs
+    }
+
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
+    pub fn index_of(&self, id: &str) -> Option<usize> {
+        self.specs.iter().position(|s| s.id == id)
+    }
+
+    /// Sets a parameter from text, checking it strictly (the CLI's behaviour).
+    pub fn set_text(&mut self, id: &str, text: &str) -> Result<(), SetError> {
+        let i = self.index_of(id).ok_or_else(|| SetError::UnknownParam(shorten(id)))?;
+        self.values[i] = self.specs[i].parse(text).map_err(SetError::Invalid)?;
+        Ok(())
+    }
+
+    /// Sets a parameter to the nearest allowed value (the sliders' behaviour).
+    pub fn set(&mut self, id: &str, value: f64) {
+        if let Some(i) = self.index_of(id) {
+            self.values[i] = self.specs[i].sanitize(value);
+        }
+    }
+
+    pub fn get(&self, id: &str) -> f64 {
+        match self.index_of(id) {
+            Some(i) => self.values[i],
+            None => panic!("scenario reads an undeclared parameter '{id}'"),
+        }
+    }
+
+    pub fn flag(&self, id: &str) -> bool {
+        self.get(id) >= 0.5
+    }
+
+    /// The name of the chosen option of a choice parameter.
+    pub fn choice(&self, id: &str) -> &'static str {
+        let i = self.index_of(id).unwrap_or_else(|| panic!("undeclared parameter '{id}'"));
+        match self.specs[i].kind {
+            ParamKind::Choice(options) => options[(self.values[i] as usize).min(options.len() - 1)],
+            _ => panic!("parameter '{id}' is not a choice"),
+        }
+    }
+
+    /// Applies a preset's values on top of the current ones.
+    pub fn apply_preset(&mut self, preset: &Preset) -> Result<(), SetError> {
+        for (id, text) in preset.values {
+            self.set_text(id, text)?;
+        }
+        Ok(())
+    }
+
+    /// Each parameter with its value as text, for JSON and URLs.
+    pub fn formatted(&self) -> impl Iterator<Item = (&'static ParamSpec, String)> + '_ {
+        self.specs.iter().zip(&self.values).map(|(s, v)| (s, s.format(*v)))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum SetError {
+    UnknownParam(String),
+    Invalid(ParamError),
+}
+
+impl fmt::Display for SetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SetError::UnknownParam(id) => write!(f, "unknown parameter '{id}'"),
+            SetError::Invalid(e) => e.fmt(f),
+        }
+    }
+}

@@ -1,0 +1,268 @@
+//! The shareable state of a simulation as a readable query string, and back.
+//!
+//! `?sim=retry-storm&preset=jitter&clients=100&seed=7` names the scenario, an optional
+//! preset, every parameter that differs from what the preset (or the declaration) gives,
+//! the seed, the duration and the playback speed. Decoding never fails: anything it cannot
+//! use falls back to a sane value and is reported as a notice the page shows.
+
+use crate::scenarios;
+use crate::sim::params::{ParamErrorKind, shorten};
+use crate::sim::scenario::{MAX_DURATION_MS, MIN_DURATION_MS};
+use crate::sim::{Params, ScenarioSpec};
+
+pub const DEFAULT_SEED: u64 = 1;
+pub const SPEEDS: &[f64] = &[0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0];
+/// Query keys that are not parameters. No scenario may declare a parameter with these ids.
+pub const RESERVED: &[&str] = &["sim", "preset", "seed", "duration_ms", "speed", "embed", "controls", "autoplay"];
+/// Longer query strings are cut before decoding; no real state needs more.
+const MAX_QUERY: usize = 4096;
+
+/// Everything a URL can say about one simulation view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    pub scenario: &'static ScenarioSpec,
+    pub preset: Option<&'static str>,
+    pub params: Params,
+    pub seed: u64,
+    pub duration_ms: u64,
+    pub speed: f64,
+    /// Embed layout: no app chrome.
+    pub embed: bool,
+    /// Only these sliders are shown (None: all).
+    pub controls: Option<Vec<&'static str>>,
+    pub autoplay: bool,
+}
+
+impl PartialEq for ScenarioSpec {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+impl std::fmt::Debug for ScenarioSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ScenarioSpec({})", self.id)
+    }
+}
+
+impl State {
+    pub fn new(scenario: &'static ScenarioSpec) -> Self {
+        Self {
+            scenario,
+            preset: None,
+            params: scenario.defaults(),
+            seed: DEFAULT_SEED,
+            duration_ms: scenario.default_duration_ms,
+            speed: 1.0,
+            embed: false,
+            controls: None,
+            autoplay: false,
+        }
+    }
+
+    /// The values the parameters have before any individual change: the declaration's
+    /// defaults with the preset applied.
+    pub fn baseline(&self) -> Params {
+        baseline(self.scenario, self.preset)
+    }
+}
+
+fn baseline(scenario: &'static ScenarioSpec, preset: Option<&str>) -> Params {
+    let mut params = scenario.defaults();
+    if let Some(p) = preset.and_then(|id| scenario.preset(id)) {
+        // Presets are checked by the tests; a bad one would show as a difference, not a panic.
+        let _ = params.apply_preset(p);
+    }
+    params
+}
+
+/// Decodes a query string (with or without the leading `?`). `default_scenario` is used when
+/// the query names none. Returns None when it names none and there is no default.
+pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (Option<State>, Vec<String>) {
+    let mut notices = Vec::new();
+    let query = query.strip_prefix('?').unwrap_or(query);
+    let query = if query.len() > MAX_QUERY {
+        notices.push(format!("The link was longer than {MAX_QUERY} characters; the rest was ignored."));
+        let mut cut = MAX_QUERY;
+        while !query.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        &query[..cut]
+    } else {
+        query
+    };
+    let pairs: Vec<(String, String)> = query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('=') {
+            Some((k, v)) => (percent_decode(k), percent_decode(v)),
+            None => (percent_decode(p), String::new()),
+        })
+        .collect();
+    let find = |key: &str| pairs.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+
+    let scenario = match find("sim") {
+        Some(id) => match scenarios::find(id) {
+            Some(s) => Some(s),
+            None => {
+                notices.push(format!("Unknown simulation '{}'; showing {} instead. Known: {}.",
+                    shorten(id), default_scenario.map_or("the list", |s| s.title), scenarios::ids()));
+                default_scenario
+            }
+        },
+        None => default_scenario,
+    };
+    let Some(scenario) = scenario else { return (None, notices) };
+    let mut state = State::new(scenario);
+
+    if let Some(id) = find("preset") {
+        match scenario.preset(id) {
+            Some(p) => {
+                state.preset = Some(p.id);
+                state.params = baseline(scenario, Some(p.id));
+            }
+            None => {
+                let known: Vec<&str> = scenario.presets.iter().map(|p| p.id).collect();
+                notices.push(format!("Unknown preset '{}' ignored. Known: {}.", shorten(id), known.join(", ")));
+            }
+        }
+    }
+
+    for (key, text) in &pairs {
+        match key.as_str() {
+            "sim" | "preset" => {}
+            "seed" => match text.trim().parse::<u64>() {
+                Ok(seed) => state.seed = seed,
+                Err(_) => notices.push(format!("seed: '{}' is not a whole number from 0 to {}; using {DEFAULT_SEED}.", shorten(text), u64::MAX)),
+            },
+            "duration_ms" => match text.trim().parse::<f64>() {
+                Ok(d) if d.is_finite() => {
+                    let clamped = d.clamp(MIN_DURATION_MS as f64, MAX_DURATION_MS as f64);
+                    if clamped != d {
+                        notices.push(format!("duration_ms: {} is outside {MIN_DURATION_MS} to {MAX_DURATION_MS} ms; using {}.", shorten(text), clamped as u64));
+                    }
+                    state.duration_ms = clamped as u64;
+                }
+                _ => notices.push(format!("duration_ms: '{}' is not a number; using {}.", shorten(text), scenario.default_duration_ms)),
+            },
+            "speed" => match text.trim().parse::<f64>() {
+                Ok(s) if s.is_finite() => {
+                    let nearest = nearest_speed(s);
+                    if nearest != s {
+                        notices.push(format!("speed: {} is not one of the speeds; using {}×.", shorten(text), nearest));
+                    }
+                    state.speed = nearest;
+                }
+                _ => notices.push(format!("speed: '{}' is not a number; using 1×.", shorten(text))),
+            },
+            "embed" => state.embed = truthy(text),
+            "autoplay" => state.autoplay = truthy(text),
+            "controls" => {
+                let mut shown = Vec::new();
+                for id in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                    match scenario.param(id) {
+                        Some(p) => shown.push(p.id),
+                        None => notices.push(format!("controls: unknown parameter '{}' ignored.", shorten(id))),
+                    }
+                }
+                state.controls = Some(shown);
+            }
+            id => match scenario.param(id) {
+                None => notices.push(format!("Unknown parameter '{}' ignored.", shorten(id))),
+                Some(spec) => match spec.parse(text) {
+                    Ok(v) => state.params.set(spec.id, v),
+                    Err(e) if e.kind == ParamErrorKind::OutOfRange => {
+                        let v = spec.sanitize(text.trim().parse().unwrap_or(spec.default));
+                        state.params.set(spec.id, v);
+                        notices.push(format!("{}: {} is outside {}; using {}.", spec.id, e.given, e.allowed, spec.format(v)));
+                    }
+                    Err(e) => {
+                        notices.push(format!("{e}; using {}.", spec.format(state.params.get(spec.id))));
+                    }
+                },
+            },
+        }
+    }
+    (Some(state), notices)
+}
+
+/// Encodes a state as a query string (without the `?`), naming only what differs from the
+/// defaults, so links stay short and readable.
+pub fn encode(state: &State) -> String {
+    let mut out = vec![format!("sim={}", state.scenario.id)];
+    if let Some(p) = state.preset {
+        out.push(format!("preset={p}"));
+    }
+    let base = state.baseline();
+    for ((spec, text), (b, v)) in state.params.formatted().zip(base.values().iter().zip(state.params.values())) {
+        if b != v {
+            out.push(format!("{}={}", spec.id, percent_encode(&text)));
+        }
+    }
+    if state.seed != DEFAULT_SEED {
+        out.push(format!("seed={}", state.seed));
+    }
+    if state.duration_ms != state.scenario.default_duration_ms {
+        out.push(format!("duration_ms={}", state.duration_ms));
+    }
+    if state.speed != 1.0 {
+        out.push(format!("speed={}", state.speed));
+    }
+    if state.embed {
+        out.push("embed=1".into());
+    }
+    if let Some(c) = &state.controls {
+        out.push(format!("controls={}", c.join(",")));
+    }
+    if state.autoplay {
+        out.push("autoplay=1".into());
+    }
+    out.join("&")
+}
+
+fn truthy(text: &str) -> bool {
+    matches!(text.trim(), "" | "1" | "true" | "yes" | "on")
+}
+
+pub fn nearest_speed(s: f64) -> f64 {
+    SPEEDS.iter().copied().min_by(|a, b| (a - s).abs().total_cmp(&(b - s).abs())).unwrap_or(1.0)
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                    (Some(h), Some(l)) => {
+                        out.push(h * 16 + l);
+                        i += 2;
+                    }
+                    _ => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn hex(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).map(|d| d as u8)
+}
+
+fn percent_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
