@@ -85,6 +85,7 @@ pub static SPEC: ScenarioSpec = ScenarioSpec {
         MetricSpec { key: "b_queue", label: "B's queue", unit: "req", help: "Requests at server B now (waiting and in service)." },
         MetricSpec { key: "mean_in_flight", label: "Mean in flight", unit: "req", help: "Time-averaged number of waiting clients." },
         MetricSpec { key: "littles_law_in_flight", label: "Little's law", unit: "req", help: "Arrival rate × mean latency: what Little's law predicts for the mean in flight." },
+        MetricSpec { key: "littles_law_now", label: "Little's law now", unit: "req", help: "Arrival rate × mean latency of the last second." },
         MetricSpec { key: "servers", label: "Servers", unit: "", help: "Per server: requests served, largest and final queue." },
     ],
     default_duration_ms: 20_000,
@@ -366,6 +367,7 @@ impl Simulation for SlowServer {
             ("b_queue", m.servers.get(1).map_or(Value::Null, |b| Value::count(b.outstanding as u64))),
             ("mean_in_flight", Value::num(mean_in_flight)),
             ("littles_law_in_flight", Value::num(m.rate * mean_latency_s)),
+            ("littles_law_now", self.littles_law_now().map_or(Value::Null, Value::num)),
             (
                 "servers",
                 Value::List(

@@ -1,0 +1,107 @@
+# Sourced by serve.sh, test.sh and bench.sh: installs whatever is missing, idempotently,
+# and exports what the wasm build needs. Quick (a few checks) when everything is there.
+#
+# Where `rustup target add wasm32-unknown-unknown` works, that is used. Where it cannot
+# download (as on the course's build machines), Debian's rustc-web with its std source
+# builds the wasm32 std on the fly (see docs in README, "How the build works").
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TRUNK_VERSION=0.21.14
+# shellcheck disable=SC2034
+WEB_TARGET_DIR="$ROOT/target/web"
+
+say() { echo "[setup] $*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    say "need root to run: $*"; return 1; fi
+}
+
+_apt_updated=
+apt_install() {
+  if [ -z "$_apt_updated" ]; then
+    as_root apt-get update -qq >&2
+    _apt_updated=1
+  fi
+  say "apt-get install $*"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+}
+
+# The wasm32 standard library: rustup's if it has one, else Debian's source built on the fly.
+setup_wasm_target() {
+  if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+    WASM_MODE=rustup
+    return
+  fi
+  local debian_ready=
+  if [ -x /usr/bin/rustc ] && [ -d /usr/lib/rustlib/src/rust/library ] && command -v rust-lld >/dev/null; then
+    debian_ready=1
+  fi
+  if [ -z "$debian_ready" ] && [ ! -e "$ROOT/target/.rustup-target-add-failed" ]; then
+    say "trying: rustup target add wasm32-unknown-unknown"
+    if timeout 45 rustup target add wasm32-unknown-unknown >&2 2>&1; then
+      WASM_MODE=rustup
+      return
+    fi
+    mkdir -p "$ROOT/target" && touch "$ROOT/target/.rustup-target-add-failed"
+  fi
+  if [ -z "$debian_ready" ]; then
+    apt_install rustc-web cargo-web rust-web-src rust-web-llvm lld-22
+  fi
+  WASM_MODE=build-std
+}
+
+setup_trunk() {
+  if trunk --version 2>/dev/null | grep -q "$TRUNK_VERSION"; then return; fi
+  say "cargo install trunk $TRUNK_VERSION (about 10 minutes on 2 cores)"
+  cargo install trunk --version "$TRUNK_VERSION" --locked >&2
+}
+
+# wasm-bindgen's CLI must be exactly the version of the crate in Cargo.lock.
+setup_wasm_bindgen() {
+  local want
+  want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock")
+  if wasm-bindgen --version 2>/dev/null | grep -q " $want\$"; then return; fi
+  say "cargo install wasm-bindgen-cli $want"
+  # Not --locked: one of its locked dependencies was yanked.
+  cargo install wasm-bindgen-cli --version "$want" --force >&2
+}
+
+# wasm-opt (Debian's binaryen is too old) and playwright-core, from npm.
+setup_node_tools() {
+  if ! command -v npm >/dev/null; then apt_install nodejs npm; fi
+  if [ ! -x "$ROOT/node_modules/.bin/wasm-opt" ] || [ ! -d "$ROOT/node_modules/playwright-core" ] \
+     || [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ]; then
+    say "npm ci"
+    (cd "$ROOT" && npm ci --no-audit --no-fund >&2)
+  fi
+}
+
+setup_browser() {
+  if [ -x /usr/bin/chromium ]; then return; fi
+  apt_install chromium
+}
+
+# Everything the web build needs; then `web_env CMD...` runs CMD with the right toolchain.
+setup_web() {
+  setup_wasm_target
+  setup_node_tools
+  setup_trunk
+  setup_wasm_bindgen
+}
+
+# Compiles the wasm app once online, so that `trunk --offline` finds everything built (with
+# build-std, cargo must first download the std library's own dependencies).
+prebuild_web() {
+  web_env cargo build --manifest-path "$ROOT/Cargo.toml" --target wasm32-unknown-unknown --profile web --bin resilience-lab-web >&2
+}
+
+web_env() {
+  local path="$ROOT/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+  if [ "$WASM_MODE" = build-std ]; then
+    env PATH="/usr/bin:$path" RUSTC_BOOTSTRAP=1 CARGO_UNSTABLE_BUILD_STD=std,panic_abort \
+      CARGO_TARGET_DIR="$WEB_TARGET_DIR" "$@"
+  else
+    env PATH="$path" CARGO_TARGET_DIR="$WEB_TARGET_DIR" "$@"
+  fi
+}

@@ -1,0 +1,140 @@
+//! Controls generated from a scenario's declaration: a labelled slider per number, a checkbox
+//! per toggle, a segmented choice per option list. Every input carries `name="<param id>"`.
+
+use leptos::prelude::*;
+
+use crate::sim::params::format_number;
+use crate::sim::{ParamKind, ParamSpec, Params};
+
+/// A value with its unit, as shown beside a slider and read by screen readers.
+pub fn with_unit(value: f64, unit: &str) -> String {
+    let v = format_number(value);
+    match unit {
+        "" => v,
+        "×" => format!("{v}×"),
+        u => format!("{v} {u}"),
+    }
+}
+
+/// One control for one parameter. `params` is the page's state; `on_change` runs after an edit.
+#[component]
+pub fn ParamControl(spec: &'static ParamSpec, params: RwSignal<Params>, on_change: Callback<()>) -> impl IntoView {
+    let value = move || params.with(|p| p.get(spec.id));
+    let help_id = format!("help-{}", spec.id);
+    let input_id = format!("param-{}", spec.id);
+    let set = move |v: f64| {
+        params.update(|p| p.set(spec.id, v));
+        on_change.run(());
+    };
+    match spec.kind {
+        ParamKind::Number => view! {
+            <div class="slider">
+                <label for=input_id.clone()>{spec.label}</label>
+                <output for=input_id.clone() aria-hidden="true">{move || with_unit(value(), spec.unit)}</output>
+                <input
+                    type="range"
+                    id=input_id
+                    name=spec.id
+                    min=spec.min
+                    max=spec.max
+                    step=spec.step
+                    prop:value=move || value().to_string()
+                    aria-valuetext=move || with_unit(value(), spec.unit)
+                    aria-describedby=help_id.clone()
+                    on:input=move |ev| {
+                        if let Ok(v) = event_target_value(&ev).parse::<f64>() {
+                            set(v);
+                        }
+                    }
+                />
+                <p class="help" id=help_id>{spec.help}</p>
+            </div>
+        }
+        .into_any(),
+        ParamKind::Toggle => view! {
+            <div class="toggle">
+                <input
+                    type="checkbox"
+                    id=input_id.clone()
+                    name=spec.id
+                    prop:checked=move || { value() >= 0.5 }
+                    aria-describedby=help_id.clone()
+                    on:change=move |ev| set(f64::from(u8::from(event_target_checked(&ev))))
+                />
+                <div>
+                    <label for=input_id>{spec.label}</label>
+                    <p class="help" id=help_id>{spec.help}</p>
+                </div>
+            </div>
+        }
+        .into_any(),
+        ParamKind::Choice(options) => view! {
+            <Segmented
+                name=spec.id
+                legend=spec.label
+                help=spec.help
+                options=options
+                selected=Signal::derive(move || value() as usize)
+                on_select=Callback::new(move |i: usize| set(i as f64))
+            />
+        }
+        .into_any(),
+    }
+}
+
+/// A segmented choice: a radio group that looks like a row of buttons (arrow keys move it).
+#[component]
+pub fn Segmented(
+    name: &'static str,
+    legend: &'static str,
+    #[prop(optional)] help: &'static str,
+    options: &'static [&'static str],
+    selected: Signal<usize>,
+    on_select: Callback<usize>,
+) -> impl IntoView {
+    view! {
+        <fieldset class="segmented">
+            <legend>{legend}</legend>
+            <div class="segments">
+                {options
+                    .iter()
+                    .enumerate()
+                    .map(|(i, option)| {
+                        view! {
+                            <label>
+                                <input
+                                    type="radio"
+                                    name=name
+                                    value=*option
+                                    prop:checked=move || selected.get() == i
+                                    on:change=move |_| on_select.run(i)
+                                />
+                                {*option}
+                            </label>
+                        }
+                    })
+                    .collect_view()}
+            </div>
+            {(!help.is_empty()).then(|| view! { <p class="help">{help}</p> })}
+        </fieldset>
+    }
+}
+
+/// All of a scenario's controls, or only those named in `shown` (the embed's `controls=`).
+#[component]
+pub fn ParamControls(
+    specs: &'static [ParamSpec],
+    params: RwSignal<Params>,
+    shown: Option<Vec<&'static str>>,
+    on_change: Callback<()>,
+) -> impl IntoView {
+    let visible: Vec<&'static ParamSpec> = match &shown {
+        Some(ids) => specs.iter().filter(|s| ids.contains(&s.id)).collect(),
+        None => specs.iter().collect(),
+    };
+    view! {
+        <div class="controls">
+            {visible.into_iter().map(|spec| view! { <ParamControl spec params on_change/> }).collect_view()}
+        </div>
+    }
+}

@@ -1,0 +1,11 @@
+//! The small kit every simulation page is built from.
+
+pub mod chart;
+pub mod controls;
+pub mod frame;
+pub mod play;
+pub mod stat;
+
+pub use chart::{Chart, ChartData, Line};
+pub use frame::{SimFrame, SimState};
+pub use stat::StatCard;

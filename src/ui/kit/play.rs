@@ -1,0 +1,55 @@
+//! Play / pause / step / reset / speed / skip-to-end, with the simulated clock.
+
+use leptos::prelude::*;
+
+use super::super::runner::Runner;
+use crate::sim::Simulation;
+use crate::url::SPEEDS;
+
+#[component]
+pub fn PlayControls<T: Simulation + 'static>(runner: Runner<T>, on_speed: Callback<f64>) -> impl IntoView {
+    let clock = move || {
+        runner.track(|s| format!("{:.1} s / {:.1} s", s.now() as f64 / 1e6, s.end() as f64 / 1e6))
+    };
+    let progress = move || runner.track(|s| format!("width: {:.1}%", 100.0 * s.now() as f64 / s.end().max(1) as f64));
+    let speed_label = |s: f64| if s < 1.0 { format!("{s}×") } else { format!("{}×", s as u32) };
+    view! {
+        <div class="play-controls" role="toolbar" aria-label="Playback">
+            <Show
+                when=move || runner.playing.get()
+                fallback=move || view! {
+                    <button class="primary" data-action="play" on:click=move |_| runner.play()>"Play"</button>
+                }
+            >
+                <button data-action="pause" on:click=move |_| runner.pause()>"Pause"</button>
+            </Show>
+            <button data-action="step" on:click=move |_| runner.step() title="Advance one step">"Step"</button>
+            <button data-action="reset" on:click=move |_| runner.reset()>"Reset"</button>
+            <button data-action="skip" on:click=move |_| runner.skip_to_end()>"Skip to end"</button>
+            <label>
+                <span class="visually-hidden">"Speed"</span>
+                <select
+                    name="speed"
+                    aria-label="Speed"
+                    on:change=move |ev| {
+                        if let Ok(s) = event_target_value(&ev).parse::<f64>() {
+                            runner.speed.set(s);
+                            on_speed.run(s);
+                        }
+                    }
+                >
+                    {SPEEDS
+                        .iter()
+                        .map(|&s| {
+                            view! { <option value=s.to_string() selected=move || runner.speed.get() == s>{speed_label(s)}</option> }
+                        })
+                        .collect_view()}
+                </select>
+            </label>
+            <span class="clock" data-stat="time_s" data-value=move || runner.track(|s| (s.now() as f64 / 1e6).to_string())>
+                {clock}
+            </span>
+        </div>
+        <div class="progress" aria-hidden="true"><div style=progress></div></div>
+    }
+}

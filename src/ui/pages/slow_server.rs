@@ -1,0 +1,203 @@
+//! The slow-server page: predict, then watch B's queue and p99 under the balancing policy.
+
+use leptos::prelude::*;
+
+use crate::scenarios::slow_server::{SAMPLE_EVERY, SlowServer, server_name};
+use crate::sim::{Simulation, Value};
+use crate::ui::kit::{Chart, ChartData, Line, SimFrame, SimState, StatCard};
+
+const PREDICTIONS: &[(&str, &str)] = &[
+    ("same", "p99 stays about the same: the other servers pick up the slack"),
+    ("double", "p99 roughly doubles, then settles"),
+    ("explodes", "p99 grows many times over and keeps growing"),
+];
+
+#[component]
+pub fn SlowServerPage(state: SimState) -> impl IntoView {
+    let runner = state.runner(SlowServer::new, SAMPLE_EVERY);
+    let metrics = Memo::new(move |_| runner.track(|s| s.metrics()));
+    let metric = move |key: &'static str| {
+        Signal::derive(move || metrics.with(|m| m.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone()).unwrap_or(Value::Null)))
+    };
+    let num = move |key: &'static str| metric(key).get().as_f64();
+
+    // The prediction, revealed once the run is 2 s past the slowdown.
+    let guess = RwSignal::new(None::<&'static str>);
+    let revealed = move || runner.track(|s| s.now() >= s.slow_at() + 2_000_000 || s.finished());
+    let answer = move || {
+        let before = num("p99_ms_before");
+        let now = num("p99_ms_now");
+        let params = state.params.get();
+        let servers = params.get("servers");
+        let share = params.get("rate") / servers;
+        let b_capacity = params.get("workers") * 1000.0 / (params.get("service_ms") * params.get("slowdown"));
+        let ratio = match (before, now) {
+            (Some(b), Some(n)) if b > 0.0 => format!("p99 went from {b:.0} ms before the slowdown to {n:.0} ms now (×{:.1}). ", n / b),
+            _ => String::new(),
+        };
+        let why = if servers < 2.0 {
+            "With one server there is no B to slow down.".to_string()
+        } else if params.flag("b_fails") {
+            "B refused connections, the balancer retried elsewhere, and health checks removed it: down is a fast, visible failure.".to_string()
+        } else if params.choice("policy") == "round-robin" && share > b_capacity {
+            format!(
+                "Round robin still sends B its share, {share:.0} req/s, but B can now serve only {b_capacity:.0} req/s. \
+                 Its queue grows by about {:.0} requests every second, and every request sent to B waits behind all of them.",
+                share - b_capacity
+            )
+        } else {
+            "This policy looks at the servers' load, so B gets only what it can handle.".to_string()
+        };
+        format!("{ratio}{why}")
+    };
+
+    let servers = move || state.params.with(|p| p.get("servers") as usize);
+    let markers = move |s: &SlowServer| {
+        let mut m = Vec::new();
+        if servers() > 1 {
+            let label = if state.params.with(|p| p.flag("b_fails")) { "B goes down".to_string() } else {
+                format!("B ×{} slower", state.params.with(|p| p.get("slowdown")))
+            };
+            m.push((s.slow_at() as f64 / 1000.0, label));
+            if let Some(e) = s.ejected_at() {
+                m.push((e as f64 / 1000.0, "B ejected".to_string()));
+            }
+        }
+        m
+    };
+    let queue_chart = Signal::derive(move || {
+        runner.track(|s| {
+            let c = &s.charts().queues;
+            ChartData {
+                x_range: (0.0, s.end() as f64 / 1000.0),
+                y_unit: "",
+                lines: (0..servers())
+                    .map(|i| Line {
+                        label: format!("Server {}", server_name(i)),
+                        color: i,
+                        xs: c.times_ms.clone(),
+                        ys: c.values.iter().map(|v| v[i]).collect(),
+                        dashed: false,
+                    })
+                    .collect(),
+                markers: markers(s),
+                y_min_max: 5.0,
+                ..Default::default()
+            }
+        })
+    });
+    let queue_summary = Signal::derive(move || {
+        runner.track(|s| {
+            let parts: Vec<String> =
+                s.servers().iter().enumerate().map(|(i, sv)| format!("{} {}", server_name(i), sv.outstanding())).collect();
+            format!("Requests at each server at {:.1} s: {}.", s.now() as f64 / 1e6, parts.join(", "))
+        })
+    });
+    let latency_chart = Signal::derive(move || {
+        runner.track(|s| {
+            let c = &s.charts().latency;
+            let line = |label: &str, color, k: usize| Line {
+                label: label.to_string(),
+                color,
+                xs: c.times_ms.clone(),
+                ys: c.values.iter().map(|v| v[k]).collect(),
+                dashed: false,
+            };
+            ChartData {
+                x_range: (0.0, s.end() as f64 / 1000.0),
+                y_unit: "ms",
+                lines: vec![line("p50 (last 1 s)", 2, 0), line("p99 (last 1 s)", 1, 1)],
+                markers: markers(s),
+                log_y: true,
+                y_min_max: 10.0,
+                ..Default::default()
+            }
+        })
+    });
+    let latency_summary = Signal::derive(move || match (num("p50_ms_before"), num("p99_ms_before"), num("p99_ms_now")) {
+        (_, Some(b), Some(n)) => format!("p99 was {b:.0} ms before the slowdown and is {n:.0} ms over the last second."),
+        _ => "No request has finished yet.".to_string(),
+    });
+    let in_flight_chart = Signal::derive(move || {
+        runner.track(|s| {
+            let c = &s.charts().in_flight;
+            ChartData {
+                x_range: (0.0, s.end() as f64 / 1000.0),
+                y_unit: "",
+                lines: vec![
+                    Line { label: "In flight".into(), color: 0, xs: c.times_ms.clone(), ys: c.values.iter().map(|v| v[0]).collect(), dashed: false },
+                    Line {
+                        label: "Little's law: rate × mean latency (last 1 s)".into(),
+                        color: 4,
+                        xs: c.times_ms.clone(),
+                        ys: c.values.iter().map(|v| v[1]).collect(),
+                        dashed: true,
+                    },
+                ],
+                markers: markers(s),
+                y_min_max: 5.0,
+                ..Default::default()
+            }
+        })
+    });
+    let in_flight_summary = Signal::derive(move || {
+        runner.track(|s| match s.littles_law_now() {
+            Some(l) => format!("{} requests in flight; Little's law predicts {l:.1} from the last second.", s.in_flight()),
+            None => format!("{} requests in flight.", s.in_flight()),
+        })
+    });
+    let p99_ratio = Signal::derive(move || match (num("p99_ms_before"), num("p99_ms_after")) {
+        (Some(b), Some(a)) if b > 0.0 => format!("×{:.1} of before", a / b),
+        _ => String::new(),
+    });
+    let little_note = Signal::derive(move || match num("littles_law_now") {
+        Some(l) => format!("Little's law: {l:.1}"),
+        None => String::new(),
+    });
+    let b_tone = Signal::derive(move || if num("b_queue").unwrap_or(0.0) > 20.0 { "bad" } else { "" });
+
+    view! {
+        <SimFrame state runner>
+            <div class="predict" data-prediction>
+                <fieldset>
+                    <legend>"Predict: when B becomes slower but stays healthy, what happens to p99?"</legend>
+                    {PREDICTIONS
+                        .iter()
+                        .map(|(id, text)| view! {
+                            <label>
+                                <input type="radio" name="prediction" value=*id on:change=move |_| guess.set(Some(id))/>
+                                " " {*text}
+                            </label>
+                        })
+                        .collect_view()}
+                </fieldset>
+                <Show
+                    when=revealed
+                    fallback=|| view! { <p class="answer help">"Press play: the answer appears once the run is past the slowdown."</p> }
+                >
+                    <p class="answer" data-answer role="status">
+                        {move || match guess.get() {
+                            Some(g) => format!("You said: {}. ", PREDICTIONS.iter().find(|(id, _)| *id == g).map_or("", |p| p.1)),
+                            None => String::new(),
+                        }}
+                        <strong>{answer}</strong>
+                    </p>
+                </Show>
+            </div>
+            <div class="stats">
+                <StatCard key="p99_ms_now" label="p99 now (last 1 s)" unit="ms" value=metric("p99_ms_now")/>
+                <StatCard key="p99_ms_before" label="p99 before the slowdown" unit="ms" value=metric("p99_ms_before")/>
+                <StatCard key="p99_ms_after" label="p99 after the slowdown" unit="ms" value=metric("p99_ms_after") note=p99_ratio/>
+                <StatCard key="b_queue" label="B's queue" unit="req" value=metric("b_queue") tone=b_tone/>
+                <StatCard key="in_flight_end" label="In flight now" unit="req" value=metric("in_flight_end") note=little_note/>
+                <StatCard key="timed_out" label="Timed out" unit="req" value=metric("timed_out")/>
+                <StatCard key="completed" label="Completed" unit="req" value=metric("completed")/>
+            </div>
+            <div class="charts-grid">
+                <Chart id="chart-queues" title="Requests at each server (queue + in service)" data=queue_chart summary=queue_summary/>
+                <Chart id="chart-latency" title="Latency percentiles over the last second (log scale)" data=latency_chart summary=latency_summary/>
+                <Chart id="chart-in-flight" title="Requests in flight vs Little's law" data=in_flight_chart summary=in_flight_summary/>
+            </div>
+        </SimFrame>
+    }
+}

@@ -1,0 +1,97 @@
+// Shared by the browser tests: serves dist/ on 127.0.0.1 (at / and under the sub-path /lab/),
+// launches Debian's Chromium through playwright-core, and fails a page on any console error.
+import { createServer } from 'node:http';
+import { readFile, mkdir } from 'node:fs/promises';
+import { extname, join, normalize, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const dist = join(root, 'dist');
+export const shots = join(root, 'target', 'screenshots');
+
+const types = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',
+  '.css': 'text/css', '.svg': 'image/svg+xml', '.json': 'application/json',
+};
+
+/** Serves dist/ at / and at /lab/, plus test-only host pages from `extra` (path -> html). */
+export async function serve(extra = {}) {
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url, 'http://127.0.0.1');
+    if (extra[url.pathname]) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(extra[url.pathname]);
+      return;
+    }
+    let path = url.pathname.startsWith('/lab/') ? url.pathname.slice(4) : url.pathname;
+    if (path.endsWith('/')) path += 'index.html';
+    const file = normalize(join(dist, path));
+    if (!file.startsWith(dist)) { res.writeHead(403).end(); return; }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end('not found');
+    }
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address();
+  return { base: `http://127.0.0.1:${port}`, close: () => new Promise((ok) => server.close(ok)) };
+}
+
+// playwright's launch() always starts Chromium with a fresh temporary profile.
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: [
+      '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-quic',
+    ],
+  });
+}
+
+/**
+ * A page that records console errors, uncaught exceptions and any request that leaves
+ * 127.0.0.1. `page.problems()` returns them; tests assert it is empty.
+ */
+export async function openPage(browser, { width = 1280, height = 900, colorScheme = 'light' } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, colorScheme, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (!['127.0.0.1', 'localhost'].includes(u.hostname) && !['data:', 'blob:', 'about:'].includes(u.protocol)) {
+      problems.push(`request to another host: ${r.url()}`);
+    }
+  });
+  page.problems = () => problems;
+  return page;
+}
+
+/** Waits until the app has rendered (the loading line is gone and main exists). */
+export async function ready(page) {
+  await page.waitForSelector('main', { timeout: 15000 });
+}
+
+export async function screenshot(page, name) {
+  await mkdir(shots, { recursive: true });
+  await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+}
+
+/** The numeric data-value of a stat card. */
+export async function stat(page, key) {
+  const v = await page.getAttribute(`[data-stat="${key}"]`, 'data-value');
+  return v === null || v === '' ? null : Number(v);
+}
+
+/** Sets a range input's value the way a user's drag does (input event). */
+export async function setSlider(page, name, value) {
+  await page.$eval(`input[type="range"][name="${name}"]`, (el, v) => {
+    el.value = String(v);
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, value);
+}

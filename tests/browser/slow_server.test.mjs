@@ -1,0 +1,80 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, openPage, ready, screenshot, stat, setSlider } from './harness.mjs';
+
+let server, browser;
+before(async () => { server = await serve(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+test('home page lists every simulation, no console error', async () => {
+  for (const [w, name] of [[1280, 'desktop'], [390, 'phone']]) {
+    const page = await openPage(browser, { width: w });
+    await page.goto(`${server.base}/`);
+    await ready(page);
+    const cards = await page.$$eval('[data-scenario]', (els) => els.map((e) => e.dataset.scenario));
+    assert.ok(cards.includes('slow-server'), `cards: ${cards}`);
+    await screenshot(page, `home-${name}`);
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  }
+});
+
+test('slow-server: play advances time, p99 rises after the slowdown and B\'s queue grows', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${server.base}/?sim=slow-server&speed=8`);
+  await ready(page);
+  assert.equal(await stat(page, 'time_s'), 0);
+  await page.click('input[name="prediction"][value="double"]');
+  await page.click('[data-action="play"]');
+  await page.waitForFunction(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) > 6, null, { timeout: 20000 });
+  await page.click('[data-action="pause"]');
+  const before = await stat(page, 'p99_ms_before');
+  const after = await stat(page, 'p99_ms_after');
+  const bQueue = await stat(page, 'b_queue');
+  assert.ok(before > 0 && after > 5 * before, `p99 before ${before}, after ${after}`);
+  assert.ok(bQueue > 50, `B's queue ${bQueue}`);
+  const answer = await page.textContent('[data-answer]');
+  assert.match(answer, /Round robin still sends B its share/);
+  await screenshot(page, 'slow-server-desktop');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('slow-server: moving a slider changes the run and the URL', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${server.base}/?sim=slow-server`);
+  await ready(page);
+  await page.click('[data-action="skip"]');
+  const arrivedDefault = await stat(page, 'completed');
+  await setSlider(page, 'rate', 60);
+  await page.click('[data-action="skip"]');
+  const arrivedSlower = await stat(page, 'completed');
+  assert.ok(arrivedSlower < arrivedDefault, `completed ${arrivedDefault} -> ${arrivedSlower}`);
+  await page.waitForFunction(() => location.search.includes('rate=60'), null, { timeout: 5000 });
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('slow-server: least-outstanding keeps p99 after within a small multiple of before', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${server.base}/?sim=slow-server&preset=least-outstanding`);
+  await ready(page);
+  await page.click('[data-action="skip"]');
+  const before = await stat(page, 'p99_ms_before');
+  const after = await stat(page, 'p99_ms_after');
+  assert.ok(after < 6 * before, `p99 before ${before}, after ${after}`);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('slow-server on a phone, in dark mode', async () => {
+  const page = await openPage(browser, { width: 390, height: 844, colorScheme: 'dark' });
+  await page.goto(`${server.base}/?sim=slow-server`);
+  await ready(page);
+  await page.click('[data-action="skip"]');
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 390, `page is ${width}px wide on a 390px screen`);
+  await screenshot(page, 'slow-server-phone-dark');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
