@@ -37,7 +37,7 @@ const MAX_BACKOFF_DOUBLINGS: u32 = 16;
 
 pub static SPEC: ScenarioSpec = ScenarioSpec {
     id: "double-click",
-    title: "Double click, charged twice",
+    title: "The double-click payment",
     chapter: "Chapter 2, Part 3: A timeout means an unknown outcome",
     summary: "A buyer clicks Pay twice while the charge is slow. Set the fix to None, then \
               Disable, then Idempotency key, and count the charges on the card.",
@@ -50,7 +50,10 @@ pub static SPEC: ScenarioSpec = ScenarioSpec {
         ParamSpec::toggle("second_click", "Buyer clicks twice", true,
             "The buyer clicks Pay again when nothing seems to happen."),
         ParamSpec::number("second_click_ms", "Second click after", "ms", 600.0, (0.0, 5000.0, 10.0),
-            "When the second click comes. 0 sends both requests in the same millisecond."),
+            "When the second click comes. Any moment before the first click's retry (about 1.2 s) \
+             gives the chapter's 3 / 2 / 1; from 600 ms the key's 409 is followed by the replay \
+             (earlier, the helper runs out of retries and says 'processing'). 0 sends both \
+             requests in the same millisecond."),
         ParamSpec::number("attempt_timeout_ms", "Timeout per attempt", "ms", 1000.0, (100.0, 30_000.0, 10.0),
             "How long the page's HTTP helper waits for each attempt (the chapter: 1,000 ms)."),
         ParamSpec::number("retries", "Retries", "", 1.0, (0.0, 5.0, 1.0),
@@ -144,7 +147,7 @@ pub static SPEC: ScenarioSpec = ScenarioSpec {
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fix {
+enum Fix {
     None,
     Disable,
     Key,
