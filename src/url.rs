@@ -14,8 +14,10 @@ pub const DEFAULT_SEED: u64 = 1;
 pub const SPEEDS: &[f64] = &[0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0];
 /// Query keys that are not parameters. No scenario may declare a parameter with these ids.
 pub const RESERVED: &[&str] = &["sim", "preset", "seed", "duration_ms", "speed", "embed", "controls", "autoplay"];
-/// Longer query strings are cut before decoding; no real state needs more.
-const MAX_QUERY: usize = 4096;
+/// Limits on what a query may hold; no real state needs more, and anything longer is ignored
+/// with a notice rather than decoded.
+const MAX_PAIRS: usize = 100;
+const MAX_PAIR_LEN: usize = 512;
 
 /// Everything a URL can say about one simulation view.
 #[derive(Clone, Debug, PartialEq)]
@@ -81,24 +83,19 @@ fn baseline(scenario: &'static ScenarioSpec, preset: Option<&str>) -> Params {
 pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (Option<State>, Vec<String>) {
     let mut notices = Vec::new();
     let query = query.strip_prefix('?').unwrap_or(query);
-    let query = if query.len() > MAX_QUERY {
-        notices.push(format!("The link was longer than {MAX_QUERY} characters; the rest was ignored."));
-        let mut cut = MAX_QUERY;
-        while !query.is_char_boundary(cut) {
-            cut -= 1;
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for (n, part) in query.split('&').filter(|p| !p.is_empty()).enumerate() {
+        if n == MAX_PAIRS {
+            notices.push(format!("The link has more than {MAX_PAIRS} settings; the rest were ignored."));
+            break;
         }
-        &query[..cut]
-    } else {
-        query
-    };
-    let pairs: Vec<(String, String)> = query
-        .split('&')
-        .filter(|p| !p.is_empty())
-        .map(|p| match p.split_once('=') {
-            Some((k, v)) => (percent_decode(k), percent_decode(v)),
-            None => (percent_decode(p), String::new()),
-        })
-        .collect();
+        let (k, v) = part.split_once('=').unwrap_or((part, ""));
+        if k.len() + v.len() > MAX_PAIR_LEN {
+            notices.push(format!("'{}' is too long ({} characters) and was ignored.", shorten(&percent_decode(k)), v.len()));
+            continue;
+        }
+        pairs.push((percent_decode(k), percent_decode(v)));
+    }
     let find = |key: &str| pairs.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
 
     let scenario = match find("sim") {

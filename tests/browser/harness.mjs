@@ -19,6 +19,7 @@ const types = {
 export async function serve(extra = {}) {
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
+    if (url.pathname === '/favicon.ico') { res.writeHead(204).end(); return; } // the test host pages have none
     if (extra[url.pathname]) {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       res.end(extra[url.pathname]);

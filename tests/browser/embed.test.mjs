@@ -1,0 +1,152 @@
+// Issue 5: every state is a URL, the embed layout inside a real iframe, the height message,
+// hostile queries, and the app served under a sub-path.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, openPage, ready, screenshot, stat } from './harness.mjs';
+
+const hostPage = (src, width) => `<!doctype html><html><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>Chapter host</title></head>
+<body style="margin:0;font-family:system-ui">
+<p style="padding:0 8px">A chapter paragraph before the simulation.</p>
+<iframe id="sim" src="${src}" title="Simulation" style="width:${width}px;height:400px;border:0;display:block"></iframe>
+<script>
+  window.heights = [];
+  window.addEventListener('message', (e) => {
+    const f = document.getElementById('sim');
+    if (e.source !== f.contentWindow) return;
+    if (e.data && e.data.type === 'resilience-lab:height' && Number.isFinite(e.data.height)) {
+      window.heights.push(e.data);
+      f.style.height = e.data.height + 'px';
+    }
+  });
+</script></body></html>`;
+
+let server, browser;
+before(async () => {
+  server = await serve({
+    '/host-360.html': hostPage('/lab/?sim=slow-server&embed=1&controls=policy,rate&autoplay=1&speed=8', 360),
+    '/host-1280.html': hostPage('/lab/?sim=slow-server&embed=1&preset=least-outstanding', 1280),
+  });
+  browser = await launch();
+});
+after(async () => { await browser?.close(); await server?.close(); });
+
+test('a page loaded from a URL shows those values', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${server.base}/?sim=slow-server&rate=60&policy=least-outstanding&seed=7&speed=4`);
+  await ready(page);
+  assert.equal(await page.inputValue('input[type="range"][name="rate"]'), '60');
+  assert.equal(await page.isChecked('input[name="policy"][value="least-outstanding"]'), true);
+  assert.equal(await page.inputValue('input[name="seed"]'), '7');
+  assert.equal(await page.inputValue('select[name="speed"]'), '4');
+  assert.equal(await page.$('[data-notices]'), null, 'no notice for a valid URL');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('embed layout in a real iframe at 360 px: only the chosen controls, autoplay, height message', async () => {
+  const page = await openPage(browser, { width: 360, height: 800 });
+  await page.goto(`${server.base}/host-360.html`);
+  const frame = page.frameLocator('#sim');
+  await frame.locator('main').waitFor();
+  assert.equal(await frame.locator('.app-header').count(), 0, 'no app chrome in the embed');
+  const sliders = await frame.locator('input[type="range"]').evaluateAll((els) => els.map((e) => e.name));
+  assert.deepEqual(sliders, ['rate']);
+  assert.equal(await frame.locator('input[name="policy"]').count(), 4);
+  assert.equal(await frame.locator('a.open-full').count(), 1);
+  await page.waitForFunction(() => window.heights.length > 0 && window.heights.at(-1).height > 400, null, { timeout: 10000 });
+  const msg = await page.evaluate(() => window.heights.at(-1));
+  assert.equal(msg.sim, 'slow-server');
+  // Autoplay: simulated time advances without a click.
+  const inner = page.frames().find((f) => f.url().includes('embed=1'));
+  await inner.waitForFunction(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) > 1, null, { timeout: 10000 });
+  const scrollWidth = await inner.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(scrollWidth <= 360, `embed is ${scrollWidth}px wide in a 360px frame`);
+  await page.waitForTimeout(300);
+  await screenshot(page, 'embed-360');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('embed layout in a real iframe at 1280 px with a preset', async () => {
+  const page = await openPage(browser, { width: 1300, height: 900 });
+  await page.goto(`${server.base}/host-1280.html`);
+  const frame = page.frameLocator('#sim');
+  await frame.locator('main').waitFor();
+  assert.equal(await frame.locator('[data-preset="least-outstanding"]').getAttribute('aria-pressed'), 'true');
+  await page.waitForFunction(() => window.heights.length > 0, null, { timeout: 10000 });
+  await page.waitForTimeout(300);
+  await screenshot(page, 'embed-1280');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('a hostile query shows a notice, uses sane values, injects nothing', async () => {
+  const page = await openPage(browser);
+  const huge = 'x'.repeat(10_000);
+  const q = new URLSearchParams({
+    sim: 'slow-server', rate: 'NaN', servers: '-5', service_ms: '1e308', policy: '<script>window.pwned=1</script>',
+    workers: '<img src=x onerror="window.pwned=2">', bogus: huge, seed: '-1', speed: 'Infinity', timeout_ms: '99999999',
+  }).toString();
+  await page.goto(`${server.base}/?${q}`);
+  await ready(page);
+  const notice = await page.textContent('[data-notices]');
+  for (const word of ['rate', 'servers', 'service_ms', 'policy', 'workers', 'bogus', 'seed', 'speed', 'timeout_ms']) {
+    assert.ok(notice.includes(word), `notice names ${word}: ${notice.slice(0, 300)}`);
+  }
+  assert.ok(notice.length < 3000, 'the notice stays short whatever the input');
+  assert.equal(await page.inputValue('input[type="range"][name="servers"]'), '1');
+  assert.equal(await page.inputValue('input[type="range"][name="service_ms"]'), '500');
+  assert.equal(await page.inputValue('input[type="range"][name="rate"]'), '150');
+  assert.equal(await page.evaluate(() => window.pwned), undefined);
+  assert.equal(await page.$$eval('main img, main script', (els) => els.length), 0);
+  await page.click('[data-action="skip"]');
+  const p99 = await stat(page, 'p99_ms_before');
+  assert.ok(Number.isFinite(p99) && p99 > 0, `p99 before is a number: ${p99}`);
+  const text = await page.textContent('main');
+  assert.ok(!/NaN|undefined|Infinity/.test(text.replace(notice, '')), 'no NaN shown');
+  await screenshot(page, 'hostile-query');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('an unknown scenario or preset falls back with a notice', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${server.base}/?sim=nope&preset=zzz`);
+  await ready(page);
+  assert.match(await page.textContent('[data-notices]'), /Unknown simulation 'nope'/);
+  assert.ok((await page.$$('.cards [data-scenario]')).length >= 1, 'the home page is shown');
+  await page.goto(`${server.base}/?sim=slow-server&preset=zzz`);
+  await ready(page);
+  assert.match(await page.textContent('[data-notices]'), /Unknown preset 'zzz'/);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('the app works served under a sub-path', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${server.base}/lab/?sim=slow-server&preset=b-fails`);
+  await ready(page);
+  await page.click('[data-action="skip"]');
+  assert.equal(await stat(page, 'b_queue'), 0, 'B is down: nothing waits there');
+  await page.click('.app-header .brand');
+  await ready(page);
+  assert.ok(page.url().startsWith(`${server.base}/lab/`), page.url());
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('a panic shows the error banner with a reset link, not a dead page', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${server.base}/?sim=slow-server&debug=panic`);
+  await page.waitForSelector('[data-error-banner]', { timeout: 10000 });
+  const href = await page.getAttribute('[data-action="reset-after-error"]', 'href');
+  assert.equal(href, '/?sim=slow-server');
+  await page.click('[data-action="reset-after-error"]');
+  await ready(page);
+  assert.equal(await page.$('[data-error-banner]'), null);
+  // The deliberate panic logged errors before the reset; the reset page itself logs none.
+  const afterReset = page.problems().filter((p) => !p.includes('debug=panic') && !p.includes('unreachable') && !p.includes('panicked'));
+  assert.deepEqual(afterReset, []);
+  await page.context().close();
+});
