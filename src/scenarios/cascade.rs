@@ -171,15 +171,15 @@ pub static GUIDED_STEPS: [GuidedStep; 7] = [
     GuidedStep {
         time_ms: 200,
         title: "Hung calls pile up",
-        recs: "about 10 calls open, none answered",
-        home: "about 10 in flight, all waiting on recs",
-        pool: "about 10 of 20 held by recs; price calls come and go",
+        recs: "9 calls open, none answered",
+        home: "9 in flight, all waiting on recs",
+        pool: "9 of 20 held by recs; price calls come and go",
         checkout: "8 ms, fine",
         explanation: "Each /home takes a connection for its recommendations call and keeps it. Little's law with \
                       an infinite duration: in flight grows by the arrival rate, about 48 per second.",
     },
     GuidedStep {
-        time_ms: 420,
+        time_ms: 430,
         title: "The pool is full",
         recs: "20 calls open, none will return",
         home: "20 in flight; the 20th's price call finds no connection",
@@ -192,7 +192,7 @@ pub static GUIDED_STEPS: [GuidedStep; 7] = [
         time_ms: 510,
         title: "/checkout starts waiting",
         recs: "still 20 open requests, CPU idle",
-        home: "about 24 in flight, growing",
+        home: "24 in flight, growing",
         pool: "20 of 20; every new call queues",
         checkout: "waits for a connection, never leaves the process",
         explanation: "/checkout never calls recommendations, yet its price call queues behind /home's calls \
@@ -202,8 +202,8 @@ pub static GUIDED_STEPS: [GuidedStep; 7] = [
         time_ms: 5_510,
         title: "The first checkout fails",
         recs: "still 20 open requests",
-        home: "about 264 in flight",
-        pool: "20 of 20; hundreds of calls queued",
+        home: "264 in flight",
+        pool: "20 of 20; over 500 calls queued",
         checkout: "gave up after 5 s: looks like a slow server",
         explanation: "The checkout sent at 0.5 s gives up after 5 s without ever reaching the downstream. \
                       Its error looks exactly like a slow price service: log the pool wait separately.",
