@@ -34,6 +34,17 @@ pub const CHECKOUT_LOG_CAPACITY: usize = 1024;
 /// Marks a call or request slot that is not in use.
 const NONE: u32 = u32::MAX;
 
+/// Where the defaults come from:
+/// - From the chapter: a pool of 20, 50 /home and 10 /checkout per second for 10 s, price 5 ms,
+///   recommendations silent from 0 s, a 300 ms recommendations timeout, /checkout's 5 s.
+/// - `timer_late_ms` 0.85: the chapter's in-flight count grew "about 48 per second", not 50,
+///   and reached 479 in 10 s: a 20 ms tick that is re-armed about 0.85 ms late (1000 / 20.85 =
+///   48/s). The same lateness leaves 99 checkouts in 10 s (100.85 ms apart), as in the chapter.
+/// - `net_ms` 0.4, `handler_ms` 1 and `jitter_cv` 0.5 (same host, Node HTTP): chosen so a healthy
+///   checkout takes about 8 ms (the chapter's "8 ms, fine") and the slowest of 99 about 10 ms
+///   (its p99 of 10 to 11 ms; with 99 requests p99 is the maximum).
+/// - `render_ms` 2, `connect_ms` 0.3, `recs_ms` 30, `recs_pool_size` 20: not in the chapter;
+///   small plausible values. Render adds to /home's lifetime with the timeout (15 in flight).
 pub static SPEC: ScenarioSpec = ScenarioSpec {
     id: "cascade",
     title: "The shared-pool cascade",
