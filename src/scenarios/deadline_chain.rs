@@ -33,6 +33,15 @@ const MAX_MARKS: usize = 24;
 /// One request crosses three hops: at most a request, an answer and a close per connection.
 const MAX_MESSAGES: usize = 16;
 
+/// Where the defaults come from. Work (200, 300, 3,000 ms), the user's 2 s, the fixed
+/// timeouts (1.8 s, 2 s) and the 50 ms reserve are the chapter's; the browser's 10 s is Part
+/// 5's "browser 10 s > … API route deadline 2 s". The small delays are the measured run's:
+/// `timer_late_ms` 1 is Node's usual timer lateness and is what makes C's 1,448 ms
+/// (1,450 − 2 × 1 for A's and B's work timers); `net_ms` 1 is a local hop (Part 5: "inside a
+/// region a connect takes about 1 ms"); `handling_ms` 2.5 and `abort_ms` 2 are fitted to the
+/// chapter's table, which puts every figure within 3.5 ms. Closer is impossible: the table's
+/// two B give-up times differ by 546 ms, but both of B's waits start when B calls C, so they
+/// must differ by 2,000 − 1,448 = 552 ms.
 pub static SPEC: ScenarioSpec = ScenarioSpec {
     id: "deadline-chain",
     title: "A deadline that travels",
