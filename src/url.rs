@@ -13,7 +13,8 @@ use crate::sim::{Params, ScenarioSpec};
 pub const DEFAULT_SEED: u64 = 1;
 pub const SPEEDS: &[f64] = &[0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0];
 /// Query keys that are not parameters. No scenario may declare a parameter with these ids.
-pub const RESERVED: &[&str] = &["sim", "preset", "seed", "duration_ms", "speed", "embed", "controls", "autoplay"];
+pub const RESERVED: &[&str] =
+    &["sim", "preset", "seed", "duration_ms", "speed", "embed", "controls", "autoplay", "bench", "debug"];
 /// Limits on what a query may hold; no real state needs more, and anything longer is ignored
 /// with a notice rather than decoded.
 const MAX_PAIRS: usize = 100;
@@ -153,6 +154,7 @@ pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (
                 _ => notices.push(format!("speed: '{}' is not a number; using 1×.", shorten(text))),
             },
             "embed" => state.embed = truthy(text),
+            "debug" | "bench" => {} // handled by the app before decoding
             "autoplay" => state.autoplay = truthy(text),
             "controls" => {
                 let mut shown = Vec::new();

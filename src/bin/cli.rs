@@ -3,7 +3,7 @@
 //!     resilience-lab list [--json]
 //!     resilience-lab run <scenario> [--preset NAME] [--url QUERY] [--set key=value]...
 //!                        [--seed N] [--duration-ms D] [--json]
-//!     resilience-lab bench [--quick]
+//!     resilience-lab bench [--quick] [--json]
 //!
 //! Every error is one line naming what is allowed, with exit status 2.
 
@@ -18,7 +18,7 @@ mod native {
     use serde_json::{Map, Value as Json, json};
 
     const USAGE: &str = "usage: resilience-lab list [--json] | resilience-lab run <scenario> [--preset NAME] \
-        [--url QUERY] [--set key=value]... [--seed N] [--duration-ms D] [--json] | resilience-lab bench [--quick]";
+        [--url QUERY] [--set key=value]... [--seed N] [--duration-ms D] [--json] | resilience-lab bench [--quick] [--json]";
 
     pub fn main() -> ExitCode {
         let args: Vec<String> = std::env::args().skip(1).collect();
@@ -270,12 +270,15 @@ mod native {
     }
 
     fn bench(args: &[String]) -> Result<(), String> {
-        let quick = match args {
-            [] => false,
-            [flag] if flag == "--quick" => true,
-            _ => return Err(format!("bench takes only --quick; got '{}'", short(&args.join(" ")))),
-        };
-        resilience_lab::bench::print_native_report(quick);
+        let (mut quick, mut json) = (false, false);
+        for a in args {
+            match a.as_str() {
+                "--quick" => quick = true,
+                "--json" => json = true,
+                other => return Err(format!("bench takes --quick and --json; got '{}'", short(other))),
+            }
+        }
+        resilience_lab::bench::print_native_report(quick, json);
         Ok(())
     }
 }

@@ -47,7 +47,7 @@ impl Value {
 
 /// A running simulation. Every scenario implements this; the CLI, the benchmarks and the
 /// generic parts of the UI use nothing else.
-pub trait Simulation {
+pub trait Simulation: std::any::Any {
     /// Current simulated time.
     fn now(&self) -> Micros;
     /// When the run ends.

@@ -11,6 +11,9 @@ use crate::url;
 #[component]
 pub fn App() -> impl IntoView {
     let search = window().location().search().unwrap_or_default();
+    if let Some(kind) = search.split(['?', '&']).find_map(|kv| kv.strip_prefix("bench=")) {
+        return view! { <main><pages::bench::Bench kind=kind.to_string()/></main> }.into_any();
+    }
     let (state, notices) = url::decode(&search, None);
     if search.contains("debug=panic") {
         // The documented way to see the error banner (README, "Robustness").
@@ -56,4 +59,5 @@ pub fn App() -> impl IntoView {
             </footer>
         })}
     }
+    .into_any()
 }

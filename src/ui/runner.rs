@@ -1,7 +1,14 @@
 //! Playback of one simulation: play, pause, step, reset, speed, skip to end, driven by
-//! requestAnimationFrame. The simulation itself lives here; pages read it through `with`.
+//! requestAnimationFrame.
+//!
+//! `Playback` does the work on a `Box<dyn Simulation>`, so the animation loop and the shared
+//! controls are compiled once, not once per scenario (that keeps the wasm bundle small).
+//! `Runner<T>` is the typed handle a page holds to read its own simulation's charts.
 
+use std::any::Any;
 use std::cell::Cell;
+use std::marker::PhantomData;
+use std::ops::Deref;
 use std::rc::Rc;
 
 use leptos::prelude::*;
@@ -13,9 +20,12 @@ pub const EVENTS_PER_FRAME: u64 = 200_000;
 /// Wall time longer than this between frames (a background tab) is not caught up on.
 const MAX_FRAME_GAP_MS: f64 = 100.0;
 
-pub struct Runner<T: Simulation + 'static> {
-    sim: StoredValue<T, LocalStorage>,
-    build: StoredValue<Rc<dyn Fn() -> T>, LocalStorage>,
+type Build = Rc<dyn Fn() -> Box<dyn Simulation>>;
+
+#[derive(Clone, Copy)]
+pub struct Playback {
+    sim: StoredValue<Box<dyn Simulation>, LocalStorage>,
+    build: StoredValue<Build, LocalStorage>,
     /// Bumped whenever the simulation changes; everything that draws it tracks this.
     pub frame: RwSignal<u64>,
     pub playing: RwSignal<bool>,
@@ -27,18 +37,11 @@ pub struct Runner<T: Simulation + 'static> {
     generation: StoredValue<Rc<Cell<u64>>, LocalStorage>,
 }
 
-impl<T: Simulation + 'static> Clone for Runner<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T: Simulation + 'static> Copy for Runner<T> {}
-
-impl<T: Simulation + 'static> Runner<T> {
-    pub fn new(build: impl Fn() -> T + 'static, speed: f64, step: Micros) -> Self {
+impl Playback {
+    fn new(build: Build, speed: f64, step: Micros) -> Self {
         Self {
             sim: StoredValue::new_local(build()),
-            build: StoredValue::new_local(Rc::new(build)),
+            build: StoredValue::new_local(build),
             frame: RwSignal::new(0),
             playing: RwSignal::new(false),
             speed: RwSignal::new(speed),
@@ -48,9 +51,14 @@ impl<T: Simulation + 'static> Runner<T> {
     }
 
     /// Reads the simulation and subscribes to its changes.
-    pub fn track<R>(&self, f: impl FnOnce(&T) -> R) -> R {
+    pub fn track_dyn<R>(&self, f: impl FnOnce(&dyn Simulation) -> R) -> R {
         self.frame.track();
-        self.sim.with_value(f)
+        self.sim.with_value(|s| f(&**s))
+    }
+
+    /// Simulated now and end, in µs, tracked.
+    pub fn clock(&self) -> (Micros, Micros) {
+        self.track_dyn(|s| (s.now(), s.end()))
     }
 
     fn changed(&self) {
@@ -69,8 +77,8 @@ impl<T: Simulation + 'static> Runner<T> {
             g.set(g.get() + 1);
             g.get()
         });
-        let runner = *self;
-        request_animation_frame(move || runner.tick(generation, now_ms()));
+        let me = *self;
+        request_animation_frame(move || me.tick(generation, now_ms()));
     }
 
     pub fn pause(&self) {
@@ -93,14 +101,27 @@ impl<T: Simulation + 'static> Runner<T> {
 
     pub fn step(&self) {
         self.pause();
+        let step = self.step;
         self.sim.update_value(|s| {
-            if self.step == 0 {
+            if step == 0 {
                 s.advance(s.end(), 1);
             } else {
-                let target = (s.now() / self.step + 1) * self.step;
+                let target = (s.now() / step + 1) * step;
                 s.advance(target, EVENTS_PER_FRAME);
             }
         });
+        self.changed();
+    }
+
+    /// Rebuilds and runs to simulated time `t` (guided tours jump to a moment of the run).
+    pub fn seek(&self, t: Micros) {
+        self.pause();
+        let build = self.build.get_value();
+        let mut sim = build();
+        while sim.now() < t.min(sim.end()) {
+            sim.advance(t, u64::MAX);
+        }
+        self.sim.set_value(sim);
         self.changed();
     }
 
@@ -134,6 +155,47 @@ impl<T: Simulation + 'static> Runner<T> {
                 request_animation_frame(move || self.tick(generation, now));
             }
         }
+    }
+}
+
+/// A page's typed handle on its simulation; everything else comes from [`Playback`].
+pub struct Runner<T: Simulation> {
+    playback: Playback,
+    kind: PhantomData<fn() -> T>,
+}
+
+impl<T: Simulation> Clone for Runner<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Simulation> Copy for Runner<T> {}
+
+impl<T: Simulation> Deref for Runner<T> {
+    type Target = Playback;
+    fn deref(&self) -> &Playback {
+        &self.playback
+    }
+}
+
+impl<T: Simulation> From<Runner<T>> for Playback {
+    fn from(r: Runner<T>) -> Playback {
+        r.playback
+    }
+}
+
+impl<T: Simulation> Runner<T> {
+    pub fn new(build: impl Fn() -> T + 'static, speed: f64, step: Micros) -> Self {
+        let build: Build = Rc::new(move || Box::new(build()));
+        Self { playback: Playback::new(build, speed, step), kind: PhantomData }
+    }
+
+    /// Reads the simulation and subscribes to its changes.
+    pub fn track<R>(&self, f: impl FnOnce(&T) -> R) -> R {
+        self.playback.track_dyn(|s| {
+            let any: &dyn Any = s;
+            f(any.downcast_ref::<T>().expect("a runner holds the simulation type it was built with"))
+        })
     }
 }
 

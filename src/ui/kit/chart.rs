@@ -62,13 +62,23 @@ pub fn Chart(
     #[prop(optional)] id: &'static str,
 ) -> impl IntoView {
     let canvas = NodeRef::<leptos::html::Canvas>::new();
-    let resized = RwSignal::new(0u32);
-    let handle = window_event_listener(leptos::ev::resize, move |_| resized.update(|r| *r += 1));
+    // The canvas's CSS size, read only on mount and on resize: reading it on every frame would
+    // force a synchronous layout after each DOM update.
+    let size = RwSignal::new(None::<(f64, f64)>);
+    let measure = move || {
+        if let Some(el) = canvas.get_untracked() {
+            size.set(Some((el.client_width().max(100) as f64, el.client_height().max(80) as f64)));
+        }
+    };
+    let handle = window_event_listener(leptos::ev::resize, move |_| measure());
     on_cleanup(move || handle.remove());
     Effect::new(move |_| {
-        resized.track();
         let Some(el) = canvas.get() else { return };
-        data.with(|d| draw(&el, d));
+        let Some((w, h)) = size.get() else {
+            measure();
+            return;
+        };
+        data.with(|d| draw(&el, w, h, d));
     });
     let legend = move || {
         let dark = prefers_dark();
@@ -117,10 +127,8 @@ fn fmt_tick(v: f64) -> String {
     }
 }
 
-fn draw(el: &HtmlCanvasElement, d: &ChartData) {
+fn draw(el: &HtmlCanvasElement, css_w: f64, css_h: f64, d: &ChartData) {
     let dpr = window().device_pixel_ratio().max(1.0);
-    let css_w = el.client_width().max(100) as f64;
-    let css_h = el.client_height().max(80) as f64;
     let (pw, ph) = ((css_w * dpr) as u32, (css_h * dpr) as u32);
     if el.width() != pw || el.height() != ph {
         el.set_width(pw);
@@ -256,12 +264,19 @@ fn draw(el: &HtmlCanvasElement, d: &ChartData) {
         let _ = ctx.set_line_dash(&dash);
         ctx.begin_path();
         let mut pen_down = false;
+        let mut last_x = f64::NEG_INFINITY;
         for (x, y) in l.xs.iter().zip(&l.ys) {
             if !y.is_finite() || (log && *y <= 0.0) {
                 pen_down = false;
                 continue;
             }
-            if pen_down { ctx.line_to(px(*x), py(*y)) } else { ctx.move_to(px(*x), py(*y)) }
+            let (xx, yy) = (px(*x), py(*y));
+            // At most about two points per pixel column: more cannot be seen.
+            if pen_down && xx - last_x < 0.5 {
+                continue;
+            }
+            if pen_down { ctx.line_to(xx, yy) } else { ctx.move_to(xx, yy) }
+            last_x = xx;
             pen_down = true;
         }
         ctx.stroke();

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use super::controls::ParamControls;
 use super::play::PlayControls;
 use crate::sim::{Params, ScenarioSpec, Simulation};
-use crate::ui::runner::Runner;
+use crate::ui::runner::{Playback, Runner};
 use crate::url::{self, State};
 
 /// The reader-editable state of one simulation page.
@@ -97,7 +97,7 @@ pub fn embed_snippet(state: &State) -> String {
 }
 
 #[component]
-pub fn SimFrame<T: Simulation + 'static>(state: SimState, runner: Runner<T>, children: Children) -> impl IntoView {
+pub fn SimFrame(state: SimState, #[prop(into)] runner: Playback, children: Children) -> impl IntoView {
     let scenario = state.scenario;
     // Keep the URL in step with the state.
     Effect::new(move |_| {
@@ -189,7 +189,7 @@ pub fn SimFrame<T: Simulation + 'static>(state: SimState, runner: Runner<T>, chi
                     })}
                 </aside>
                 <div class="results">
-                    <PlayControls runner on_speed=Callback::new(|_| {})/>
+                    <PlayControls runner/>
                     {children()}
                 </div>
             </div>

@@ -2,16 +2,20 @@
 
 use leptos::prelude::*;
 
-use super::super::runner::Runner;
-use crate::sim::Simulation;
+use super::super::runner::Playback;
 use crate::url::SPEEDS;
 
 #[component]
-pub fn PlayControls<T: Simulation + 'static>(runner: Runner<T>, on_speed: Callback<f64>) -> impl IntoView {
+pub fn PlayControls(runner: Playback) -> impl IntoView {
     let clock = move || {
-        runner.track(|s| format!("{:.1} s / {:.1} s", s.now() as f64 / 1e6, s.end() as f64 / 1e6))
+        let (now, end) = runner.clock();
+        format!("{:.1} s / {:.1} s", now as f64 / 1e6, end as f64 / 1e6)
     };
-    let progress = move || runner.track(|s| format!("width: {:.1}%", 100.0 * s.now() as f64 / s.end().max(1) as f64));
+    // A transform, not a width: it changes no layout.
+    let progress = move || {
+        let (now, end) = runner.clock();
+        format!("transform: scaleX({:.4})", now as f64 / end.max(1) as f64)
+    };
     let speed_label = |s: f64| if s < 1.0 { format!("{s}×") } else { format!("{}×", s as u32) };
     view! {
         <div class="play-controls" role="toolbar" aria-label="Playback">
@@ -34,7 +38,6 @@ pub fn PlayControls<T: Simulation + 'static>(runner: Runner<T>, on_speed: Callba
                     on:change=move |ev| {
                         if let Ok(s) = event_target_value(&ev).parse::<f64>() {
                             runner.speed.set(s);
-                            on_speed.run(s);
                         }
                     }
                 >
@@ -46,7 +49,7 @@ pub fn PlayControls<T: Simulation + 'static>(runner: Runner<T>, on_speed: Callba
                         .collect_view()}
                 </select>
             </label>
-            <span class="clock" data-stat="time_s" data-value=move || runner.track(|s| (s.now() as f64 / 1e6).to_string())>
+            <span class="clock" data-stat="time_s" data-value=move || (runner.clock().0 as f64 / 1e6).to_string()>
                 {clock}
             </span>
         </div>

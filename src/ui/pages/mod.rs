@@ -1,5 +1,6 @@
 //! One page per simulation, plus the home page.
 
+pub mod bench;
 pub mod home;
 pub mod slow_server;
 

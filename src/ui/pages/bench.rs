@@ -1,0 +1,88 @@
+//! The in-browser half of the benchmark (`scripts/bench.sh`): the same core workloads as the
+//! native `resilience-lab bench`, timed with `performance.now()`, and the memory of a one-hour
+//! run. Not linked from the app; the benchmark opens `?bench=core` or `?bench=memory`.
+
+use leptos::prelude::*;
+
+use crate::bench::measure;
+use crate::scenarios::slow_server::SlowServer;
+use crate::sim::{Micros, SEC, Simulation};
+use crate::ui::runner::now_ms;
+
+fn clock() -> f64 {
+    now_ms() / 1000.0
+}
+
+/// Bytes of wasm linear memory and of the JS heap (Chromium's `performance.memory`).
+fn memory() -> (f64, f64) {
+    let wasm = js_sys::Reflect::get(&wasm_bindgen::memory(), &"buffer".into())
+        .and_then(|b| js_sys::Reflect::get(&b, &"byteLength".into()))
+        .ok()
+        .and_then(|v| v.as_f64())
+        .unwrap_or(f64::NAN);
+    let js = window()
+        .performance()
+        .and_then(|p| js_sys::Reflect::get(&p, &"memory".into()).ok())
+        .and_then(|m| js_sys::Reflect::get(&m, &"usedJSHeapSize".into()).ok())
+        .and_then(|v| v.as_f64())
+        .unwrap_or(f64::NAN);
+    (wasm, js)
+}
+
+fn core_report() -> String {
+    let core = measure("slow-server", 600_000, 11, &clock);
+    let mut out = format!(
+        "{{\"requests_per_s\":{:.0},\"events_per_s\":{:.0},\"events_per_request\":{:.3},\"median_ms\":{:.3}",
+        core.requests_per_s(),
+        core.events_per_s(),
+        core.events_per_request(),
+        core.median_s * 1000.0
+    );
+    out.push_str(",\"scenarios\":{");
+    let parts: Vec<String> = crate::scenarios::ALL
+        .iter()
+        .map(|s| format!("\"{}\":{:.3}", s.id, measure(s.id, 600_000, 5, &clock).median_s * 1000.0))
+        .collect();
+    out.push_str(&parts.join(","));
+    out.push_str("}}");
+    out
+}
+
+/// A one-hour run at 1,000 requests/s (a stable configuration, so the model's own state stays
+/// bounded), building the charts' data every simulated second as the page would.
+fn memory_report() -> String {
+    let spec = &crate::scenarios::slow_server::SPEC;
+    let mut params = spec.defaults();
+    params.set("rate", 1000.0);
+    params.set("service_ms", 1.0);
+    params.set("policy", 2.0); // least-outstanding
+    let mut sim = SlowServer::new(&params, 1, 3600 * SEC);
+    let mut rows = Vec::new();
+    for minutes in [1u64, 10, 60] {
+        let target: Micros = minutes * 60 * SEC;
+        while sim.now() < target {
+            sim.advance((sim.now() + SEC).min(target), u64::MAX);
+            let c = sim.charts();
+            std::hint::black_box((c.queues.times_ms.clone(), c.latency.values.clone(), sim.metrics()));
+        }
+        let (wasm, js) = memory();
+        rows.push(format!("{{\"minutes\":{minutes},\"wasm_bytes\":{wasm},\"js_heap_bytes\":{js},\"arrived\":{}}}", sim.arrived()));
+    }
+    format!("[{}]", rows.join(","))
+}
+
+#[component]
+pub fn Bench(kind: String) -> impl IntoView {
+    let result = RwSignal::new(String::new());
+    // Let the page paint first, then measure.
+    set_timeout(
+        move || {
+            result.set(if kind == "memory" { memory_report() } else { core_report() });
+        },
+        std::time::Duration::from_millis(50),
+    );
+    view! {
+        <h1>"Benchmark"</h1>
+        <pre id="bench-result" data-bench=move || (!result.get().is_empty()).then_some("done")>{move || result.get()}</pre>
+    }
+}
