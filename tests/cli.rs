@@ -1,0 +1,238 @@
+//! The command-line tool as a user runs it: `list`, `run ... --json`, and one-line errors with
+//! exit status 2 for bad input.
+
+use std::process::Command;
+
+use resilience_lab::scenarios::{self, ALL};
+use resilience_lab::sim::{ParamKind, ScenarioSpec};
+use serde_json::Value as Json;
+
+struct Output {
+    status: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn cli(args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_resilience-lab")).args(args).output().expect("the binary runs");
+    Output {
+        status: out.status.code().expect("exited, not killed by a signal"),
+        stdout: String::from_utf8(out.stdout).expect("UTF-8 stdout"),
+        stderr: String::from_utf8(out.stderr).expect("UTF-8 stderr"),
+    }
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = cli(args);
+    assert_eq!(out.status, 0, "{args:?} failed: {}", out.stderr);
+    assert!(out.stderr.is_empty(), "{args:?} wrote to stderr: {}", out.stderr);
+    out.stdout
+}
+
+/// Runs and parses stdout as exactly one JSON value.
+fn json(args: &[&str]) -> Json {
+    let stdout = ok(args);
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: not one JSON value ({e}): {stdout}"))
+}
+
+/// Asserts a usage error: status 2, nothing on stdout, one line on stderr that names each of
+/// `names`, and no panic.
+fn usage_error(args: &[&str], names: &[&str]) {
+    let out = cli(args);
+    assert_eq!(out.status, 2, "{args:?}: status {} ({})", out.status, out.stderr);
+    assert!(out.stdout.is_empty(), "{args:?} printed {}", out.stdout);
+    let line = out.stderr.strip_suffix('\n').unwrap_or(&out.stderr);
+    assert!(!line.is_empty() && !line.contains('\n'), "{args:?}: not one line: {:?}", out.stderr);
+    assert!(!line.contains("panicked") && !line.contains("RUST_BACKTRACE"), "{args:?}: {line}");
+    for name in names {
+        assert!(line.contains(name), "{args:?}: {line:?} does not name {name}");
+    }
+}
+
+fn slow() -> &'static ScenarioSpec {
+    scenarios::find("slow-server").unwrap()
+}
+
+#[test]
+fn list_prints_every_scenario_with_its_parameters_and_presets() {
+    let out = ok(&["list"]);
+    // One block per scenario, separated by blank lines, headed by its id.
+    let sections: Vec<&str> = out.split("\n\n").filter(|s| !s.trim().is_empty()).collect();
+    assert_eq!(sections.len(), ALL.len(), "{out}");
+    for (section, spec) in sections.iter().zip(ALL) {
+        assert!(section.starts_with(&format!("{}  {}", spec.id, spec.title)), "{section}");
+        for p in spec.params {
+            let line = section
+                .lines()
+                .find(|l| l.trim_start().starts_with(&format!("{} ", p.id)))
+                .unwrap_or_else(|| panic!("{}: parameter {} not listed", spec.id, p.id));
+            assert!(line.contains(&p.format(p.default)) && line.contains(&p.allowed()), "{line}");
+            assert!(line.contains(p.unit), "{line}");
+        }
+        let presets = section.lines().find(|l| l.trim_start().starts_with("presets:")).expect("a presets line");
+        for preset in spec.presets {
+            assert!(presets.contains(preset.id), "{}: preset {} not listed", spec.id, preset.id);
+        }
+    }
+}
+
+#[test]
+fn list_json_describes_every_declaration() {
+    let all = json(&["list", "--json"]);
+    let all = all.as_array().expect("an array");
+    assert_eq!(all.len(), ALL.len());
+    for (j, spec) in all.iter().zip(ALL) {
+        assert_eq!(j["id"], spec.id);
+        assert_eq!(j["default_duration_ms"], spec.default_duration_ms);
+        let params = j["params"].as_array().unwrap();
+        assert_eq!(params.len(), spec.params.len());
+        for (jp, p) in params.iter().zip(spec.params) {
+            assert_eq!(jp["id"], p.id);
+            assert_eq!((jp["min"].as_f64(), jp["max"].as_f64(), jp["step"].as_f64()), (Some(p.min), Some(p.max), Some(p.step)));
+            assert_eq!(jp["unit"], p.unit);
+            assert!(!jp["help"].as_str().unwrap().is_empty());
+            match p.kind {
+                ParamKind::Number => assert_eq!(jp["default"].as_f64(), Some(p.default)),
+                ParamKind::Toggle => assert_eq!(jp["default"].as_bool(), Some(p.default == 1.0)),
+                ParamKind::Choice(options) => {
+                    assert_eq!(jp["default"], p.format(p.default));
+                    assert_eq!(jp["options"].as_array().unwrap().len(), options.len());
+                }
+            }
+        }
+        let presets: Vec<&str> = j["presets"].as_array().unwrap().iter().map(|p| p["id"].as_str().unwrap()).collect();
+        assert_eq!(presets, spec.presets.iter().map(|p| p.id).collect::<Vec<_>>());
+        let metrics: Vec<&str> = j["metrics"].as_array().unwrap().iter().map(|m| m["key"].as_str().unwrap()).collect();
+        assert_eq!(metrics, spec.metrics.iter().map(|m| m.key).collect::<Vec<_>>());
+    }
+}
+
+/// `run <scenario> --json` for every scenario: one object with the scenario, the seed, every
+/// parameter (typed: numbers, booleans, option names) and every declared metric.
+#[test]
+fn run_json_has_the_documented_shape_for_every_scenario() {
+    for spec in ALL {
+        let out = json(&["run", spec.id, "--json", "--duration-ms", "1000"]);
+        assert_eq!(out["scenario"], spec.id);
+        assert_eq!(out["seed"], 1);
+        assert_eq!(out["duration_ms"], 1000);
+        let params = out["params"].as_object().expect("params is an object");
+        assert_eq!(params.len(), spec.params.len(), "{}: {params:?}", spec.id);
+        for p in spec.params {
+            let v = &params[p.id];
+            match p.kind {
+                ParamKind::Number => assert_eq!(v.as_f64(), Some(p.default), "{}.{}", spec.id, p.id),
+                ParamKind::Toggle => assert_eq!(v.as_bool(), Some(p.default == 1.0), "{}.{}", spec.id, p.id),
+                ParamKind::Choice(_) => assert_eq!(v, &p.format(p.default), "{}.{}", spec.id, p.id),
+            }
+        }
+        for m in spec.metrics {
+            assert!(out.get(m.key).is_some(), "{}: metric {} missing", spec.id, m.key);
+        }
+    }
+}
+
+#[test]
+fn run_json_slow_server_numbers() {
+    let out = json(&["run", "slow-server", "--json"]);
+    let n = |k: &str| out[k].as_i64().unwrap_or_else(|| panic!("{k} is not an integer"));
+    assert_eq!(n("arrived"), n("completed") + n("timed_out") + n("in_flight_end"));
+    assert_eq!(out["duration_ms"], 20_000);
+    // 150 requests per second for 20 s.
+    assert!((2700..3300).contains(&n("arrived")), "{}", n("arrived"));
+    let servers = out["servers"].as_array().unwrap();
+    let names: Vec<&str> = servers.iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["A", "B", "C"]);
+    for s in servers {
+        for k in ["served", "max_queue", "final_queue"] {
+            assert!(s[k].is_u64(), "{k} in {s}");
+        }
+    }
+    assert!(out["p99_ms_after"].as_f64().unwrap() > 10.0 * out["p99_ms_before"].as_f64().unwrap());
+}
+
+#[test]
+fn the_seed_changes_the_run_and_repeats_it_exactly() {
+    let a = ok(&["run", "slow-server", "--json", "--seed", "7"]);
+    let b = ok(&["run", "slow-server", "--json", "--seed", "7"]);
+    let c = ok(&["run", "slow-server", "--json", "--seed", "8"]);
+    assert_eq!(a, b, "same seed, different output");
+    assert_ne!(a, c, "the seed is ignored");
+    let a: Json = serde_json::from_str(&a).unwrap();
+    assert_eq!(a["seed"], 7);
+    // The default seed is the URL's default, so a bare run and --seed 1 agree.
+    assert_eq!(ok(&["run", "slow-server", "--json"]), ok(&["run", "slow-server", "--json", "--seed", "1"]));
+}
+
+#[test]
+fn presets_sets_and_durations_apply() {
+    let out = json(&["run", "slow-server", "--json", "--preset", "least-outstanding", "--duration-ms", "3000"]);
+    assert_eq!(out["preset"], "least-outstanding");
+    assert_eq!(out["params"]["policy"], "least-outstanding");
+    assert_eq!(out["duration_ms"], 3000);
+    assert!(out["arrived"].as_i64().unwrap() < 600);
+
+    let out = json(&["run", "slow-server", "--json", "--set", "rate=60", "--set", "b_fails=true", "--set", "policy=random"]);
+    assert_eq!(out["params"]["rate"], 60.0);
+    assert_eq!(out["params"]["b_fails"], true);
+    assert_eq!(out["params"]["policy"], "random");
+    // --set wins over the preset it is applied on.
+    let out = json(&["run", "slow-server", "--json", "--preset", "timeout", "--set", "timeout_ms=800"]);
+    assert_eq!(out["params"]["timeout_ms"], 800.0);
+    for preset in slow().presets {
+        json(&["run", "slow-server", "--json", "--preset", preset.id, "--duration-ms", "500"]);
+    }
+}
+
+/// A link, bare query or full URL, runs exactly what the same settings given as options run.
+#[test]
+fn url_agrees_with_options() {
+    let by_set = ok(&["run", "slow-server", "--json", "--set", "rate=60"]);
+    assert_eq!(ok(&["run", "slow-server", "--json", "--url", "?sim=slow-server&rate=60"]), by_set);
+    assert_eq!(ok(&["run", "slow-server", "--json", "--url", "sim=slow-server&rate=60"]), by_set);
+    assert_eq!(ok(&["run", "slow-server", "--json", "--url", "http://127.0.0.1:8080/slow-server?sim=slow-server&rate=60"]), by_set);
+
+    let by_options = ok(&["run", "slow-server", "--json", "--preset", "b-fails", "--set", "rate=120", "--seed", "5", "--duration-ms", "4000"]);
+    let by_url = ok(&["run", "slow-server", "--json", "--url", "?sim=slow-server&preset=b-fails&rate=120&seed=5&duration_ms=4000"]);
+    assert_eq!(by_url, by_options);
+    // The share link the text output prints runs the same thing again.
+    let text = ok(&["run", "slow-server", "--preset", "b-fails", "--set", "rate=120", "--seed", "5", "--duration-ms", "4000"]);
+    let share = text.lines().find_map(|l| l.trim().strip_prefix("share: ")).expect("a share line");
+    assert_eq!(ok(&["run", "slow-server", "--json", "--url", share]), by_options);
+    // Options after --url refine it.
+    let refined = json(&["run", "slow-server", "--json", "--url", "?sim=slow-server&rate=60", "--set", "servers=4"]);
+    assert_eq!((refined["params"]["rate"].as_f64(), refined["params"]["servers"].as_f64()), (Some(60.0), Some(4.0)));
+}
+
+#[test]
+fn bad_input_is_one_line_naming_what_is_allowed_with_status_2() {
+    let ids: Vec<&str> = ALL.iter().map(|s| s.id).collect();
+    let params: Vec<&str> = slow().params.iter().map(|p| p.id).collect();
+    let presets: Vec<&str> = slow().presets.iter().map(|p| p.id).collect();
+    usage_error(&["run", "nope"], &[&["nope"][..], &ids].concat());
+    usage_error(&["run"], &ids);
+    usage_error(&["run", "slow-server", "--set", "bogus=1"], &[&["bogus"][..], &params].concat());
+    usage_error(&["run", "slow-server", "--set", "rate=99999"], &["rate", "99999", "1 to 3000"]);
+    usage_error(&["run", "slow-server", "--set", "rate=0"], &["rate", "1 to 3000"]);
+    usage_error(&["run", "slow-server", "--set", "rate=abc"], &["rate", "abc", "1 to 3000"]);
+    usage_error(&["run", "slow-server", "--set", "rate=NaN"], &["rate", "1 to 3000"]);
+    usage_error(&["run", "slow-server", "--set", "policy=fastest"], &["policy", "fastest", "round-robin", "two-choices"]);
+    usage_error(&["run", "slow-server", "--set", "b_fails=maybe"], &["b_fails", "maybe", "true or false"]);
+    usage_error(&["run", "slow-server", "--set", "rate"], &["key=value"]);
+    usage_error(&["run", "slow-server", "--seed", "-1"], &["--seed", "-1", "0 to 18446744073709551615"]);
+    usage_error(&["run", "slow-server", "--seed", "abc"], &["--seed", "0 to"]);
+    usage_error(&["run", "slow-server", "--seed", "18446744073709551616"], &["--seed"]);
+    usage_error(&["run", "slow-server", "--seed"], &["--seed"]);
+    usage_error(&["run", "slow-server", "--duration-ms", "5"], &["--duration-ms", "100 to 14400000"]);
+    usage_error(&["run", "slow-server", "--preset", "nope"], &[&["nope"][..], &presets].concat());
+    usage_error(&["run", "slow-server", "--frobnicate"], &["--frobnicate", "--preset", "--set", "--seed", "--json"]);
+    usage_error(&["run", "slow-server", "--url", "?rate=abc"], &["rate", "abc", "1 to 3000"]);
+    usage_error(&["run", "slow-server", "--url", "?sim=double-click"], &["double-click", "slow-server"]);
+    usage_error(&["run", "slow-server", "--set", &format!("rate={}", "9".repeat(5000))], &["rate"]);
+    usage_error(&["frobnicate"], &["list", "run"]);
+    usage_error(&["list", "--frobnicate"], &["--json"]);
+    usage_error(&[], &["usage"]);
+    // An error message never runs past one short line, whatever was typed.
+    let out = cli(&["run", "slow-server", "--set", &format!("{}=1", "x".repeat(5000))]);
+    assert!(out.stderr.len() < 1000, "{} bytes", out.stderr.len());
+}

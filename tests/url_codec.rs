@@ -1,0 +1,298 @@
+//! The URL codec: every state survives encode → decode unchanged, and no query string, however
+//! hostile, makes decoding panic or yield a value outside the declared ranges; whatever is
+//! ignored or corrected is named in a notice.
+
+use proptest::prelude::*;
+use resilience_lab::scenarios::{self, ALL};
+use resilience_lab::sim::scenario::{MAX_DURATION_MS, MIN_DURATION_MS};
+use resilience_lab::sim::{ParamKind, ScenarioSpec};
+use resilience_lab::url::{self, DEFAULT_SEED, RESERVED, SPEEDS, State};
+
+fn slow() -> &'static ScenarioSpec {
+    scenarios::find("slow-server").unwrap()
+}
+
+fn decode(query: &str) -> (State, Vec<String>) {
+    let (state, notices) = url::decode(query, Some(slow()));
+    (state.expect("a default scenario was given"), notices)
+}
+
+/// Decodes and expects exactly one notice, which must mention every one of `names`.
+fn one_notice(query: &str, names: &[&str]) -> State {
+    let (state, notices) = decode(query);
+    assert_eq!(notices.len(), 1, "{query}: {notices:?}");
+    for name in names {
+        assert!(notices[0].contains(name), "{query}: notice {:?} does not name {name}", notices[0]);
+    }
+    state
+}
+
+/// What every decoded state must satisfy, whatever the input.
+fn assert_sane(state: &State, notices: &[String]) {
+    let spec = state.scenario;
+    assert!(ALL.iter().any(|s| s.id == spec.id));
+    assert_eq!(state.params.specs().len(), spec.params.len());
+    for (p, &v) in spec.params.iter().zip(state.params.values()) {
+        assert!(v.is_finite() && v >= p.min && v <= p.max, "{}: {v} outside {}..{}", p.id, p.min, p.max);
+        assert_eq!(p.sanitize(v), v, "{}: {v} is off the step grid", p.id);
+    }
+    if let Some(preset) = state.preset {
+        assert!(spec.preset(preset).is_some());
+    }
+    assert!(SPEEDS.contains(&state.speed), "speed {}", state.speed);
+    assert!((MIN_DURATION_MS..=MAX_DURATION_MS).contains(&state.duration_ms));
+    for id in state.controls.iter().flatten() {
+        assert!(spec.param(id).is_some(), "control {id}");
+    }
+    for n in notices {
+        // Notices are shown in a banner: one line, short, whatever was typed.
+        assert!(!n.contains('\n') && !n.contains('\r'), "{n:?}");
+        assert!(n.chars().count() < 400, "notice of {} characters", n.chars().count());
+    }
+    // What was decoded encodes to a link that decodes to the same state, silently.
+    let again = url::encode(state);
+    let (round, notices) = url::decode(&again, None);
+    assert_eq!(round.as_ref(), Some(state), "{again}");
+    assert!(notices.is_empty(), "{again}: {notices:?}");
+}
+
+#[test]
+fn defaults_encode_to_just_the_scenario() {
+    for spec in ALL {
+        let state = State::new(spec);
+        assert_eq!(url::encode(&state), format!("sim={}", spec.id));
+        let (decoded, notices) = url::decode(&format!("?sim={}", spec.id), None);
+        assert_eq!(decoded, Some(state));
+        assert!(notices.is_empty());
+    }
+}
+
+#[test]
+fn a_full_state_reads_back() {
+    let (state, notices) = decode(
+        "?sim=slow-server&preset=least-outstanding&rate=60&b_fails=true&seed=7&duration_ms=5000&speed=4&embed=1&controls=rate,timeout_ms&autoplay=1",
+    );
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(state.preset, Some("least-outstanding"));
+    assert_eq!(state.params.choice("policy"), "least-outstanding");
+    assert_eq!(state.params.get("rate"), 60.0);
+    assert!(state.params.flag("b_fails"));
+    assert_eq!((state.seed, state.duration_ms, state.speed), (7, 5000, 4.0));
+    assert!(state.embed && state.autoplay);
+    assert_eq!(state.controls, Some(vec!["rate", "timeout_ms"]));
+    // Keys and values may be percent-encoded, '+' is a space, and the last repeat wins.
+    let (state, notices) = decode("r%61te=%2060&rate=70&policy=two%2Dchoices");
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(state.params.get("rate"), 70.0);
+    assert_eq!(state.params.choice("policy"), "two-choices");
+}
+
+#[test]
+fn unknown_keys_are_ignored_with_a_notice() {
+    let state = one_notice("?sim=slow-server&bogus=1", &["bogus"]);
+    assert_eq!(state.params, slow().defaults());
+    one_notice("?sim=slow-server&controls=rate,bogus", &["bogus"]);
+}
+
+#[test]
+fn out_of_range_values_are_clamped_with_a_notice() {
+    let state = one_notice("?rate=99999", &["rate", "99999", "3000"]);
+    assert_eq!(state.params.get("rate"), 3000.0);
+    let state = one_notice("?rate=-1e308", &["rate", "1"]);
+    assert_eq!(state.params.get("rate"), 1.0);
+    let state = one_notice("?slowdown=50.3", &["slowdown"]); // out of range and off the grid
+    assert_eq!(state.params.get("slowdown"), 50.0);
+    let state = one_notice("?duration_ms=5", &["duration_ms", &MIN_DURATION_MS.to_string()]);
+    assert_eq!(state.duration_ms, MIN_DURATION_MS);
+    let state = one_notice("?duration_ms=1e30", &["duration_ms", &MAX_DURATION_MS.to_string()]);
+    assert_eq!(state.duration_ms, MAX_DURATION_MS);
+    let state = one_notice("?speed=5", &["speed", "4"]);
+    assert_eq!(state.speed, 4.0);
+}
+
+#[test]
+fn in_range_values_snap_to_the_step_silently() {
+    let (state, notices) = decode("?slowdown=2.7&rate=60.4");
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(state.params.get("slowdown"), 2.5);
+    assert_eq!(state.params.get("rate"), 60.0);
+}
+
+#[test]
+fn wrong_types_keep_the_default_with_a_notice() {
+    for (query, names) in [
+        ("?rate=abc", &["rate", "abc", "150"][..]),
+        ("?rate=NaN", &["rate", "NaN"]),
+        ("?rate=1e400", &["rate"]),
+        ("?rate=", &["rate"]),
+        ("?b_fails=maybe", &["b_fails", "maybe", "true or false"]),
+        ("?policy=fastest", &["policy", "fastest", "round-robin", "least-outstanding"]),
+        ("?seed=-1", &["seed", "-1"]),
+        ("?seed=1.5", &["seed"]),
+        ("?duration_ms=soon", &["duration_ms", "soon"]),
+        ("?speed=fast", &["speed", "fast"]),
+    ] {
+        let state = one_notice(query, names);
+        assert_eq!(state.params, slow().defaults(), "{query}");
+        assert_eq!((state.seed, state.duration_ms, state.speed), (DEFAULT_SEED, slow().default_duration_ms, 1.0));
+    }
+    // A wrong value keeps what the preset gives, not the declaration's default.
+    let state = one_notice("?preset=least-outstanding&policy=fastest", &["policy", "least-outstanding"]);
+    assert_eq!(state.params.choice("policy"), "least-outstanding");
+}
+
+#[test]
+fn unknown_scenario_or_preset_is_named() {
+    let (state, notices) = url::decode("?sim=nope&rate=60", None);
+    assert!(state.is_none());
+    assert_eq!(notices.len(), 1);
+    assert!(notices[0].contains("nope") && notices[0].contains("slow-server"), "{notices:?}");
+    // With a default scenario, the page shows that one and still reads the rest.
+    let state = one_notice("?sim=nope&rate=60", &["nope", "slow-server"]);
+    assert_eq!(state.scenario.id, "slow-server");
+    assert_eq!(state.params.get("rate"), 60.0);
+    let state = one_notice("?preset=nope", &["nope", "least-outstanding"]);
+    assert_eq!(state.preset, None);
+    // No scenario named and no default: nothing to show, nothing to complain about.
+    assert_eq!(url::decode("", None), (None, vec![]));
+}
+
+#[test]
+fn hostile_input_is_contained() {
+    let huge = "9".repeat(10_000);
+    let script = "<script>alert(1)</script>";
+    for query in [
+        format!("?rate={huge}"),
+        format!("?{huge}={huge}"),
+        format!("?sim={huge}"),
+        format!("?rate={script}&{script}=1&sim={script}&preset={script}"),
+        "?%".into(),
+        "?rate=%".into(),
+        "?rate=%4".into(),
+        "?rate=%zz&%%%=%%".into(),
+        "?rate=%C3%28&policy=%FF%FE".into(),
+        "?&&&==&=&?sim=slow-server?rate=60".into(),
+        "é".repeat(3000),
+        format!("?controls={}", ",".repeat(5000)),
+    ] {
+        let (state, notices) = decode(&query);
+        assert_sane(&state, &notices);
+    }
+    // A link longer than any real state is cut, and the cut is reported.
+    let (_, notices) = decode(&format!("?rate={huge}"));
+    assert!(notices.iter().any(|n| n.contains("longer")), "{notices:?}");
+}
+
+/// A random state of a random scenario: preset or none, each parameter either the baseline's
+/// or a random value in range on the grid, any seed, a speed the player offers, a duration in
+/// range, embed and autoplay flags, and a random list of visible controls.
+fn states() -> impl Strategy<Value = State> {
+    (0..ALL.len()).prop_flat_map(|i| {
+        let spec = ALL[i];
+        (
+            prop::option::of(0..spec.presets.len().max(1)),
+            prop::collection::vec((any::<bool>(), prop_oneof![0.0..1.0f64, Just(0.0), Just(1.0)]), spec.params.len()),
+            any::<u64>(),
+            0..SPEEDS.len(),
+            MIN_DURATION_MS..=MAX_DURATION_MS,
+            (any::<bool>(), any::<bool>()),
+            prop::option::of(prop::collection::vec(0..spec.params.len(), 0..4)),
+        )
+            .prop_map(move |(preset, values, seed, speed, duration_ms, (embed, autoplay), controls)| {
+                let mut state = State::new(spec);
+                state.preset = preset.and_then(|p| spec.presets.get(p)).map(|p| p.id);
+                state.params = state.baseline();
+                for (p, (change, f)) in spec.params.iter().zip(values) {
+                    if change {
+                        // `set` snaps to the step grid; choices and toggles to an index.
+                        state.params.set(p.id, p.min + f * (p.max - p.min));
+                    }
+                }
+                state.seed = seed;
+                state.speed = SPEEDS[speed];
+                state.duration_ms = duration_ms;
+                state.embed = embed;
+                state.autoplay = autoplay;
+                state.controls = controls.map(|c| c.into_iter().map(|i| spec.params[i].id).collect());
+                state
+            })
+    })
+}
+
+/// Query strings built from the codec's own vocabulary and from junk, so that random input
+/// reaches every branch: reserved keys, real parameter ids, numbers of every size, percent
+/// escapes, separators.
+fn queries() -> impl Strategy<Value = String> {
+    let mut keys: Vec<String> = RESERVED.iter().map(|s| s.to_string()).collect();
+    for spec in ALL {
+        keys.extend(spec.params.iter().map(|p| p.id.to_string()));
+    }
+    let key = prop_oneof![4 => prop::sample::select(keys), 1 => ".{0,12}"];
+    let mut words: Vec<String> = ["NaN", "inf", "-1e308", "1e400", "-0", "0", "1", "true", "on", "%", "%4", "%zz", "%00", "<script>", "+", ",", "&", "="]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    for spec in ALL {
+        words.push(spec.id.to_string());
+        words.extend(spec.presets.iter().map(|p| p.id.to_string()));
+        for p in spec.params {
+            if let ParamKind::Choice(options) = p.kind {
+                words.extend(options.iter().map(|o| o.to_string()));
+            }
+        }
+    }
+    let value = prop_oneof![
+        3 => prop::sample::select(words),
+        2 => any::<f64>().prop_map(|x| x.to_string()),
+        2 => any::<i64>().prop_map(|x| x.to_string()),
+        2 => ".*",
+        1 => "[0-9a-f%,.+-]{0,40}",
+    ];
+    prop::collection::vec((key, value), 0..12).prop_map(|pairs| {
+        let body: Vec<String> = pairs.into_iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("?{}", body.join("&"))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(512) })]
+
+    #[test]
+    fn every_state_round_trips(state in states()) {
+        let query = url::encode(&state);
+        let (decoded, notices) = url::decode(&query, None);
+        prop_assert_eq!(decoded.as_ref(), Some(&state), "{}", query);
+        prop_assert!(notices.is_empty(), "{}: {:?}", query, notices);
+        // The leading '?' is optional, and a default scenario does not override the named one.
+        let (decoded, _) = url::decode(&format!("?{query}"), Some(ALL[ALL.len() - 1]));
+        prop_assert_eq!(decoded.as_ref(), Some(&state));
+        // Only what differs from the baseline is written.
+        let base = state.baseline();
+        for (p, (b, v)) in state.scenario.params.iter().zip(base.values().iter().zip(state.params.values())) {
+            let key = format!("&{}=", p.id);
+            prop_assert_eq!(query.contains(&key), b != v, "{}: {}", query, p.id);
+        }
+    }
+
+    #[test]
+    fn any_string_decodes_to_a_sane_state(query in ".*") {
+        let (state, notices) = decode(&query);
+        assert_sane(&state, &notices);
+    }
+
+    #[test]
+    fn any_bytes_decode_to_a_sane_state(bytes in prop::collection::vec(any::<u8>(), 0..600)) {
+        let (state, notices) = decode(&String::from_utf8_lossy(&bytes));
+        assert_sane(&state, &notices);
+    }
+
+    #[test]
+    fn any_query_decodes_to_a_sane_state(query in queries()) {
+        let (state, notices) = decode(&query);
+        assert_sane(&state, &notices);
+        let (state, notices) = url::decode(&query, None);
+        if let Some(state) = state {
+            assert_sane(&state, &notices);
+        }
+    }
+}
