@@ -187,10 +187,10 @@ mod native {
                 format!("unknown preset '{}' for {}; expected one of {}", short(&p), scenario.id,
                     scenario.presets.iter().map(|p| p.id).collect::<Vec<_>>().join(", "))
             })?;
+            // Keep what --url changed relative to its own preset, on top of the new preset.
+            let url_base = state.baseline();
             state.preset = Some(found.id);
             let mut params = state.baseline();
-            // Keep what --url changed on top of the new preset.
-            let url_base = url::State { preset: None, ..state.clone() }.baseline();
             for (i, spec) in scenario.params.iter().enumerate() {
                 if state.params.values()[i] != url_base.values()[i] {
                     params.set(spec.id, state.params.values()[i]);
