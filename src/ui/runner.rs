@@ -86,6 +86,17 @@ impl<T: Simulation + 'static> Runner<T> {
         self.changed();
     }
 
+    /// Builds the simulation again and runs it, paused, to `t` (capped at its end): a given
+    /// moment of the run, e.g. a step of a guided tour.
+    pub fn seek(&self, t: Micros) {
+        self.pause();
+        let build = self.build.get_value();
+        let mut sim = build();
+        sim.advance(t.min(sim.end()), u64::MAX);
+        self.sim.set_value(sim);
+        self.changed();
+    }
+
     pub fn reset(&self) {
         self.pause();
         self.rebuild();
