@@ -204,3 +204,18 @@ test('pool_size at its maximum: 200 slots fit a phone', async () => {
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
+
+test('playing moves the guided step with the clock; the home page lists the scenario and its presets', async () => {
+  const page = await open('&speed=8');
+  await page.click('[data-action="play"]');
+  await page.waitForFunction(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) > 1.5, null, { timeout: 20000 });
+  await page.click('[data-action="pause"]');
+  assert.equal(await guidedStep(page), 4, 'past 0.51 s and before 5.51 s');
+  assert.ok((await stat(page, 'home_in_flight_end')) > 50);
+  await page.goto(`${server.base}/`);
+  await ready(page);
+  const presets = await page.$$eval('[data-scenario="cascade"] a.button', (els) => els.map((e) => new URL(e.href).searchParams.get('preset')));
+  assert.deepEqual(presets, ['no-timeout', 'timeout', 'bulkhead', 'both', 'unbounded-pool']);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 
 use crate::scenarios::cascade::{Cascade, Counts, GUIDED_STEPS, Pool, SPEC, Slot, VARIANTS};
 use crate::sim::{MS, Micros, Simulation, Value};
+use crate::ui::kit::stat::display;
 use crate::ui::kit::{Chart, ChartData, Line, SimFrame, SimState, StatCard};
 use crate::url::DEFAULT_SEED;
 
@@ -186,28 +187,28 @@ pub fn CascadePage(state: SimState) -> impl IntoView {
     };
     let caption = move || {
         let v = variant();
-        let base = SPEC.preset(v).map_or("", |p| p.description);
-        if unbounded() {
-            format!("{base} The pool has no connection limit: every hung call opens a connection of its own on the downstream.")
-        } else {
-            base.to_string()
+        match (unbounded(), v) {
+            (true, "no-timeout") => SPEC.preset("unbounded-pool").map_or("", |p| p.description).to_string(),
+            (true, _) => format!(
+                "{} The pool has no connection limit: a call that finds no free connection opens a new one on the downstream.",
+                SPEC.preset(v).map_or("", |p| p.description)
+            ),
+            (false, _) => SPEC.preset(v).map_or("", |p| p.description).to_string(),
         }
     };
 
     // Stat cards, with notes that make them read as the chapter's table.
     let home_note = Signal::derive(move || match num("home_in_flight_growth_per_s") {
         Some(g) if load_ended() => growth_words(g),
-        Some(g) => format!("{}, so far", growth_words(g)),
-        None => String::new(),
+        Some(g) => format!("now, {}; the load stops at {} s", growth_words(g), load_end_ms() / 1000.0),
+        None => format!("now; the load stops at {} s", load_end_ms() / 1000.0),
     });
     let home_tone = Signal::derive(move || if num("home_in_flight_growth_per_s").unwrap_or(0.0) >= 1.0 { "bad" } else { "" });
     let ok_note = Signal::derive(move || {
         let c = live.get().counts;
         let mut note = format!("of {} sent", c.checkout_arrived);
-        if c.checkout_failed > 0 && c.checkout_ok > 0 {
-            if let Some(t) = num("last_checkout_ok_sent_ms") {
-                note.push_str(&format!(" (those sent in the first {:.1} s)", t / 1000.0));
-            }
+        if let (true, Some(t)) = (c.checkout_failed > 0 && c.checkout_ok > 0, num("last_checkout_ok_sent_ms")) {
+            note.push_str(&format!(" (those sent in the first {:.1} s)", t / 1000.0));
         }
         if c.checkout_in_flight > 0 {
             note.push_str(&format!(", {} waiting", c.checkout_in_flight));
@@ -227,20 +228,23 @@ pub fn CascadePage(state: SimState) -> impl IntoView {
     });
     let failed_tone = Signal::derive(move || if num("checkout_failed").unwrap_or(0.0) > 0.0 { "bad" } else { "" });
     let p99_note = Signal::derive(move || match num("checkout_p50_ms") {
-        Some(p) => format!("p50 {p:.1} ms; a failure counts as the wait until it gave up"),
+        Some(p) => format!("p50 {} ms; a failure counts as its wait", display(&Value::num(p))),
         None => "no checkout has ended yet".into(),
     });
     let pool_note = Signal::derive(move || {
         let pool = state.params.with(|p| p.get("pool_size"));
         match (unbounded(), num("pool_exhausted_ms")) {
             (true, _) => "no limit".to_string(),
-            (false, Some(t)) => format!("of {pool}; all held by recommendations from {:.2} s", t / 1000.0),
+            (false, Some(t)) => format!("of {pool}; all hung from {:.2} s", t / 1000.0),
             (false, None) => format!("of {pool}"),
         }
     });
-    let queue_note = Signal::derive(move || "calls waiting at once for a shared connection".to_string());
+    let queue_note = Signal::derive(move || "calls waiting at once for a connection".to_string());
     let queue_tone = Signal::derive(move || if num("pool_waiting_max").unwrap_or(0.0) > 0.0 { "bad" } else { "" });
-    let downstream_note = Signal::derive(move || format!("{} open now, from every pool", live.get().shared.open + live.get().recs.map_or(0, |r| r.open)));
+    let downstream_note = Signal::derive(move || {
+        let l = live.get();
+        format!("{} open now, from every pool", l.shared.open + l.recs.map_or(0, |r| r.open))
+    });
     let downstream_tone = Signal::derive(move || if num("downstream_open_connections_max").unwrap_or(0.0) > 100.0 { "bad" } else { "" });
 
     // The pools, slot by slot.
@@ -262,7 +266,13 @@ pub fn CascadePage(state: SimState) -> impl IntoView {
     let recs_status = Signal::derive(move || live.get().recs.map(|r| r.status(false)).unwrap_or_default());
 
     // Charts.
-    let x_range = move |s: &Cascade| (0.0, s.end() as f64 / 1000.0);
+    // The first second holds the whole collapse (the pool is full at 0.42 s), so the time axis
+    // starts at 1 s and widens in a few steps, rather than showing that second as a sliver.
+    let x_range = |s: &Cascade| {
+        let end = s.end() as f64 / 1000.0;
+        let span = [1_000.0, 2_000.0, 5_000.0].into_iter().find(|&w| s.now() as f64 / 1000.0 <= w).unwrap_or(end);
+        (0.0, span.min(end))
+    };
     let markers = move |s: &Cascade| {
         let mut m = Vec::new();
         if let Some(t) = num("pool_exhausted_ms") {
@@ -301,7 +311,7 @@ pub fn CascadePage(state: SimState) -> impl IntoView {
         runner.track(|s| {
             let c = &s.charts().pool;
             let col = |k: usize| c.values.iter().map(|v| v[k]).collect::<Vec<f64>>();
-            let mut lines = vec![series(&c.times_ms, col(0), "In use", 0, false)];
+            let mut lines = vec![series(&c.times_ms, col(0), "Shared pool in use", 0, false)];
             if !bulkhead() {
                 lines.push(series(&c.times_ms, col(1), "Held by recommendations", 1, false));
             } else {
@@ -310,11 +320,19 @@ pub fn CascadePage(state: SimState) -> impl IntoView {
             if unbounded() || bulkhead() {
                 lines.push(series(&c.times_ms, col(4), "Open on the downstream", 7, true));
             }
-            let hlines = match s.shared_pool().limit() {
-                Some(l) => vec![(l as f64, format!("shared pool limit {l}"))],
-                None => Vec::new(),
+            let shared = s.shared_pool().limit();
+            let recs = s.recs_pool().and_then(|p| p.limit());
+            let hlines = match (shared, recs) {
+                (Some(a), Some(b)) if a == b => vec![(a as f64, format!("each pool's limit, {a}"))],
+                (a, b) => a
+                    .map(|l| (l as f64, format!("shared pool limit {l}")))
+                    .into_iter()
+                    .chain(b.map(|l| (l as f64, format!("recommendations pool limit {l}"))))
+                    .collect(),
             };
-            ChartData { x_range: x_range(s), lines, markers: markers(s), hlines, y_min_max: 5.0, ..Default::default() }
+            // No "pool full" marker here: the lines meeting the limit show it.
+            let markers = markers(s).into_iter().filter(|(_, label)| label != "pool full").collect();
+            ChartData { x_range: x_range(s), lines, markers, hlines, y_min_max: 5.0, ..Default::default() }
         })
     });
     let pool_summary = Signal::derive(move || format!("Shared pool at {}: {}.", seconds(live.get().now), live.get().shared.status(!bulkhead())));
@@ -455,7 +473,7 @@ pub fn CascadePage(state: SimState) -> impl IntoView {
                 </div>
                 <p class="caption">{caption}</p>
             </section>
-            <div class="stats">
+            <div class="stats cascade-stats">
                 <StatCard key="home_in_flight_end" label="/home in flight when the load stops" unit="req"
                     value=metric("home_in_flight_end") note=home_note tone=home_tone/>
                 <StatCard key="home_in_flight_growth_per_s" label="/home in-flight growth" unit="req/s"
@@ -538,7 +556,7 @@ pub fn CascadePage(state: SimState) -> impl IntoView {
             </section>
             <div class="charts-grid">
                 <Chart id="chart-home" title="/home handlers in flight" data=home_chart summary=home_summary/>
-                <Chart id="chart-pool" title="Shared pool: connections in use" data=pool_chart summary=pool_summary/>
+                <Chart id="chart-pool" title="Connections in use" data=pool_chart summary=pool_summary/>
                 <Chart id="chart-waiting" title="Calls queued for a shared connection" data=waiting_chart summary=waiting_summary/>
                 <Chart id="chart-checkout" title="/checkout outcomes" data=checkout_chart summary=checkout_summary/>
             </div>
