@@ -1,6 +1,7 @@
 //! One page per simulation, plus the home page.
 
 pub mod bench;
+pub mod cascade;
 pub mod home;
 pub mod slow_server;
 
@@ -11,6 +12,7 @@ use super::kit::SimState;
 /// The page of the scenario `state` names.
 pub fn page_for(state: SimState) -> AnyView {
     match state.scenario.id {
+        "cascade" => view! { <cascade::CascadePage state/> }.into_any(),
         "slow-server" => view! { <slow_server::SlowServerPage state/> }.into_any(),
         other => view! { <p>"No page for " {other} " yet."</p> }.into_any(),
     }
