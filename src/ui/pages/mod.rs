@@ -1,6 +1,7 @@
 //! One page per simulation, plus the home page.
 
 pub mod home;
+pub mod retry_storm;
 pub mod slow_server;
 
 use leptos::prelude::*;
@@ -11,6 +12,7 @@ use super::kit::SimState;
 pub fn page_for(state: SimState) -> AnyView {
     match state.scenario.id {
         "slow-server" => view! { <slow_server::SlowServerPage state/> }.into_any(),
+        "retry-storm" => view! { <retry_storm::RetryStormPage state/> }.into_any(),
         other => view! { <p>"No page for " {other} " yet."</p> }.into_any(),
     }
 }
