@@ -223,7 +223,8 @@ fn draw(el: &HtmlCanvasElement, css_w: f64, css_h: f64, d: &ChartData) {
     }
     // X axis: seconds.
     ctx.set_text_align("center");
-    let xs = nice_step((x1 - x0) / 1000.0, 6.0);
+    // About one label per 70 px, so narrow charts (phones, side-by-side columns) stay legible.
+    let xs = nice_step((x1 - x0) / 1000.0, (w / 70.0).clamp(2.0, 6.0));
     let mut t = libm::ceil(x0 / 1000.0 / xs) * xs;
     while t * 1000.0 <= x1 + 1e-6 {
         let xx = px(t * 1000.0).round() + 0.5;
@@ -245,7 +246,8 @@ fn draw(el: &HtmlCanvasElement, css_w: f64, css_h: f64, d: &ChartData) {
                 if v > 0.0 {
                     ctx.set_fill_style_str(color(*c, dark));
                     let (ya, yb) = (py(base + v), py(base));
-                    ctx.fill_rect(px(x), ya, (bw - 0.5).max(0.5), yb - ya);
+                    // A gap between bars only where there is room for one; thinner bars stay solid.
+                    ctx.fill_rect(px(x), ya, if bw >= 2.0 { bw - 0.5 } else { bw }, yb - ya);
                 }
                 base += v;
             }

@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod cascade;
 pub mod home;
+pub mod retry_storm;
 pub mod slow_server;
 
 use leptos::prelude::*;
@@ -14,6 +15,7 @@ pub fn page_for(state: SimState) -> AnyView {
     match state.scenario.id {
         "cascade" => view! { <cascade::CascadePage state/> }.into_any(),
         "slow-server" => view! { <slow_server::SlowServerPage state/> }.into_any(),
+        "retry-storm" => view! { <retry_storm::RetryStormPage state/> }.into_any(),
         other => view! { <p>"No page for " {other} " yet."</p> }.into_any(),
     }
 }
