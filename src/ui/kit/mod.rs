@@ -3,6 +3,7 @@
 pub mod chart;
 pub mod controls;
 pub mod frame;
+pub mod lanes;
 pub mod play;
 pub mod stat;
 
