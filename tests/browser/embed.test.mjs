@@ -150,3 +150,15 @@ test('a panic shows the error banner with a reset link, not a dead page', async 
   assert.deepEqual(afterReset, []);
   await page.context().close();
 });
+
+test('the copy button gives the iframe snippet for the current state', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${server.base}/?sim=slow-server&preset=b-fails&rate=90`);
+  await ready(page);
+  await page.click('[data-action="copy-embed"]');
+  const snippet = await page.inputValue('textarea[aria-label="Embed snippet"]');
+  assert.match(snippet, /^<iframe src="http:\/\/127\.0\.0\.1:\d+\/\?sim=slow-server&amp;preset=b-fails&amp;rate=90&amp;embed=1"/);
+  assert.match(snippet, /title="One slow server"/);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});

@@ -2,6 +2,7 @@
 //! embed snippets, and keeping the URL in step with what the reader sees.
 
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 use super::controls::ParamControls;
 use super::play::PlayControls;
@@ -124,12 +125,15 @@ pub fn SimFrame(state: SimState, #[prop(into)] runner: Playback, children: Child
         state.preset.get() == Some(id) && state.params.with(|p| *p == url::State { preset: Some(id), ..State::new(scenario) }.baseline())
     };
     let snippet = RwSignal::new(String::new());
-    let copied = RwSignal::new(false);
+    // None until the button is pressed; then whether the clipboard took the snippet.
+    let copied = RwSignal::new(None::<bool>);
     let copy = move |_| {
         let text = embed_snippet(&state.snapshot(runner.speed.get_untracked(), true));
         snippet.set(text.clone());
-        let _ = window().navigator().clipboard().write_text(&text);
-        copied.set(true);
+        copied.set(Some(true));
+        // The clipboard may refuse (permissions, no focus): then the reader copies by hand.
+        let refused = wasm_bindgen::closure::Closure::once_into_js(move |_: wasm_bindgen::JsValue| copied.set(Some(false)));
+        let _ = window().navigator().clipboard().write_text(&text).catch(refused.unchecked_ref());
     };
     let full_link = move || {
         state.params.track();
@@ -197,8 +201,10 @@ pub fn SimFrame(state: SimState, #[prop(into)] runner: Playback, children: Child
                 <div class="share">
                     <button data-action="copy-embed" on:click=copy>"Copy embed snippet"</button>
                     <a href=full_link>"Link to this state"</a>
-                    <Show when=move || copied.get()>
-                        <span role="status">"Copied. The snippet:"</span>
+                    <Show when=move || copied.get().is_some()>
+                        <span role="status">
+                            {move || if copied.get() == Some(true) { "Copied. The snippet:" } else { "Select and copy the snippet:" }}
+                        </span>
                         <textarea readonly rows="3" aria-label="Embed snippet">{move || snippet.get()}</textarea>
                     </Show>
                 </div>
