@@ -555,7 +555,12 @@ pub fn DeadlineChainPage(state: SimState) -> impl IntoView {
             <p class="verdict" role="status" data-verdict>{move || verdict_text.get()}</p>
             <div class="zoom" role="group" aria-label="Time range shown">
                 <button data-zoom="whole" aria-pressed=move || (!zoom.get()).to_string() on:click=move |_| zoom.set(false)>"Whole run"</button>
-                <button data-zoom="end" aria-pressed=move || zoom.get().to_string() on:click=move |_| zoom.set(true)>
+                <button
+                    data-zoom="end"
+                    title="The 170 ms around the end of the user's wait, where the chain unwinds"
+                    aria-pressed=move || zoom.get().to_string()
+                    on:click=move |_| zoom.set(true)
+                >
                     "Zoom: " {zoom_label}
                 </button>
             </div>
