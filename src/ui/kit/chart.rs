@@ -108,7 +108,7 @@ pub fn Chart(
 }
 
 /// Round numbers for axis ticks: 1, 2 or 5 times a power of ten.
-fn nice_step(range: f64, target_ticks: f64) -> f64 {
+pub fn nice_step(range: f64, target_ticks: f64) -> f64 {
     let raw = (range / target_ticks).max(1e-9);
     let mag = libm::pow(10.0, libm::floor(libm::log10(raw)));
     let norm = raw / mag;

@@ -2,7 +2,6 @@
 //! embed snippets, and keeping the URL in step with what the reader sees.
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use super::controls::ParamControls;
 use super::play::PlayControls;
@@ -132,8 +131,9 @@ pub fn SimFrame(state: SimState, #[prop(into)] runner: Playback, children: Child
         snippet.set(text.clone());
         copied.set(Some(true));
         // The clipboard may refuse (permissions, no focus): then the reader copies by hand.
-        let refused = wasm_bindgen::closure::Closure::once_into_js(move |_: wasm_bindgen::JsValue| copied.set(Some(false)));
-        let _ = window().navigator().clipboard().write_text(&text).catch(refused.unchecked_ref());
+        let refused = wasm_bindgen::closure::Closure::<dyn FnMut(wasm_bindgen::JsValue)>::new(move |_| copied.set(Some(false)));
+        let _ = window().navigator().clipboard().write_text(&text).catch(&refused);
+        refused.forget(); // one small closure per press of the button
     };
     let full_link = move || {
         state.params.track();
