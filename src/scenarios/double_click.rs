@@ -478,7 +478,7 @@ impl DoubleClick {
 
     /// When the next event happens, for stepping one event at a time.
     pub fn next_event_at(&self) -> Option<Micros> {
-        self.queue.peek_time().filter(|&t| t <= self.model.end)
+        self.queue.peek_time().filter(|&t| t < self.model.end)
     }
 
     /// One sentence: what the buyer saw against what the card shows.

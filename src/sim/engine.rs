@@ -99,9 +99,12 @@ impl<E> EventQueue<E> {
         self.heap.peek().map(|e| e.at)
     }
 
-    /// Takes the next event if it is due no later than `until`, advancing the clock to it.
+    /// Takes the next event if it is due before `until`, advancing the clock to it.
+    ///
+    /// The bound is exclusive, so a run always covers `[0, end)`: an event due exactly at the
+    /// end belongs to no run, whether the run was stepped in one call or in many.
     pub fn pop_until(&mut self, until: Micros) -> Option<(Micros, E)> {
-        if self.heap.peek()?.at > until {
+        if self.heap.peek()?.at >= until {
             return None;
         }
         let entry = self.heap.pop()?;
@@ -110,7 +113,7 @@ impl<E> EventQueue<E> {
         Some((entry.at, entry.event))
     }
 
-    /// Runs events due up to `until` through `handle`, at most `max_events` of them. When no
+    /// Runs events due before `until` through `handle`, at most `max_events` of them. When no
     /// event is left before `until`, the clock moves to `until`.
     pub fn run_until(
         &mut self,
@@ -131,7 +134,7 @@ impl<E> EventQueue<E> {
                 }
             }
         }
-        let reached = self.peek_time().is_none_or(|t| t > until);
+        let reached = self.peek_time().is_none_or(|t| t >= until);
         if reached {
             self.advance_to(until);
         }
