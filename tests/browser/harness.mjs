@@ -15,8 +15,13 @@ const types = {
   '.css': 'text/css', '.svg': 'image/svg+xml', '.json': 'application/json',
 };
 
-/** Serves dist/ at / and at /lab/, plus test-only host pages from `extra` (path -> html). */
-export async function serve(extra = {}) {
+/**
+ * Serves dist/ at / and at /lab/, plus test-only host pages from `extra` (path -> html).
+ * `isolated` adds the cross-origin isolation headers, which give performance.now() its full
+ * resolution (the benchmark wants it; the tests serve as an ordinary static host does).
+ */
+export async function serve(extra = {}, { isolated = false } = {}) {
+  const isolation = isolated ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {};
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
     if (url.pathname === '/favicon.ico') { res.writeHead(204).end(); return; } // the test host pages have none
@@ -31,7 +36,7 @@ export async function serve(extra = {}) {
     if (!file.startsWith(dist)) { res.writeHead(403).end(); return; }
     try {
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream' });
+      res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream', ...isolation });
       res.end(body);
     } catch {
       res.writeHead(404).end('not found');

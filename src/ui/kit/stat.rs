@@ -52,10 +52,13 @@ pub fn StatCard(
     tone: Option<Signal<&'static str>>,
 ) -> impl IntoView {
     let class = move || format!("stat {}", tone.map(|t| t.get()).unwrap_or(""));
+    // Memos: the DOM is touched only when the shown text changes, not on every frame.
+    let shown = Memo::new(move |_| value.with(display));
+    let raw_value = Memo::new(move |_| value.with(raw));
     view! {
-        <div class=class data-stat=key data-value=move || value.with(raw) aria-live="off">
+        <div class=class data-stat=key data-value=raw_value aria-live="off">
             <span class="label">{label}</span>
-            <span class="value">{move || value.with(display)}</span>
+            <span class="value">{shown}</span>
             {(!unit.is_empty()).then(|| view! { <span class="unit">{unit}</span> })}
             {note.map(|n| view! { <span class="note">{move || n.get()}</span> })}
         </div>
