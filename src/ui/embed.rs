@@ -33,10 +33,8 @@ pub fn report_height() {
         let _ = parent.post_message(&msg, "*");
     };
     let callback = Closure::<dyn FnMut()>::new(post);
-    if let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
-        if let Some(body) = document().body() {
-            observer.observe(&body);
-        }
+    if let (Ok(observer), Some(body)) = (web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()), document().body()) {
+        observer.observe(&body);
     }
     // Lives as long as the page.
     callback.forget();

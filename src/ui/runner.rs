@@ -102,12 +102,13 @@ impl Playback {
     pub fn step(&self) {
         self.pause();
         let step = self.step;
-        self.sim.update_value(|s| {
-            if step == 0 {
+        self.sim.update_value(|s| match s.now().checked_div(step) {
+            // Step 0 means one event at a time.
+            None => {
                 s.advance(s.end(), 1);
-            } else {
-                let target = (s.now() / step + 1) * step;
-                s.advance(target, EVENTS_PER_FRAME);
+            }
+            Some(steps_done) => {
+                s.advance((steps_done + 1) * step, EVENTS_PER_FRAME);
             }
         });
         self.changed();

@@ -22,7 +22,7 @@ fn group_thousands(i: i64) -> String {
     let digits = i.unsigned_abs().to_string();
     let mut out = String::new();
     for (n, c) in digits.chars().enumerate() {
-        if n > 0 && (digits.len() - n) % 3 == 0 {
+        if n > 0 && (digits.len() - n).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
