@@ -20,7 +20,7 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use crate::sim::rng::{SimRng, ms_to_us};
 use crate::sim::stats::{Histogram, Series};
-use crate::sim::{EventQueue, MS, MetricSpec, Micros, ParamSpec, Params, Preset, SEC, ScenarioSpec, Simulation, StepOutcome, Value};
+use crate::sim::{EventQueue, MS, MetricSpec, Micros, ParamSpec, Params, Preset, SEC, ScenarioSpec, Simulation, Value};
 
 pub const VARIANTS: &[&str] = &["no-timeout", "timeout", "bulkhead", "both"];
 pub const ARRIVALS: &[&str] = &["paced", "poisson"];
@@ -641,22 +641,7 @@ impl Cascade {
 }
 
 impl Simulation for Cascade {
-    fn now(&self) -> Micros {
-        self.queue.now()
-    }
-
-    fn end(&self) -> Micros {
-        self.model.end
-    }
-
-    fn advance(&mut self, until: Micros, max_events: u64) -> StepOutcome {
-        let model = &mut self.model;
-        self.queue.run_until(until.min(model.end), max_events, |q, t, e| model.handle(q, t, e))
-    }
-
-    fn events(&self) -> u64 {
-        self.queue.processed()
-    }
+    crate::event_driven_clock!();
 
     fn metrics(&self) -> Vec<(&'static str, Value)> {
         let m = &self.model;

@@ -21,7 +21,7 @@
 //! hung up; `stop_at_deadline` makes every hop's work also stop at its own deadline.
 
 use crate::sim::rng::{SimRng, ms_to_us};
-use crate::sim::{EventQueue, MetricSpec, Micros, MS, ParamSpec, Params, Preset, ScenarioSpec, Simulation, StepOutcome, Value};
+use crate::sim::{EventQueue, MetricSpec, Micros, MS, ParamSpec, Params, Preset, ScenarioSpec, Simulation, Value};
 
 pub const MODES: &[&str] = &["fixed", "propagated"];
 pub const HOPS: usize = 3;
@@ -508,22 +508,7 @@ fn int_value(v: Option<i64>) -> Value {
 }
 
 impl Simulation for DeadlineChain {
-    fn now(&self) -> Micros {
-        self.queue.now()
-    }
-
-    fn end(&self) -> Micros {
-        self.model.end
-    }
-
-    fn advance(&mut self, until: Micros, max_events: u64) -> StepOutcome {
-        let model = &mut self.model;
-        self.queue.run_until(until.min(model.end), max_events, |q, t, e| model.handle(q, t, e))
-    }
-
-    fn events(&self) -> u64 {
-        self.queue.processed()
-    }
+    crate::event_driven_clock!();
 
     fn metrics(&self) -> Vec<(&'static str, Value)> {
         let m = &self.model;

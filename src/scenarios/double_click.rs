@@ -22,7 +22,7 @@
 //! claims it, the others get 409 and then the replayed charge: 1.
 
 use crate::sim::rng::{SimRng, ms_to_us};
-use crate::sim::{EventQueue, MetricSpec, Micros, ParamSpec, Params, Preset, ScenarioSpec, Simulation, StepOutcome, Value};
+use crate::sim::{EventQueue, MetricSpec, Micros, ParamSpec, Params, Preset, ScenarioSpec, Simulation, Value};
 
 pub const FIXES: &[&str] = &["none", "disable", "key", "key-per-click", "key-per-attempt"];
 pub const CLAIMS: &[&str] = &["atomic", "read-then-insert"];
@@ -488,22 +488,7 @@ impl DoubleClick {
 }
 
 impl Simulation for DoubleClick {
-    fn now(&self) -> Micros {
-        self.queue.now()
-    }
-
-    fn end(&self) -> Micros {
-        self.model.end
-    }
-
-    fn advance(&mut self, until: Micros, max_events: u64) -> StepOutcome {
-        let model = &mut self.model;
-        self.queue.run_until(until.min(model.end), max_events, |q, t, e| model.handle(q, t, e))
-    }
-
-    fn events(&self) -> u64 {
-        self.queue.processed()
-    }
+    crate::event_driven_clock!();
 
     fn metrics(&self) -> Vec<(&'static str, Value)> {
         let m = &self.model;

@@ -11,7 +11,7 @@
 
 use crate::sim::rng::{SimRng, ms_to_us};
 use crate::sim::stats::Series;
-use crate::sim::{EventQueue, MetricSpec, Micros, MS, ParamSpec, Params, Preset, ScenarioSpec, Simulation, StepOutcome, Value};
+use crate::sim::{EventQueue, MetricSpec, Micros, MS, ParamSpec, Params, Preset, ScenarioSpec, Simulation, Value};
 
 pub const MODES: &[&str] = &["fixed", "exponential", "jitter", "decorrelated", "equal"];
 /// The provider admits calls per 100 ms tick (the chapter's unit).
@@ -477,22 +477,7 @@ impl RetryStorm {
 }
 
 impl Simulation for RetryStorm {
-    fn now(&self) -> Micros {
-        self.queue.now()
-    }
-
-    fn end(&self) -> Micros {
-        self.model.end
-    }
-
-    fn advance(&mut self, until: Micros, max_events: u64) -> StepOutcome {
-        let model = &mut self.model;
-        self.queue.run_until(until.min(model.end), max_events, |q, t, e| model.handle(q, t, e))
-    }
-
-    fn events(&self) -> u64 {
-        self.queue.processed()
-    }
+    crate::event_driven_clock!();
 
     fn metrics(&self) -> Vec<(&'static str, Value)> {
         let m = &self.model;

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 
 use crate::sim::rng::{SimRng, ms_to_us};
 use crate::sim::stats::{Histogram, Series, WindowHistogram};
-use crate::sim::{EventQueue, MetricSpec, Micros, MS, ParamSpec, Params, Preset, ScenarioSpec, Simulation, StepOutcome, Value};
+use crate::sim::{EventQueue, MetricSpec, Micros, MS, ParamSpec, Params, Preset, ScenarioSpec, Simulation, Value};
 
 pub const POLICIES: &[&str] = &["round-robin", "random", "least-outstanding", "two-choices"];
 pub const SERVICE_DISTS: &[&str] = &["exponential", "lognormal", "fixed"];
@@ -326,30 +326,15 @@ impl SlowServer {
 }
 
 impl Simulation for SlowServer {
-    fn now(&self) -> Micros {
-        self.queue.now()
-    }
-
-    fn end(&self) -> Micros {
-        self.model.end
-    }
-
-    fn advance(&mut self, until: Micros, max_events: u64) -> StepOutcome {
-        let model = &mut self.model;
-        let step = self.queue.run_until(until.min(model.end), max_events, |q, t, e| model.handle(q, t, e));
-        model.settle_area(self.queue.now());
-        step
-    }
-
-    fn events(&self) -> u64 {
-        self.queue.processed()
-    }
+    crate::event_driven_clock!();
 
     fn metrics(&self) -> Vec<(&'static str, Value)> {
         let m = &self.model;
         let now = self.queue.now();
         let ms = |h: &Histogram, q: f64| h.quantile_ms(q).map_or(Value::Null, Value::num);
-        let mean_in_flight = if now > 0 { m.in_flight_area as f64 / now as f64 } else { 0.0 };
+        // The area so far, plus the stretch since the last change.
+        let area = m.in_flight_area + m.in_flight as u128 * (now - m.last_change) as u128;
+        let mean_in_flight = if now > 0 { area as f64 / now as f64 } else { 0.0 };
         let mean_latency_s = m.all.mean().unwrap_or(0.0) / 1e6;
         vec![
             ("arrived", Value::count(m.arrived)),

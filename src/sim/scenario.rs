@@ -72,6 +72,31 @@ pub trait Simulation: std::any::Any {
     }
 }
 
+/// The clock half of [`Simulation`] for a scenario made of `queue: EventQueue<Event>` and a
+/// `model` with an `end` field and a `handle(queue, now, event)` method: `now`, `end`,
+/// `advance` and `events`, written once. Use it inside `impl Simulation for …`.
+#[macro_export]
+macro_rules! event_driven_clock {
+    () => {
+        fn now(&self) -> $crate::sim::Micros {
+            self.queue.now()
+        }
+
+        fn end(&self) -> $crate::sim::Micros {
+            self.model.end
+        }
+
+        fn advance(&mut self, until: $crate::sim::Micros, max_events: u64) -> $crate::sim::StepOutcome {
+            let model = &mut self.model;
+            self.queue.run_until(until.min(model.end), max_events, |q, t, e| model.handle(q, t, e))
+        }
+
+        fn events(&self) -> u64 {
+            self.queue.processed()
+        }
+    };
+}
+
 /// Everything about one scenario, declared once.
 pub struct ScenarioSpec {
     pub id: &'static str,
