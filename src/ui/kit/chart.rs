@@ -3,8 +3,9 @@
 //! summary for screen readers. It redraws only when its data changes.
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+use web_sys::HtmlCanvasElement;
+
+use super::canvas::{context, redraw_on_change};
 
 /// Palette slots; each has a light and a dark colour, both readable on their background.
 const LIGHT: [&str; 8] = ["#0969da", "#cf222e", "#1a7f37", "#8250df", "#bc4c00", "#1b7c83", "#bf3989", "#6e7781"];
@@ -62,24 +63,7 @@ pub fn Chart(
     #[prop(optional)] id: &'static str,
 ) -> impl IntoView {
     let canvas = NodeRef::<leptos::html::Canvas>::new();
-    // The canvas's CSS size, read only on mount and on resize: reading it on every frame would
-    // force a synchronous layout after each DOM update.
-    let size = RwSignal::new(None::<(f64, f64)>);
-    let measure = move || {
-        if let Some(el) = canvas.get_untracked() {
-            size.set(Some((el.client_width().max(100) as f64, el.client_height().max(80) as f64)));
-        }
-    };
-    let handle = window_event_listener(leptos::ev::resize, move |_| measure());
-    on_cleanup(move || handle.remove());
-    Effect::new(move |_| {
-        let Some(el) = canvas.get() else { return };
-        let Some((w, h)) = size.get() else {
-            measure();
-            return;
-        };
-        data.with(|d| draw(&el, w, h, d));
-    });
+    redraw_on_change(canvas, data, draw);
     let legend = move || {
         let dark = prefers_dark();
         data.with(|d| {
@@ -128,24 +112,9 @@ fn fmt_tick(v: f64) -> String {
 }
 
 fn draw(el: &HtmlCanvasElement, css_w: f64, css_h: f64, d: &ChartData) {
-    let dpr = window().device_pixel_ratio().max(1.0);
-    let (pw, ph) = ((css_w * dpr) as u32, (css_h * dpr) as u32);
-    if el.width() != pw || el.height() != ph {
-        el.set_width(pw);
-        el.set_height(ph);
-    }
-    let Some(ctx) = el
-        .get_context("2d")
-        .ok()
-        .flatten()
-        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
-    else {
-        return;
-    };
+    let Some(ctx) = context(el, css_w, css_h) else { return };
     let dark = prefers_dark();
     let (fg, muted, grid) = if dark { ("#e6edf3", "#9198a1", "#30363d") } else { ("#1f2328", "#59636e", "#d8dee4") };
-    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-    ctx.clear_rect(0.0, 0.0, css_w, css_h);
     ctx.set_font("11px system-ui, sans-serif");
 
     let (left, right, top, bottom) = (46.0, 18.0, 10.0, 24.0);

@@ -4,9 +4,9 @@
 //! collide move above their row or are left out, so a page must also give a text equivalent.
 
 use leptos::prelude::*;
-use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
+use super::canvas::{context, redraw_on_change, text_width};
 use super::chart::{color, prefers_dark};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -88,32 +88,13 @@ pub fn Lanes(
     #[prop(optional)] id: &'static str,
 ) -> impl IntoView {
     let canvas = NodeRef::<leptos::html::Canvas>::new();
-    let resized = RwSignal::new(0u32);
-    let handle = window_event_listener(leptos::ev::resize, move |_| resized.update(|r| *r += 1));
-    on_cleanup(move || handle.remove());
-    Effect::new(move |_| {
-        resized.track();
-        let Some(el) = canvas.get() else { return };
-        data.with(|d| draw(&el, d));
-    });
+    redraw_on_change(canvas, data, draw);
     view! {
         <figure class="chart lanes" id=id>
             <figcaption>{title}</figcaption>
             <canvas node_ref=canvas role="img" aria-label=move || format!("{title}. {}", summary.get())></canvas>
         </figure>
     }
-}
-
-fn text_width(ctx: &CanvasRenderingContext2d, text: &str) -> f64 {
-    // measureText through JS: its TextMetrics type is not among the web-sys features we build.
-    let ctx_js: &JsValue = ctx.as_ref();
-    js_sys::Reflect::get(ctx_js, &"measureText".into())
-        .ok()
-        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
-        .and_then(|f| f.call1(ctx_js, &text.into()).ok())
-        .and_then(|m| js_sys::Reflect::get(&m, &"width".into()).ok())
-        .and_then(|w| w.as_f64())
-        .unwrap_or(text.chars().count() as f64 * 6.0)
 }
 
 /// Horizontal intervals already used on one text line of a row.
@@ -129,25 +110,16 @@ impl Taken {
     }
 }
 
-fn draw(el: &HtmlCanvasElement, d: &LanesData) {
-    let dpr = window().device_pixel_ratio().max(1.0);
+/// The height comes from the data (one row per attempt lane); only the width is measured.
+fn draw(el: &HtmlCanvasElement, css_w: f64, _measured_h: f64, d: &LanesData) {
     let css_h = height(d);
     let _ = el.set_attribute("style", &format!("height:{css_h}px"));
-    let css_w = el.client_width().max(200) as f64;
-    let (pw, ph) = ((css_w * dpr) as u32, (css_h * dpr) as u32);
-    if el.width() != pw || el.height() != ph {
-        el.set_width(pw);
-        el.set_height(ph);
-    }
-    let Some(ctx) = el.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok()) else {
-        return;
-    };
+    let css_w = css_w.max(200.0);
+    let Some(ctx) = context(el, css_w, css_h) else { return };
     let dark = prefers_dark();
     let (fg, muted, grid, bg) =
         if dark { ("#e6edf3", "#9198a1", "#30363d", "#0d1117") } else { ("#1f2328", "#59636e", "#d8dee4", "#ffffff") };
     let on_bar = if dark { "#0d1117" } else { "#ffffff" };
-    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-    ctx.clear_rect(0.0, 0.0, css_w, css_h);
 
     let (x0, x1) = (d.x_range.0, d.x_range.1.max(d.x_range.0 + 1.0));
     let w = css_w - GUTTER - RIGHT;

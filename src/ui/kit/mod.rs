@@ -1,5 +1,6 @@
 //! The small kit every simulation page is built from.
 
+pub mod canvas;
 pub mod chart;
 pub mod controls;
 pub mod frame;

@@ -5,9 +5,9 @@
 //! text as well (the `summary`, and its own list of moments). Times are ms of simulated time.
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
+use super::canvas::{context, redraw_on_change, text_width};
 use super::chart::{color, nice_step, prefers_dark};
 use super::stat::display;
 use crate::sim::Value;
@@ -129,14 +129,7 @@ pub fn Swimlanes(
     #[prop(optional)] id: &'static str,
 ) -> impl IntoView {
     let canvas = NodeRef::<leptos::html::Canvas>::new();
-    let resized = RwSignal::new(0u32);
-    let handle = window_event_listener(leptos::ev::resize, move |_| resized.update(|r| *r += 1));
-    on_cleanup(move || handle.remove());
-    Effect::new(move |_| {
-        resized.track();
-        let Some(el) = canvas.get() else { return };
-        data.with(|d| draw(&el, d));
-    });
+    redraw_on_change(canvas, data, draw);
     let style = move || data.with(|d| format!("height:{}px", height(d.lanes.len())));
     let legend = move || {
         let dark = prefers_dark();
@@ -211,7 +204,7 @@ impl Canvas<'_> {
     /// Places a label next to `x` (after it, or before it if there is no room) in the first
     /// free row starting at `y0`; returns false when every row is taken.
     fn label(&self, rows: &mut Rows, s: &str, x: f64, y0: f64, fill: &str) -> bool {
-        let w = self.ctx.measure_text(s).map(|m| m.width()).unwrap_or(0.0);
+        let w = text_width(self.ctx, s);
         let after = (x + 4.0).max(self.left);
         let before = (x - 4.0 - w).max(self.left);
         let mut spots = Vec::with_capacity(2);
@@ -243,28 +236,13 @@ fn lane_top(i: usize) -> f64 {
     TOP + i as f64 * (LANE_H + GAP_H)
 }
 
-fn draw(el: &HtmlCanvasElement, d: &SwimlaneData) {
-    let dpr = window().device_pixel_ratio().max(1.0);
-    let css_w = el.client_width().max(100) as f64;
+/// The height comes from the number of lanes; only the width is measured.
+fn draw(el: &HtmlCanvasElement, css_w: f64, _measured_h: f64, d: &SwimlaneData) {
     let css_h = height(d.lanes.len());
-    let (pw, ph) = ((css_w * dpr) as u32, (css_h * dpr) as u32);
-    if el.width() != pw || el.height() != ph {
-        el.set_width(pw);
-        el.set_height(ph);
-    }
-    let Some(ctx) = el
-        .get_context("2d")
-        .ok()
-        .flatten()
-        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
-    else {
-        return;
-    };
+    let Some(ctx) = context(el, css_w, css_h) else { return };
     let dark = prefers_dark();
     let (fg, bg, muted, grid) =
         if dark { ("#e6edf3", "#0d1117", "#9198a1", "#30363d") } else { ("#1f2328", "#ffffff", "#59636e", "#d8dee4") };
-    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-    ctx.clear_rect(0.0, 0.0, css_w, css_h);
     ctx.set_font("11px system-ui, sans-serif");
     ctx.set_line_join("round");
 
@@ -299,7 +277,7 @@ fn draw(el: &HtmlCanvasElement, d: &SwimlaneData) {
     let now_label = d.now.filter(|n| *n >= x0 && *n <= x1).map(|n| (n, format!("{} ms", fmt_ms(n))));
     if let Some((n, s)) = &now_label {
         // Reserve the playhead's label spot first; it is drawn last, on top.
-        let w = ctx.measure_text(s).map(|m| m.width()).unwrap_or(0.0);
+        let w = text_width(&ctx, s);
         let a = (px(*n) - w / 2.0).clamp(left, right - w);
         top_row.take(a, a + w);
     }
@@ -416,7 +394,7 @@ fn draw(el: &HtmlCanvasElement, d: &SwimlaneData) {
                 }
             }
             if !b.label.is_empty() && b.fill != Fill::Thin {
-                let tw = ctx.measure_text(&b.label).map(|m| m.width()).unwrap_or(0.0);
+                let tw = text_width(&ctx, &b.label);
                 if tw + 8.0 <= w {
                     let fill = if b.fill == Fill::Solid { bg } else { fg };
                     ctx.set_text_align("left");
@@ -502,7 +480,7 @@ fn draw(el: &HtmlCanvasElement, d: &SwimlaneData) {
         ctx.move_to(xx, TOP - 4.0);
         ctx.line_to(xx, bottom + 2.0);
         ctx.stroke();
-        let w = ctx.measure_text(&s).map(|m| m.width()).unwrap_or(0.0);
+        let w = text_width(&ctx, &s);
         let a = (xx - w / 2.0).clamp(left, right - w);
         ctx.set_text_align("left");
         ctx.set_font("600 11px system-ui, sans-serif");
