@@ -5,7 +5,7 @@
 //! does not. Each figure is the median of several timed repetitions after a warm-up run.
 
 use crate::scenarios;
-use crate::sim::Simulation;
+use crate::sim::{Simulation, Value};
 
 /// One timed workload: a scenario at its defaults for a simulated duration.
 #[derive(Clone, Debug)]
@@ -64,6 +64,67 @@ fn request_count(sim: &dyn Simulation) -> u64 {
         .iter()
         .find_map(|k| metrics.iter().find(|(key, _)| key == k).and_then(|(_, v)| v.as_f64()))
         .unwrap_or(0.0) as u64
+}
+
+/// One line per scenario and preset (and the defaults): a hash of every metric's exact bits and
+/// the event count after a run with seed 7. The browser test compares the wasm build's lines
+/// with the native CLI's, so "the same seed gives the same run everywhere" is checked, not assumed.
+pub fn fingerprints() -> String {
+    let mut out = String::new();
+    for spec in scenarios::ALL {
+        let presets = std::iter::once(None).chain(spec.presets.iter().map(Some));
+        for preset in presets {
+            let mut params = spec.defaults();
+            if let Some(p) = preset {
+                params.apply_preset(p).expect("presets are valid (tested)");
+            }
+            let mut sim = spec.start(&params, 7, spec.default_duration_ms);
+            sim.run_to_end();
+            let mut hash = Fnv::default();
+            for (key, value) in sim.metrics() {
+                hash.write(key.as_bytes());
+                hash.value(&value);
+            }
+            let name = preset.map_or("(defaults)", |p| p.id);
+            out.push_str(&format!("{} {} {:016x} {}\n", spec.id, name, hash.0, sim.events()));
+        }
+    }
+    out
+}
+
+/// FNV-1a: tiny, and identical on every platform.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ *b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn value(&mut self, v: &Value) {
+        match v {
+            Value::Null => self.write(b"n"),
+            Value::Bool(b) => self.write(&[b'b', *b as u8]),
+            Value::Int(i) => self.write(&i.to_le_bytes()),
+            Value::Num(x) => self.write(&x.to_bits().to_le_bytes()),
+            Value::Text(t) => self.write(t.as_bytes()),
+            Value::List(rows) => {
+                for row in rows {
+                    for (k, v) in row {
+                        self.write(k.as_bytes());
+                        self.value(v);
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[cfg(not(target_arch = "wasm32"))]

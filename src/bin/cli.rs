@@ -3,7 +3,7 @@
 //!     resilience-lab list [--json]
 //!     resilience-lab run <scenario> [--preset NAME] [--url QUERY] [--set key=value]...
 //!                        [--seed N] [--duration-ms D] [--json]
-//!     resilience-lab bench [--quick] [--json]
+//!     resilience-lab bench [--quick] [--json] [--fingerprints]
 //!
 //! Every error is one line naming what is allowed, with exit status 2.
 
@@ -18,7 +18,7 @@ mod native {
     use serde_json::{Map, Value as Json, json};
 
     const USAGE: &str = "usage: resilience-lab list [--json] | resilience-lab run <scenario> [--preset NAME] \
-        [--url QUERY] [--set key=value]... [--seed N] [--duration-ms D] [--json] | resilience-lab bench [--quick] [--json]";
+        [--url QUERY] [--set key=value]... [--seed N] [--duration-ms D] [--json] | resilience-lab bench [--quick] [--json] [--fingerprints]";
 
     pub fn main() -> ExitCode {
         let args: Vec<String> = std::env::args().skip(1).collect();
@@ -275,7 +275,11 @@ mod native {
             match a.as_str() {
                 "--quick" => quick = true,
                 "--json" => json = true,
-                other => return Err(format!("bench takes --quick and --json; got '{}'", short(other))),
+                "--fingerprints" => {
+                    print!("{}", resilience_lab::bench::fingerprints());
+                    return Ok(());
+                }
+                other => return Err(format!("bench takes --quick, --json or --fingerprints; got '{}'", short(other))),
             }
         }
         resilience_lab::bench::print_native_report(quick, json);

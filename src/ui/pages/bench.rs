@@ -1,6 +1,7 @@
 //! The in-browser half of the benchmark (`scripts/bench.sh`): the same core workloads as the
 //! native `resilience-lab bench`, timed with `performance.now()`, and the memory of a one-hour
-//! run. Not linked from the app; the benchmark opens `?bench=core` or `?bench=memory`.
+//! run. Not linked from the app; the benchmark opens `?bench=core` or `?bench=memory`, and the
+//! determinism test `?bench=fingerprints`.
 
 use leptos::prelude::*;
 
@@ -77,7 +78,11 @@ pub fn Bench(kind: String) -> impl IntoView {
     // Let the page paint first, then measure.
     set_timeout(
         move || {
-            result.set(if kind == "memory" { memory_report() } else { core_report() });
+            result.set(match kind.as_str() {
+                "memory" => memory_report(),
+                "fingerprints" => crate::bench::fingerprints(),
+                _ => core_report(),
+            });
         },
         std::time::Duration::from_millis(50),
     );
