@@ -59,7 +59,8 @@ pub fn StatCard(
         <div class=class data-stat=key data-value=raw_value aria-live="off">
             <span class="label">{label}</span>
             <span class="value">{shown}</span>
-            {(!unit.is_empty()).then(|| view! { <span class="unit">{unit}</span> })}
+            // No unit after a dash: "— ms" reads as a broken number.
+            {(!unit.is_empty()).then(|| view! { <span class="unit" hidden=move || value.with(|v| *v == Value::Null)>{unit}</span> })}
             {note.map(|n| view! { <span class="note">{move || n.get()}</span> })}
         </div>
     }

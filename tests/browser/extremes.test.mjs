@@ -1,0 +1,42 @@
+// No input makes a page panic, hang or show NaN: every slider of every simulation at its
+// minimum, then at its maximum, then every toggle flipped, and the run skipped to the end.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, openPage, ready, screenshot } from './harness.mjs';
+
+const SCENARIOS = ['slow-server', 'cascade', 'deadline-chain', 'retry-storm', 'double-click'];
+let server, browser;
+before(async () => { server = await serve(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+for (const id of SCENARIOS) {
+  test(`${id}: every slider at its minimum and maximum, toggles flipped`, async () => {
+    const page = await openPage(browser, { width: 1024 });
+    await page.goto(`${server.base}/?sim=${id}&duration_ms=5000`);
+    await ready(page);
+    for (const end of ['min', 'max']) {
+      await page.$$eval('input[type="range"]', (els, end) => {
+        for (const el of els) {
+          el.value = el[end];
+          el.dispatchEvent(new Event('input', { bubbles: true }));
+        }
+      }, end);
+      await page.$$eval('.controls input[type="checkbox"]', (els) => els.forEach((el) => el.click()));
+      await page.click('[data-action="skip"]');
+      // Skipping runs in chunks; wait for the end of the (short) run.
+      await page.waitForFunction(() => {
+        const clock = document.querySelector('.play-controls .clock').textContent;
+        const [now, total] = clock.split('/').map((s) => parseFloat(s));
+        return now >= total;
+      }, null, { timeout: 30000 });
+      const text = await page.textContent('main');
+      assert.ok(!/\bNaN\b|undefined|Infinity/.test(text), `${id} at ${end}: ${text.match(/.{0,60}(NaN|undefined|Infinity).{0,60}/)?.[0]}`);
+      const values = await page.$$eval('[data-stat]', (els) => els.map((e) => e.dataset.value));
+      assert.ok(values.every((v) => v === '' || !Number.isNaN(Number(v)) || !/^[\d.-]/.test(v)), `${id} at ${end}: ${values}`);
+    }
+    await screenshot(page, `extremes-${id}`);
+    assert.equal(await page.$('[data-error-banner]'), null);
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  });
+}
