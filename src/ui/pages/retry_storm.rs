@@ -400,7 +400,8 @@ pub fn RetryStormPage(state: SimState) -> impl IntoView {
                     class="compare-toggle"
                     data-action="compare"
                     aria-pressed=move || compare_on.get().to_string()
-                    aria-controls="compare-view"
+                    // Only name the view while it exists: a reference to a missing id is invalid ARIA.
+                    aria-controls=move || compare_on.get().then_some("compare-view")
                     on:click=move |_| compare_on.update(|c| *c = !*c)
                 >
                     {move || if compare_on.get() { "Hide the comparison" } else { "Compare fixed, exponential and jitter side by side" }}

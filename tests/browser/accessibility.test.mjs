@@ -1,0 +1,57 @@
+// Keyboard and screen-reader use: axe-core audits every page (light and dark) for serious and
+// critical problems (names, labels, roles, contrast), and the controls work from the keyboard.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve, launch, openPage, ready, stat } from './harness.mjs';
+
+const axePath = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules', 'axe-core', 'axe.min.js');
+const PAGES = ['', '?sim=slow-server', '?sim=cascade', '?sim=deadline-chain', '?sim=retry-storm', '?sim=double-click'];
+let server, browser;
+before(async () => { server = await serve(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+for (const colorScheme of ['light', 'dark']) {
+  for (const path of PAGES) {
+    test(`axe finds no serious problem: ${path || 'home'} (${colorScheme})`, async () => {
+      const page = await openPage(browser, { colorScheme });
+      await page.goto(`${server.base}/${path}`);
+      await ready(page);
+      if (path) await page.click('[data-action="skip"]');
+      await page.addScriptTag({ path: axePath });
+      const violations = await page.evaluate(async () => {
+        const r = await window.axe.run(document, { resultTypes: ['violations'] });
+        return r.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id}: ${v.help} (${v.nodes.length}×, e.g. ${v.nodes[0].html.slice(0, 120)})`);
+      });
+      assert.deepEqual(violations, []);
+      assert.deepEqual(page.problems(), []);
+      await page.context().close();
+    });
+  }
+}
+
+test('the slow-server page works from the keyboard alone', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${server.base}/?sim=slow-server`);
+  await ready(page);
+  // A slider moves with the arrow keys and the run follows.
+  await page.focus('input[type="range"][name="rate"]');
+  for (let i = 0; i < 10; i++) await page.keyboard.press('ArrowRight');
+  assert.equal(await page.inputValue('input[type="range"][name="rate"]'), '160');
+  // A segmented choice moves with the arrow keys.
+  await page.focus('input[name="policy"][value="round-robin"]');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.isChecked('input[name="policy"][value="random"]'), true);
+  // Buttons answer Enter and Space.
+  await page.focus('[data-action="skip"]');
+  await page.keyboard.press('Enter');
+  assert.ok((await stat(page, 'time_s')) >= 20);
+  await page.focus('[data-action="reset"]');
+  await page.keyboard.press('Space');
+  assert.equal(await stat(page, 'time_s'), 0);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
