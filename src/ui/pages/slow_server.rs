@@ -4,6 +4,7 @@ use leptos::prelude::*;
 
 use crate::scenarios::slow_server::{SAMPLE_EVERY, SlowServer, server_name};
 use crate::sim::{Simulation, Value};
+use crate::ui::kit::stat::display;
 use crate::ui::kit::{Chart, ChartData, Line, SimFrame, SimState, StatCard};
 
 const PREDICTIONS: &[(&str, &str)] = &[
@@ -32,7 +33,12 @@ pub fn SlowServerPage(state: SimState) -> impl IntoView {
         let share = params.get("rate") / servers;
         let b_capacity = params.get("workers") * 1000.0 / (params.get("service_ms") * params.get("slowdown"));
         let ratio = match (before, now) {
-            (Some(b), Some(n)) if b > 0.0 => format!("p99 went from {b:.0} ms before the slowdown to {n:.0} ms now (×{:.1}). ", n / b),
+            (Some(b), Some(n)) if b > 0.0 => format!(
+                "p99 went from {} ms before the slowdown to {} ms now (×{:.1}). ",
+                display(&Value::num(b)),
+                display(&Value::num(n)),
+                n / b
+            ),
             _ => String::new(),
         };
         let why = if servers < 2.0 {
@@ -196,7 +202,14 @@ pub fn SlowServerPage(state: SimState) -> impl IntoView {
             <div class="charts-grid">
                 <Chart id="chart-queues" title="Requests at each server (queue + in service)" data=queue_chart summary=queue_summary/>
                 <Chart id="chart-latency" title="Latency percentiles over the last second (log scale)" data=latency_chart summary=latency_summary/>
-                <Chart id="chart-in-flight" title="Requests in flight vs Little's law" data=in_flight_chart summary=in_flight_summary/>
+                <div>
+                    <Chart id="chart-in-flight" title="Requests in flight vs Little's law" data=in_flight_chart summary=in_flight_summary/>
+                    <p class="help">
+                        "Little's law (in flight = arrival rate × time in the system) holds while the system is steady. "
+                        "Once B's queue grows, the requests stuck in it have not finished, so the latency of those that did "
+                        "understates the wait, and the dashed line lags behind the solid one."
+                    </p>
+                </div>
             </div>
         </SimFrame>
     }
