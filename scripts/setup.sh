@@ -6,6 +6,9 @@
 # builds the wasm32 std on the fly (see docs in README, "How the build works").
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# rustup's cargo and the tools cargo installs, even when the caller's PATH lacks them.
+case ":$PATH:" in *":$HOME/.cargo/bin:"*) ;; *) [ -d "$HOME/.cargo/bin" ] && PATH="$HOME/.cargo/bin:$PATH" ;; esac
+export PATH
 TRUNK_VERSION=0.21.14
 # shellcheck disable=SC2034
 WEB_TARGET_DIR="$ROOT/target/web"
