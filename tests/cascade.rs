@@ -258,7 +258,7 @@ fn any_params() -> impl Strategy<Value = Params> {
                     // Keep long times inside short test runs often enough to matter.
                     spec.min + (spec.max.min(5_000.0) - spec.min) * f
                 }
-                _ => spec.min + (spec.max - spec.min) * f,
+                _ => spec.at_fraction(f),
             };
             p.set(spec.id, v);
         }

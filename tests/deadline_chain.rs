@@ -229,7 +229,7 @@ fn the_declaration_is_complete() {
 fn params_from(fractions: &[f64]) -> Params {
     let mut p = SPEC.defaults();
     for (spec, f) in SPEC.params.iter().zip(fractions) {
-        p.set(spec.id, spec.min + f * (spec.max - spec.min));
+        p.set(spec.id, spec.at_fraction(*f));
     }
     p
 }

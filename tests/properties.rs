@@ -27,12 +27,7 @@ fn fractions() -> impl Strategy<Value = Vec<f64>> {
 fn draw(spec: &ScenarioSpec, fractions: &[f64]) -> Params {
     let mut p = spec.defaults();
     for (ps, &f) in spec.params.iter().zip(fractions) {
-        let v = match ps.kind {
-            ParamKind::Number => ps.min + f * (ps.max - ps.min),
-            ParamKind::Toggle => (f >= 0.5) as u8 as f64,
-            ParamKind::Choice(options) => ((f * options.len() as f64) as usize).min(options.len() - 1) as f64,
-        };
-        p.set(ps.id, v);
+        p.set(ps.id, ps.at_fraction(f));
         let got = p.get(ps.id);
         assert!(got >= ps.min && got <= ps.max, "{}: {got} outside the range", ps.id);
     }

@@ -183,7 +183,7 @@ fn any_params() -> impl Strategy<Value = Params> {
                     spec.min + (spec.max.min(5_000.0) - spec.min) * f
                 }
                 ParamKind::Number if spec.id == "clients" => spec.min + 60.0 * f,
-                _ => spec.min + (spec.max - spec.min) * f,
+                _ => spec.at_fraction(f),
             };
             p.set(spec.id, v);
         }

@@ -56,6 +56,17 @@ impl ParamSpec {
         Self { id, label, unit: "", kind: ParamKind::Choice(options), default: default as f64, min: 0.0, max, step: 1.0, help }
     }
 
+    /// The value at fraction `f` (0 to 1) of the declared range: a number linearly, a toggle
+    /// on from one half, a choice by index. Property tests draw parameters with it.
+    pub fn at_fraction(&self, f: f64) -> f64 {
+        let f = f.clamp(0.0, 1.0);
+        match self.kind {
+            ParamKind::Number => self.min + f * (self.max - self.min),
+            ParamKind::Toggle => f64::from(u8::from(f >= 0.5)),
+            ParamKind::Choice(options) => ((f * options.len() as f64) as usize).min(options.len() - 1) as f64,
+        }
+    }
+
     /// Parses a value as written on a command line or in a URL.
     pub fn parse(&self, text: &str) -> Result<f64, ParamError> {
         let text = text.trim();

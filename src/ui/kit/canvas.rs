@@ -21,6 +21,13 @@ pub fn context(el: &HtmlCanvasElement, css_w: f64, css_h: f64) -> Option<CanvasR
     Some(ctx)
 }
 
+/// The page's data for a canvas, computed once per change however many parts of the component
+/// read it (a page passes a derived signal, which would otherwise run again for every reader),
+/// and not redrawn when a frame leaves it unchanged.
+pub fn once_per_change<T: Clone + PartialEq + Send + Sync + 'static>(data: Signal<T>) -> Signal<T> {
+    Memo::new(move |_| data.get()).into()
+}
+
 /// Calls `draw(canvas, css_width, css_height, data)` whenever `data` changes or the window
 /// is resized.
 pub fn redraw_on_change<T: Send + Sync + 'static>(

@@ -6,8 +6,8 @@
 use leptos::prelude::*;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use super::canvas::{context, redraw_on_change, text_width};
-use super::chart::{color, prefers_dark};
+use super::canvas::{context, once_per_change, redraw_on_change, text_width};
+use super::chart::{color, nice_step, prefers_dark};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
@@ -87,6 +87,7 @@ pub fn Lanes(
     summary: Signal<String>,
     #[prop(optional)] id: &'static str,
 ) -> impl IntoView {
+    let data = once_per_change(data);
     let canvas = NodeRef::<leptos::html::Canvas>::new();
     redraw_on_change(canvas, data, draw);
     view! {
@@ -136,7 +137,7 @@ fn draw(el: &HtmlCanvasElement, css_w: f64, _measured_h: f64, d: &LanesData) {
 
     // Lane headers, separators, row labels, time grid.
     ctx.set_line_width(1.0);
-    let step = nice_step_s((x1 - x0) / 1000.0, (w / 90.0).clamp(3.0, 8.0));
+    let step = nice_step((x1 - x0) / 1000.0, (w / 90.0).clamp(3.0, 8.0));
     let mut t = libm::ceil(x0 / 1000.0 / step) * step;
     ctx.set_stroke_style_str(grid);
     ctx.set_fill_style_str(muted);
@@ -409,14 +410,6 @@ fn draw_shape(ctx: &CanvasRenderingContext2d, shape: &Shape, x: f64, cy: f64, c:
     }
 }
 
-/// A round tick step in seconds: 1, 2 or 5 times a power of ten.
-fn nice_step_s(range: f64, ticks: f64) -> f64 {
-    let raw = (range / ticks).max(1e-6);
-    let mag = libm::pow(10.0, libm::floor(libm::log10(raw)));
-    let norm = raw / mag;
-    let nice = if norm < 1.5 { 1.0 } else if norm < 3.5 { 2.0 } else if norm < 7.5 { 5.0 } else { 10.0 };
-    nice * mag
-}
 
 fn fmt_s(t: f64) -> String {
     let r = libm::round(t * 1000.0) / 1000.0;
