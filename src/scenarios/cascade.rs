@@ -633,11 +633,6 @@ impl Cascade {
     pub fn load_end(&self) -> Micros {
         self.model.load_end
     }
-
-    /// The chapter's timeline for the guided mode.
-    pub fn guided_steps() -> &'static [GuidedStep] {
-        &GUIDED_STEPS
-    }
 }
 
 impl Simulation for Cascade {

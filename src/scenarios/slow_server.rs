@@ -309,11 +309,6 @@ impl SlowServer {
         self.model.in_flight
     }
 
-    /// p99 over the last second, in ms.
-    pub fn p99_now_ms(&self) -> Option<f64> {
-        self.model.live.quantile_ms(0.99)
-    }
-
     /// What Little's law predicts for the number in flight now: rate × mean latency of the
     /// last second.
     pub fn littles_law_now(&self) -> Option<f64> {

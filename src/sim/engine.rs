@@ -73,14 +73,6 @@ impl<E> EventQueue<E> {
         self.processed
     }
 
-    pub fn len(&self) -> usize {
-        self.heap.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
-
     /// Schedules `event` at absolute time `at`. A time in the past is moved to now:
     /// simulated time never goes backwards.
     pub fn schedule_at(&mut self, at: Micros, event: E) {
