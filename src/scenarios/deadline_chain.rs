@@ -671,30 +671,22 @@ impl Model {
     fn work_done(&mut self, q: &mut EventQueue<Event>, now: Micros, h: usize) {
         let phase = self.lanes[h].phase;
         let lane = &mut self.lanes[h];
-        match phase {
-            Phase::Working => {
-                lane.work_end = Some(now);
-                lane.work_outcome = Some(WorkOutcome::Finished);
-                lane.mark(now, MarkKind::WorkFinished);
-                if h == C {
-                    lane.phase = Phase::Done;
-                    self.answer(q, now, h, 200, Party::Hop(C));
-                } else {
-                    self.call(q, now, h);
-                }
-            }
-            // The work completed before the abort took effect. C's commit stands; A or B
-            // cannot call on with an aborted signal and will answer when the abort lands.
-            Phase::Aborting { was_working: true, .. } => {
-                lane.work_end = Some(now);
-                lane.work_outcome = Some(WorkOutcome::Finished);
-                lane.mark(now, MarkKind::WorkFinished);
-                if h == C {
-                    lane.phase = Phase::Done;
-                    self.answer(q, now, h, 200, Party::Hop(C));
-                }
-            }
-            _ => {}
+        // Work can also complete after an abort was sent but before it took effect: C's commit
+        // then stands, while A or B cannot call on with an aborted signal and will answer when
+        // the abort lands.
+        let aborting = match phase {
+            Phase::Working => false,
+            Phase::Aborting { was_working: true, .. } => true,
+            _ => return,
+        };
+        lane.work_end = Some(now);
+        lane.work_outcome = Some(WorkOutcome::Finished);
+        lane.mark(now, MarkKind::WorkFinished);
+        if h == C {
+            lane.phase = Phase::Done;
+            self.answer(q, now, h, 200, Party::Hop(C));
+        } else if !aborting {
+            self.call(q, now, h);
         }
     }
 

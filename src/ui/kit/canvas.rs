@@ -21,16 +21,23 @@ pub fn context(el: &HtmlCanvasElement, css_w: f64, css_h: f64) -> Option<CanvasR
     Some(ctx)
 }
 
-/// The page's data for a canvas, computed once per change however many parts of the component
-/// read it (a page passes a derived signal, which would otherwise run again for every reader),
-/// and not redrawn when a frame leaves it unchanged.
-pub fn once_per_change<T: Clone + PartialEq + Send + Sync + 'static>(data: Signal<T>) -> Signal<T> {
-    Memo::new(move |_| data.get()).into()
+/// A canvas drawn by `draw` from the page's data, and that data for the component's other
+/// readers (legend, summary). The data is computed once per change however many parts of the
+/// component read it (a page passes a derived signal, which would otherwise run again for every
+/// reader), and a frame that leaves it unchanged does not redraw.
+pub fn drawn_canvas<T: Clone + PartialEq + Send + Sync + 'static>(
+    data: Signal<T>,
+    draw: impl Fn(&HtmlCanvasElement, f64, f64, &T) + 'static,
+) -> (NodeRef<leptos::html::Canvas>, Signal<T>) {
+    let data: Signal<T> = Memo::new(move |_| data.get()).into();
+    let canvas = NodeRef::<leptos::html::Canvas>::new();
+    redraw_on_change(canvas, data, draw);
+    (canvas, data)
 }
 
 /// Calls `draw(canvas, css_width, css_height, data)` whenever `data` changes or the window
 /// is resized.
-pub fn redraw_on_change<T: Send + Sync + 'static>(
+fn redraw_on_change<T: Send + Sync + 'static>(
     canvas: NodeRef<leptos::html::Canvas>,
     data: Signal<T>,
     draw: impl Fn(&HtmlCanvasElement, f64, f64, &T) + 'static,

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use web_sys::HtmlCanvasElement;
 
-use super::canvas::{context, once_per_change, redraw_on_change};
+use super::canvas::{context, drawn_canvas};
 
 /// Palette slots; each has a light and a dark colour, both readable on their background.
 const LIGHT: [&str; 8] = ["#0969da", "#cf222e", "#1a7f37", "#8250df", "#bc4c00", "#1b7c83", "#bf3989", "#6e7781"];
@@ -62,9 +62,7 @@ pub fn Chart(
     summary: Signal<String>,
     #[prop(optional)] id: &'static str,
 ) -> impl IntoView {
-    let data = once_per_change(data);
-    let canvas = NodeRef::<leptos::html::Canvas>::new();
-    redraw_on_change(canvas, data, draw);
+    let (canvas, data) = drawn_canvas(data, draw);
     let legend = move || {
         let dark = prefers_dark();
         data.with(|d| {

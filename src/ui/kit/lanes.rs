@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use super::canvas::{context, once_per_change, redraw_on_change, text_width};
+use super::canvas::{context, drawn_canvas, text_width};
 use super::chart::{color, nice_step, prefers_dark};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -87,9 +87,7 @@ pub fn Lanes(
     summary: Signal<String>,
     #[prop(optional)] id: &'static str,
 ) -> impl IntoView {
-    let data = once_per_change(data);
-    let canvas = NodeRef::<leptos::html::Canvas>::new();
-    redraw_on_change(canvas, data, draw);
+    let (canvas, _) = drawn_canvas(data, draw);
     view! {
         <figure class="chart lanes" id=id>
             <figcaption>{title}</figcaption>

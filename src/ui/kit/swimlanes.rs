@@ -7,7 +7,7 @@
 use leptos::prelude::*;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use super::canvas::{context, once_per_change, redraw_on_change, text_width};
+use super::canvas::{context, drawn_canvas, text_width};
 use super::chart::{color, nice_step, prefers_dark};
 use super::stat::display;
 use crate::sim::Value;
@@ -128,9 +128,7 @@ pub fn Swimlanes(
     summary: Signal<String>,
     #[prop(optional)] id: &'static str,
 ) -> impl IntoView {
-    let data = once_per_change(data);
-    let canvas = NodeRef::<leptos::html::Canvas>::new();
-    redraw_on_change(canvas, data, draw);
+    let (canvas, data) = drawn_canvas(data, draw);
     let style = move || data.with(|d| format!("height:{}px", height(d.lanes.len())));
     let legend = move || {
         let dark = prefers_dark();
