@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use crate::scenarios::slow_server::{SAMPLE_EVERY, SlowServer, server_name};
-use crate::sim::{Simulation, Value};
+use crate::sim::{Params, Simulation, Value};
 use crate::ui::kit::stat::display;
 use crate::ui::kit::{Chart, ChartData, Line, SimFrame, SimState, StatCard};
 
@@ -12,6 +12,66 @@ const PREDICTIONS: &[(&str, &str)] = &[
     ("double", "p99 roughly doubles, then settles"),
     ("explodes", "p99 grows many times over and keeps growing"),
 ];
+
+/// Why p99 did what it did, from the parameters: B's share of the load against what B can
+/// serve once slowed, and what the balancing policy and the client timeout change.
+fn why(p: &Params, slowed: bool) -> String {
+    let servers = p.get("servers");
+    let share = p.get("rate") / servers;
+    let healthy_capacity = p.get("workers") * 1000.0 / p.get("service_ms");
+    let b_capacity = healthy_capacity / p.get("slowdown");
+    let pool_capacity = healthy_capacity * (servers - 1.0) + b_capacity;
+    let timeout = p.get("timeout_ms");
+    if servers < 2.0 {
+        return "With one server there is no B to slow down.".into();
+    }
+    if !slowed {
+        return "B does not slow down within this run: the slowdown comes after the end. Move it earlier or run longer.".into();
+    }
+    if p.flag("b_fails") {
+        return "B refused connections, the balancer retried elsewhere, and health checks removed it: down is a fast, visible failure.".into();
+    }
+    let cancel = timeout > 0.0 && p.flag("cancel_on_timeout");
+    let timeouts = if cancel {
+        format!(
+            " Each client gives up after {timeout} ms and its request leaves the queue, so queues stay bounded and p99 stays near the timeout: slow requests become timeouts instead."
+        )
+    } else if timeout > 0.0 {
+        format!(" Clients give up after {timeout} ms, but the servers still work through every abandoned request, so the queue grows all the same.")
+    } else {
+        String::new()
+    };
+    if pool_capacity < p.get("rate") {
+        let grows = if cancel { "" } else { " Queues grow whatever the policy." };
+        return format!(
+            "Even the whole pool cannot keep up: with B slowed it serves about {pool_capacity:.0} req/s in all, less than the {:.0} req/s arriving.{grows}{timeouts}",
+            p.get("rate")
+        );
+    }
+    let policy = p.choice("policy");
+    if !matches!(policy, "round-robin" | "random") {
+        return "This policy looks at the servers' load, so B gets only what it can handle and the others take the rest.".into();
+    }
+    let utilisation = share / b_capacity;
+    if utilisation < 0.9 {
+        return format!(
+            "Even slowed, B can serve {b_capacity:.0} req/s, more than its share of {share:.0} req/s: its queue stays short, and only B's slower service shows in the tail."
+        );
+    }
+    if utilisation <= 1.0 {
+        return format!(
+            "B's share, {share:.0} req/s, is now {:.0}% of what B can serve: so close to full, its queue grows long and swings without settling.{timeouts}",
+            utilisation * 100.0
+        );
+    }
+    let (name, on_average) = if policy == "random" { ("Random choice", " on average") } else { ("Round robin", "") };
+    let grows = if cancel {
+        String::new()
+    } else {
+        format!(" Its queue grows by about {:.0} requests every second, and every request sent to B waits behind all of them.", share - b_capacity)
+    };
+    format!("{name} still sends B its share, {share:.0} req/s{on_average}, but B can now serve only {b_capacity:.0} req/s.{grows}{timeouts}")
+}
 
 #[component]
 pub fn SlowServerPage(state: SimState) -> impl IntoView {
@@ -22,18 +82,21 @@ pub fn SlowServerPage(state: SimState) -> impl IntoView {
     };
     let num = move |key: &'static str| metric(key).get().as_f64();
 
-    // The prediction, revealed once the run is 2 s past the slowdown.
+    // The prediction: the answer waits for the run to be 2 s past the slowdown and for the
+    // reader's guess (or the end of the run, for a reader who skipped ahead without guessing).
     let guess = RwSignal::new(None::<&'static str>);
-    let revealed = move || runner.track(|s| s.now() >= s.slow_at() + 2_000_000 || s.finished());
+    let past_slowdown = move || runner.track(|s| s.now() >= s.slow_at() + 2_000_000);
+    let finished = move || runner.track(|s| s.finished());
+    let revealed = move || finished() || (past_slowdown() && guess.get().is_some());
+    let waiting_note = move || {
+        if past_slowdown() { "Pick an answer to see what happened." } else { "Press play: the answer appears once the run is past the slowdown." }
+    };
     let answer = move || {
         let before = num("p99_ms_before");
         let now = num("p99_ms_now");
-        let params = state.params.get();
-        let servers = params.get("servers");
-        let share = params.get("rate") / servers;
-        let b_capacity = params.get("workers") * 1000.0 / (params.get("service_ms") * params.get("slowdown"));
+        let slowed = runner.track(|s| s.slow_at() < s.end());
         let ratio = match (before, now) {
-            (Some(b), Some(n)) if b > 0.0 => format!(
+            (Some(b), Some(n)) if b > 0.0 && slowed => format!(
                 "p99 went from {} ms before the slowdown to {} ms now (×{:.1}). ",
                 display(&Value::num(b)),
                 display(&Value::num(n)),
@@ -41,22 +104,8 @@ pub fn SlowServerPage(state: SimState) -> impl IntoView {
             ),
             _ => String::new(),
         };
-        let why = if servers < 2.0 {
-            "With one server there is no B to slow down.".to_string()
-        } else if params.flag("b_fails") {
-            "B refused connections, the balancer retried elsewhere, and health checks removed it: down is a fast, visible failure.".to_string()
-        } else if params.choice("policy") == "round-robin" && share > b_capacity {
-            format!(
-                "Round robin still sends B its share, {share:.0} req/s, but B can now serve only {b_capacity:.0} req/s. \
-                 Its queue grows by about {:.0} requests every second, and every request sent to B waits behind all of them.",
-                share - b_capacity
-            )
-        } else {
-            "This policy looks at the servers' load, so B gets only what it can handle.".to_string()
-        };
-        format!("{ratio}{why}")
+        format!("{ratio}{}", state.params.with(|p| why(p, slowed)))
     };
-
     let servers = move || state.params.with(|p| p.get("servers") as usize);
     let markers = move |s: &SlowServer| {
         let mut m = Vec::new();
@@ -179,7 +228,7 @@ pub fn SlowServerPage(state: SimState) -> impl IntoView {
                 </fieldset>
                 <Show
                     when=revealed
-                    fallback=|| view! { <p class="answer help">"Press play: the answer appears once the run is past the slowdown."</p> }
+                    fallback=move || view! { <p class="answer help">{waiting_note}</p> }
                 >
                     <p class="answer" data-answer role="status">
                         {move || match guess.get() {
