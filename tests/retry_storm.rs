@@ -102,7 +102,7 @@ fn jitter_peak_is_near_capacity_and_recovers_sooner() {
 /// about a tenth of the user calls. A 30 s outage makes the edges negligible: ± 3 points with
 /// the budget (the 10 s window still holds some pre-outage traffic), ± 25 points without.
 /// With the default 4 s outage the edges weigh more (the calls reset at 2 s started before it),
-/// so there the bounds are looser: at most 20% against more than 150%.
+/// so there the bounds are looser: 12–16% against more than 150%.
 #[test]
 fn budget_limits_outage_growth_to_the_budget_share() {
     let long = [("max_attempts", "3"), ("down_until_ms", "32000")];
@@ -116,7 +116,9 @@ fn budget_limits_outage_growth_to_the_budget_share() {
 
         let with = run("budget", &[], seed);
         let without = run("budget", &[("budget_pct", "0")], seed);
-        assert!(get(&with, "outage_retry_pct") <= 20.0, "seed {seed}");
+        // The preset's description promises 12–16% here.
+        let g = get(&with, "outage_retry_pct");
+        assert!((12.0..=16.0).contains(&g), "seed {seed}: growth with the budget preset {g}%");
         assert!(get(&without, "outage_retry_pct") > 150.0, "seed {seed}");
         assert!(get(&with, "outage_attempts") < get(&without, "outage_attempts") / 2.0);
     }

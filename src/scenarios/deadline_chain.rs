@@ -95,8 +95,8 @@ pub static SPEC: ScenarioSpec = ScenarioSpec {
             "Time from an abort signal firing (timeout, deadline, caller left) to the work \
              stopping or the waiting code giving up. The connection closes at once."),
         ParamSpec::number("jitter_ms", "Network jitter", "ms", 0.0, (0.0, 20.0, 0.1),
-            "Random extra delay per message, uniform between 0 and this. 0 gives the chapter's \
-             exact run; above 0 the seed matters."),
+            "Random extra delay per message, uniform between 0 and this. 0 gives the same run \
+             for every seed (the chapter's, within 3.5 ms); above 0 the seed matters."),
     ],
     presets: &[
         Preset { id: "fixed", label: "Fixed timeouts", description:

@@ -87,7 +87,7 @@ pub static SPEC: ScenarioSpec = ScenarioSpec {
             "Full jitter: random × min(cap, base × 2^attempt). The wave breaks up.",
             values: &[("mode", "jitter")] },
         Preset { id: "budget", label: "Jitter + 10% budget", description:
-            "Retries may be at most 10% of recent requests: under the outage traffic grows by 10%, not by 3×.",
+            "Retries may be at most 10% of recent requests: under a long outage traffic grows by 10%, not by 3×. In this 4 s outage the 10 s window still counts calls from before it, so retries add 12–16%.",
             values: &[("mode", "jitter"), ("budget_pct", "10"), ("max_attempts", "3")] },
         Preset { id: "three-layers", label: "Three layers × 3", description:
             "The client, an SDK and a proxy each make 3 attempts: 27 calls for one user action during the outage.",
@@ -105,7 +105,7 @@ pub static SPEC: ScenarioSpec = ScenarioSpec {
         MetricSpec { key: "calls_succeeded", label: "Succeeded", unit: "calls", help: "Calls that completed." },
         MetricSpec { key: "in_flight_end", label: "In flight at end", unit: "calls", help: "Calls still running when the run ended." },
         MetricSpec { key: "amplification", label: "Amplification", unit: "×", help: "Attempts per successful call." },
-        MetricSpec { key: "recovered_ms", label: "Recovered at", unit: "ms",
+        MetricSpec { key: "recovered_ms", label: "Done retrying at", unit: "ms",
             help: "First moment after the provider is back when no client is waiting on a retry; empty if never." },
         MetricSpec { key: "waves_after_recovery", label: "Waves", unit: "",
             help: "Runs of consecutive ticks with more attempts than the capacity, after recovery." },

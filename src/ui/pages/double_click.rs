@@ -540,21 +540,27 @@ pub fn DoubleClickPage(state: SimState) -> impl IntoView {
             if honest { "verdict good" } else { "verdict bad" }
         })
     };
+    // Numbered as the list below numbers its rows (one simulator event can show as several
+    // rows, and a timer for a request nobody waits for shows as none).
     let last_event = move || {
-        let now = runner.track(|s| (s.events(), s.now(), s.finished()));
-        let (count, now, finished) = now;
+        let (count, now, finished) = runner.track(|s| (s.events(), s.now(), s.finished()));
         if count == 0 {
             return "No event yet.".to_string();
         }
         events.with(|ev| {
+            let first = ev.iter().filter(|h| h.at < now).count() + 1;
             let same: Vec<&str> = ev.iter().filter(|h| h.at == now).map(|h| h.text.as_str()).collect();
+            let numbers = match same.len() {
+                1 => format!("Event {first}"),
+                n => format!("Events {first}–{}", first + n - 1),
+            };
             if !same.is_empty() {
-                format!("Event {count}, at {}: {}", ms(now), same.join(" "))
+                format!("{numbers}, at {}: {}", ms(now), same.join(" "))
             } else if finished {
-                format!("The run is over ({count} events). Every event is listed below.")
+                format!("The run is over ({} events). Every event is listed below.", ev.len())
             } else {
                 format!(
-                    "Event {count}, at {}: nothing visible changes. A timer fired for a request the page had already stopped waiting for.",
+                    "At {}: nothing visible changes. A timer fired for a request the page had already stopped waiting for.",
                     ms(now)
                 )
             }

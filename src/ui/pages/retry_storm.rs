@@ -93,7 +93,7 @@ fn attempts_chart(s: &RetryStorm, y_floor: f64, legend: bool) -> ChartData {
     let width = if t.len() >= 2 { t.times_ms[1] - t.times_ms[0] } else { TICK as f64 / 1000.0 };
     let mut markers = Vec::new();
     if let Some(r) = s.recovered_at() {
-        markers.push((r as f64 / 1000.0, "recovered".to_string()));
+        markers.push((r as f64 / 1000.0, "retries over".to_string()));
     }
     ChartData {
         x_range: (0.0, s.end() as f64 / 1000.0),
@@ -108,7 +108,7 @@ fn attempts_chart(s: &RetryStorm, y_floor: f64, legend: bool) -> ChartData {
             ],
         }),
         hlines: vec![(s.capacity() as f64, format!("capacity {}/tick", s.capacity()))],
-        // Narrow charts get the short label, so it does not run into the "recovered" marker.
+        // Narrow charts get the short label, so it does not run into the "retries over" marker.
         shaded: outage_shade(s, if legend { "provider down" } else { "down" }),
         markers,
         // A little headroom above the tallest bar for the shaded range's label.
@@ -163,6 +163,12 @@ pub fn RetryStormPage(state: SimState) -> impl IntoView {
             None if runner.track(|s| s.finished()) => "clients were still retrying at the end".into(),
             None => "once no client is waiting on a retry".into(),
         }
+    });
+    let outage_note = Signal::derive(move || match (num("outage_attempts"), num("outage_user_calls")) {
+        (Some(all), Some(users)) if all > 0.0 => {
+            format!("{} retries on top of {} user calls while down", format_number(all - users), format_number(users))
+        }
+        _ => "retries added while the provider is down".into(),
     });
     let calls_note = Signal::derive(move || {
         state.params.with(|p| {
@@ -339,7 +345,7 @@ pub fn RetryStormPage(state: SimState) -> impl IntoView {
                     let waves = value("waves_after_recovery").get();
                     let recovered = value("recovered_ms").get();
                     format!(
-                        "{}: peak after recovery {}, {} waves over capacity, recovered at {} ms.",
+                        "{}: peak after recovery {}, {} waves over capacity, done retrying at {} ms.",
                         state.params.with(|p| mode_label(m, p)),
                         display(&peak),
                         display(&waves),
@@ -413,11 +419,13 @@ pub fn RetryStormPage(state: SimState) -> impl IntoView {
                 <StatCard key="attempts_total" label="Attempts" unit="calls" value=metric("attempts_total") note=attempts_note/>
                 <StatCard key="amplification" label="Amplification" unit="×" value=metric("amplification")
                     note=Signal::derive(|| "attempts per successful call".to_string())/>
-                <StatCard key="recovered_ms" label="Recovered at" unit="ms" value=metric("recovered_ms") note=recovered_note/>
+                <StatCard key="recovered_ms" label="Done retrying at" unit="ms" value=metric("recovered_ms") note=recovered_note/>
                 <StatCard key="waves_after_recovery" label="Waves over capacity" value=metric("waves_after_recovery")
                     note=Signal::derive(|| "after the provider is back".to_string())/>
                 <StatCard key="max_calls_per_user_action" label="Calls for one user action" unit="calls"
                     value=metric("max_calls_per_user_action") note=calls_note/>
+                <StatCard key="outage_retry_pct" label="Outage traffic growth" unit="%"
+                    value=metric("outage_retry_pct") note=outage_note/>
             </div>
             {move || verdict().map(|v| view! { <p class="verdict" data-verdict role="status">{v}</p> })}
             <Show when=move || compare_on.get()>
