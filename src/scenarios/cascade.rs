@@ -55,7 +55,7 @@ pub static SPEC: ScenarioSpec = ScenarioSpec {
     params: &[
         ParamSpec::choice("variant", "Fix", VARIANTS, 0,
             "no-timeout: one shared pool, /home waits forever. timeout: recommendations gets a timeout \
-             and the page renders without them. bulkhead: recommendations gets its own pool. both."),
+             and the page renders without them. bulkhead: recommendations gets its own pool. both: the timeout and the pool together."),
         ParamSpec::number("recs_timeout_ms", "Recommendations timeout", "ms", 300.0, (10.0, 10_000.0, 10.0),
             "With the timeout: a total timeout on the recommendations call, pool wait included. \
              On expiry the request is aborted and its connection closed."),

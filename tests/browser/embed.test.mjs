@@ -2,6 +2,7 @@
 // hostile queries, and the app served under a sub-path.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { serve, launch, openPage, ready, screenshot, stat } from './harness.mjs';
 
 const hostPage = (src, width) => `<!doctype html><html><head><meta charset="utf-8">
@@ -159,6 +160,24 @@ test('the copy button gives the iframe snippet for the current state', async () 
   const snippet = await page.inputValue('textarea[aria-label="Embed snippet"]');
   assert.match(snippet, /^<iframe src="http:\/\/127\.0\.0\.1:\d+\/\?sim=slow-server&amp;preset=b-fails&amp;rate=90&amp;embed=1"/);
   assert.match(snippet, /title="One slow server"/);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('every iframe snippet in the README loads its simulation with exactly the controls it names', async () => {
+  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  const snippets = [...readme.matchAll(/<iframe src="https:\/\/example\.org\/lab\/(\?[^"]+)"/g)].map((m) => m[1]);
+  assert.ok(snippets.length >= 5, `found ${snippets.length} snippets`);
+  const page = await openPage(browser, { width: 720 });
+  for (const query of snippets) {
+    const params = new URLSearchParams(query);
+    await page.goto(`${server.base}/${query}`);
+    await ready(page);
+    assert.equal(await page.$('[data-notices]'), null, `${query}: no notice`);
+    const names = await page.$$eval('aside.panel input', (els) => [...new Set(els.map((e) => e.name))]);
+    assert.deepEqual(names.sort(), params.get('controls').split(',').sort(), query);
+    assert.equal(await page.locator('a.open-full').count(), 1, query);
+  }
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
