@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use web_sys::HtmlCanvasElement;
 
-use super::canvas::{context, drawn_canvas};
+use super::canvas::{context, drawn_canvas, text_width};
 
 /// Palette slots; each has a light and a dark colour, both readable on their background.
 const LIGHT: [&str; 8] = ["#0969da", "#cf222e", "#1a7f37", "#8250df", "#bc4c00", "#1b7c83", "#bf3989", "#6e7781"];
@@ -116,8 +116,7 @@ fn draw(el: &HtmlCanvasElement, css_w: f64, css_h: f64, d: &ChartData) {
     let (fg, muted, grid) = if dark { ("#e6edf3", "#9198a1", "#30363d") } else { ("#1f2328", "#59636e", "#d8dee4") };
     ctx.set_font("11px system-ui, sans-serif");
 
-    let (left, right, top, bottom) = (46.0, 18.0, 10.0, 24.0);
-    let (w, h) = (css_w - left - right, css_h - top - bottom);
+    let (right, top, bottom) = (18.0, 10.0, 24.0);
     let (x0, x1) = (d.x_range.0, d.x_range.1.max(d.x_range.0 + 1.0));
 
     // The y range from the data.
@@ -149,6 +148,17 @@ fn draw(el: &HtmlCanvasElement, css_w: f64, css_h: f64, d: &ChartData) {
         (0.0, 0.0)
     };
     let y_top = if log { 0.0 } else { let s = nice_step(y_max.max(1e-9), 4.0); libm::ceil(y_max / s) * s };
+    let y_ticks: Vec<f64> = if log {
+        (ly0 as i32..=ly1 as i32).map(|e| libm::pow(10.0, e as f64)).collect()
+    } else {
+        let s = nice_step(y_top.max(1e-9), 4.0);
+        (0..=((y_top / s).round() as i32)).map(|k| k as f64 * s).collect()
+    };
+    let unit = if d.y_unit.is_empty() { String::new() } else { format!(" {}", d.y_unit) };
+    let y_labels: Vec<String> = y_ticks.iter().map(|&y| format!("{}{unit}", fmt_tick(y))).collect();
+    // The plot starts where the widest y label ends, so "100k ms" is never cut off.
+    let left = y_labels.iter().map(|l| text_width(&ctx, l)).fold(24.0, f64::max).ceil() + 8.0;
+    let (w, h) = (css_w - left - right, css_h - top - bottom);
     let px = |x: f64| left + (x - x0) / (x1 - x0) * w;
     let py = |y: f64| {
         if log {
@@ -175,19 +185,13 @@ fn draw(el: &HtmlCanvasElement, css_w: f64, css_h: f64, d: &ChartData) {
     ctx.set_fill_style_str(muted);
     ctx.set_line_width(1.0);
     ctx.set_text_align("right");
-    let y_ticks: Vec<f64> = if log {
-        (ly0 as i32..=ly1 as i32).map(|e| libm::pow(10.0, e as f64)).collect()
-    } else {
-        let s = nice_step(y_top.max(1e-9), 4.0);
-        (0..=((y_top / s).round() as i32)).map(|k| k as f64 * s).collect()
-    };
-    for y in y_ticks {
+    for (&y, label) in y_ticks.iter().zip(&y_labels) {
         let yy = py(y).round() + 0.5;
         ctx.begin_path();
         ctx.move_to(left, yy);
         ctx.line_to(left + w, yy);
         ctx.stroke();
-        let _ = ctx.fill_text(&format!("{}{}", fmt_tick(y), if d.y_unit.is_empty() { String::new() } else { format!(" {}", d.y_unit) }), left - 4.0, yy + 4.0);
+        let _ = ctx.fill_text(label, left - 4.0, yy + 4.0);
     }
     // X axis: seconds.
     ctx.set_text_align("center");

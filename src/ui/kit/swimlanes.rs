@@ -107,7 +107,7 @@ const TOP: f64 = 18.0;
 const BAR_H: f64 = 14.0;
 const METER_Y: f64 = BAR_H + 3.0;
 const METER_H: f64 = 4.0;
-const ROW_H: f64 = 13.0;
+const ROW_H: f64 = 15.0;
 const LABEL_ROWS: usize = 2;
 /// Bar, meter and label rows.
 const LANE_H: f64 = METER_Y + METER_H + 4.0 + LABEL_ROWS as f64 * ROW_H;
