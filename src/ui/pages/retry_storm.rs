@@ -37,7 +37,7 @@ fn mode_label(mode: &str, p: &Params) -> String {
     match mode {
         "fixed" => format!("Fixed {}", ms_text(p.get("fixed_ms"))),
         "exponential" => "Exponential".into(),
-        "jitter" => "Exp + full jitter".into(),
+        "jitter" => "Exp + jitter".into(),
         "decorrelated" => "Decorrelated jitter".into(),
         _ => "Equal jitter".into(),
     }
