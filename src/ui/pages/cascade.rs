@@ -198,10 +198,16 @@ pub fn CascadePage(state: SimState) -> impl IntoView {
     };
 
     // Stat cards, with notes that make them read as the chapter's table.
-    let home_note = Signal::derive(move || match num("home_in_flight_growth_per_s") {
-        Some(g) if load_ended() => growth_words(g),
-        Some(g) => format!("now, {}; the load stops at {} s", growth_words(g), load_end_ms() / 1000.0),
-        None => format!("now; the load stops at {} s", load_end_ms() / 1000.0),
+    let home_note = Signal::derive(move || {
+        let stop_s = load_end_ms() / 1000.0;
+        match num("home_in_flight_growth_per_s") {
+            Some(g) if load_ended() => format!("when the load stopped at {stop_s} s; {}", growth_words(g)),
+            Some(g) => format!("now, {}; the load stops at {stop_s} s", growth_words(g)),
+            None => format!("now; the load stops at {stop_s} s"),
+        }
+    });
+    let growth_note = Signal::derive(move || {
+        if load_ended() { "over the last 5 s of the load" } else { "over the last 5 s so far" }.to_string()
     });
     let home_tone = Signal::derive(move || if num("home_in_flight_growth_per_s").unwrap_or(0.0) >= 1.0 { "bad" } else { "" });
     let ok_note = Signal::derive(move || {
@@ -474,10 +480,10 @@ pub fn CascadePage(state: SimState) -> impl IntoView {
                 <p class="caption">{caption}</p>
             </section>
             <div class="stats cascade-stats">
-                <StatCard key="home_in_flight_end" label="/home in flight when the load stops" unit="req"
+                <StatCard key="home_in_flight_end" label="/home in flight" unit="req"
                     value=metric("home_in_flight_end") note=home_note tone=home_tone/>
                 <StatCard key="home_in_flight_growth_per_s" label="/home in-flight growth" unit="req/s"
-                    value=metric("home_in_flight_growth_per_s") note=Signal::derive(|| "over the last 5 s of the load".to_string()) tone=home_tone/>
+                    value=metric("home_in_flight_growth_per_s") note=growth_note tone=home_tone/>
                 <StatCard key="checkout_ok" label="/checkout succeeded" unit="req" value=metric("checkout_ok") note=ok_note tone=ok_tone/>
                 <StatCard key="checkout_failed" label="/checkout failed" unit="req" value=metric("checkout_failed") note=failed_note tone=failed_tone/>
                 <StatCard key="checkout_p99_ms" label="/checkout p99" unit="ms" value=metric("checkout_p99_ms") note=p99_note/>
