@@ -11,6 +11,18 @@ use super::canvas::{context, drawn_canvas, text_width};
 const LIGHT: [&str; 8] = ["#0969da", "#cf222e", "#1a7f37", "#8250df", "#bc4c00", "#1b7c83", "#bf3989", "#6e7781"];
 const DARK: [&str; 8] = ["#4493f8", "#ff7b72", "#3fb950", "#bc8cff", "#ffa657", "#39c5cf", "#ff80c8", "#9198a1"];
 
+/// The palette slots by name, so pages say which colour they mean.
+pub mod slot {
+    pub const BLUE: usize = 0;
+    pub const RED: usize = 1;
+    pub const GREEN: usize = 2;
+    pub const PURPLE: usize = 3;
+    pub const ORANGE: usize = 4;
+    pub const TEAL: usize = 5;
+    pub const PINK: usize = 6;
+    pub const GRAY: usize = 7;
+}
+
 pub fn color(slot: usize, dark: bool) -> &'static str {
     if dark { DARK[slot % 8] } else { LIGHT[slot % 8] }
 }

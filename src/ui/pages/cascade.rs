@@ -6,6 +6,7 @@ use leptos::prelude::*;
 
 use crate::scenarios::cascade::{Cascade, Counts, GUIDED_STEPS, Pool, SPEC, Slot, VARIANTS};
 use crate::sim::{MS, Micros, Simulation, Value};
+use crate::ui::kit::chart::slot;
 use crate::ui::kit::stat::display;
 use crate::ui::kit::{Chart, ChartData, Line, SimFrame, SimState, StatCard};
 use crate::url::DEFAULT_SEED;
@@ -302,7 +303,7 @@ pub fn CascadePage(state: SimState) -> impl IntoView {
             let c = &s.charts().home_in_flight;
             ChartData {
                 x_range: x_range(s),
-                lines: vec![series(&c.times_ms, c.values.iter().map(|v| v[0]).collect(), "/home handlers in flight", 0, false)],
+                lines: vec![series(&c.times_ms, c.values.iter().map(|v| v[0]).collect(), "/home handlers in flight", slot::BLUE, false)],
                 markers: markers(s),
                 y_min_max: 20.0,
                 ..Default::default()
@@ -317,14 +318,14 @@ pub fn CascadePage(state: SimState) -> impl IntoView {
         runner.track(|s| {
             let c = &s.charts().pool;
             let col = |k: usize| c.values.iter().map(|v| v[k]).collect::<Vec<f64>>();
-            let mut lines = vec![series(&c.times_ms, col(0), "Shared pool in use", 0, false)];
+            let mut lines = vec![series(&c.times_ms, col(0), "Shared pool in use", slot::BLUE, false)];
             if !bulkhead() {
-                lines.push(series(&c.times_ms, col(1), "Held by recommendations", 1, false));
+                lines.push(series(&c.times_ms, col(1), "Held by recommendations", slot::RED, false));
             } else {
-                lines.push(series(&c.times_ms, col(3), "Recommendations pool in use", 1, false));
+                lines.push(series(&c.times_ms, col(3), "Recommendations pool in use", slot::RED, false));
             }
             if unbounded() || bulkhead() {
-                lines.push(series(&c.times_ms, col(4), "Open on the downstream", 7, true));
+                lines.push(series(&c.times_ms, col(4), "Open on the downstream", slot::GRAY, true));
             }
             let shared = s.shared_pool().limit();
             let recs = s.recs_pool().and_then(|p| p.limit());
@@ -347,7 +348,7 @@ pub fn CascadePage(state: SimState) -> impl IntoView {
             let c = &s.charts().pool;
             ChartData {
                 x_range: x_range(s),
-                lines: vec![series(&c.times_ms, c.values.iter().map(|v| v[2]).collect(), "Calls waiting for a shared connection", 3, false)],
+                lines: vec![series(&c.times_ms, c.values.iter().map(|v| v[2]).collect(), "Calls waiting for a shared connection", slot::PURPLE, false)],
                 markers: markers(s),
                 y_min_max: 5.0,
                 ..Default::default()
@@ -369,9 +370,9 @@ pub fn CascadePage(state: SimState) -> impl IntoView {
             ChartData {
                 x_range: x_range(s),
                 lines: vec![
-                    series(&c.times_ms, col(0), "Succeeded so far", 2, false),
-                    series(&c.times_ms, col(1), "Failed so far", 1, false),
-                    series(&c.times_ms, col(2), "Waiting now", 0, true),
+                    series(&c.times_ms, col(0), "Succeeded so far", slot::GREEN, false),
+                    series(&c.times_ms, col(1), "Failed so far", slot::RED, false),
+                    series(&c.times_ms, col(2), "Waiting now", slot::BLUE, true),
                 ],
                 markers: m,
                 y_min_max: 10.0,

@@ -7,20 +7,21 @@ use leptos::prelude::*;
 
 use crate::scenarios::deadline_chain::{DeadlineChain, HOPS, Lane, MODES, MarkKind, MsgKind, Party, Phase, Reason, WorkOutcome};
 use crate::sim::{Micros, Params, Simulation, Value};
+use crate::ui::kit::chart::slot;
 use crate::ui::kit::stat::display;
 use crate::ui::kit::{
     Arrow, Fill, LegendItem, Meter, Shape, SimFrame, SimState, StatCard, SwimBar, SwimLane, SwimMark, SwimlaneData,
     Swimlanes,
 };
 
-// Palette slots (kit::chart): work, a bad end, a good end, a timer, a budget, waiting.
-const WORK: usize = 0;
-const BAD: usize = 1;
-const GOOD: usize = 2;
-const TIMER: usize = 3;
-const USER_BUDGET: usize = 4;
-const BUDGET: usize = 5;
-const MUTED: usize = 7;
+// What each colour means on this page's timeline.
+const WORK: usize = slot::BLUE;
+const BAD: usize = slot::RED;
+const GOOD: usize = slot::GREEN;
+const TIMER: usize = slot::PURPLE;
+const USER_BUDGET: usize = slot::ORANGE;
+const BUDGET: usize = slot::TEAL;
+const MUTED: usize = slot::GRAY;
 const C: usize = HOPS - 1;
 
 fn ms(t: Micros) -> f64 {

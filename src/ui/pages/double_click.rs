@@ -10,6 +10,7 @@ use crate::scenarios::double_click::{
 use crate::sim::rng::ms_to_us;
 use crate::sim::{Micros, Params, Simulation, Value};
 use crate::ui::kit::lanes::{Anchor, Item, Lane, Lanes, LanesData, Link, Shape};
+use crate::ui::kit::chart::slot::{self, GRAY, GREEN, ORANGE, PINK, RED};
 use crate::ui::kit::{SimFrame, SimState, StatCard};
 
 /// The fix choices as a reader reads them, in the order of [`FIXES`].
@@ -25,13 +26,8 @@ const FIX_TEXT: &[(&str, &str)] = &[
 /// to watch, and the whole story about 7 s.
 const DEFAULT_SPEED: f64 = 0.5;
 
-// Palette slots (see kit::chart): blue and purple for the two clicks, then the outcomes.
-const CLICK_COLORS: [usize; 2] = [0, 3];
-const RED: usize = 1;
-const GREEN: usize = 2;
-const ORANGE: usize = 4;
-const PINK: usize = 6;
-const GRAY: usize = 7;
+// Blue and purple for the two clicks; the other colours mark outcomes.
+const CLICK_COLORS: [usize; 2] = [slot::BLUE, slot::PURPLE];
 
 const LANE_PAGE: usize = 0;
 const LANE_HELPER: usize = 1;

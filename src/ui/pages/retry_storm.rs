@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use crate::scenarios::retry_storm::{ClientState, MODES, RetryStorm, TICK, col};
 use crate::sim::params::format_number;
 use crate::sim::{Params, Simulation, Value};
-use crate::ui::kit::chart::{Bars, color, prefers_dark};
+use crate::ui::kit::chart::{Bars, color, prefers_dark, slot};
 use crate::ui::kit::stat::display;
 use crate::ui::kit::{Chart, ChartData, Line, SimFrame, SimState, StatCard};
 
@@ -19,7 +19,7 @@ const LEGEND_REJECTED: &str = "Rejected: over capacity (503)";
 const LEGEND_FAILED: &str = "Failed: provider down";
 
 /// The legend of the bar charts, with their palette slots.
-const BAR_LEGEND: [(&str, usize); 3] = [(LEGEND_SERVED, 2), (LEGEND_REJECTED, 1), (LEGEND_FAILED, 7)];
+const BAR_LEGEND: [(&str, usize); 3] = [(LEGEND_SERVED, slot::GREEN), (LEGEND_REJECTED, slot::RED), (LEGEND_FAILED, slot::GRAY)];
 
 /// A peak above this multiple of the capacity reads as a storm (red), below it as fine.
 const STORM_RATIO: f64 = 1.5;
@@ -233,8 +233,8 @@ pub fn RetryStormPage(state: SimState) -> impl IntoView {
                 x_range: (0.0, s.end() as f64 / 1000.0),
                 y_unit: "",
                 lines: vec![
-                    Line { label: "Waiting to retry".into(), color: 4, xs: xs.clone(), ys: column(s, col::WAITING), dashed: false },
-                    Line { label: "In a call".into(), color: 0, xs, ys: column(s, col::IN_FLIGHT), dashed: true },
+                    Line { label: "Waiting to retry".into(), color: slot::ORANGE, xs: xs.clone(), ys: column(s, col::WAITING), dashed: false },
+                    Line { label: "In a call".into(), color: slot::BLUE, xs, ys: column(s, col::IN_FLIGHT), dashed: true },
                 ],
                 shaded: outage_shade(s, "provider down"),
                 y_min_max: s.clients().len() as f64 * 1.15,
@@ -437,8 +437,8 @@ pub fn RetryStormPage(state: SimState) -> impl IntoView {
                     <ul class="legend">
                         {BAR_LEGEND
                             .iter()
-                            .map(|&(label, slot)| {
-                                let style = format!("background:{}", color(slot, prefers_dark()));
+                            .map(|&(label, palette_slot)| {
+                                let style = format!("background:{}", color(palette_slot, prefers_dark()));
                                 view! { <li><span class="swatch" style=style></span>{label}</li> }
                             })
                             .collect_view()}

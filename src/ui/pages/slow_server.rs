@@ -4,6 +4,7 @@ use leptos::prelude::*;
 
 use crate::scenarios::slow_server::{SAMPLE_EVERY, SlowServer, server_name};
 use crate::sim::{Params, Simulation, Value};
+use crate::ui::kit::chart::slot;
 use crate::ui::kit::stat::display;
 use crate::ui::kit::{Chart, ChartData, Line, SimFrame, SimState, StatCard};
 
@@ -161,7 +162,7 @@ pub fn SlowServerPage(state: SimState) -> impl IntoView {
             ChartData {
                 x_range: (0.0, s.end() as f64 / 1000.0),
                 y_unit: "ms",
-                lines: vec![line("p50 (last 1 s)", 2, 0), line("p99 (last 1 s)", 1, 1)],
+                lines: vec![line("p50 (last 1 s)", slot::GREEN, 0), line("p99 (last 1 s)", slot::RED, 1)],
                 markers: markers(s),
                 log_y: true,
                 y_min_max: 10.0,
@@ -180,10 +181,10 @@ pub fn SlowServerPage(state: SimState) -> impl IntoView {
                 x_range: (0.0, s.end() as f64 / 1000.0),
                 y_unit: "",
                 lines: vec![
-                    Line { label: "In flight".into(), color: 0, xs: c.times_ms.clone(), ys: c.values.iter().map(|v| v[0]).collect(), dashed: false },
+                    Line { label: "In flight".into(), color: slot::BLUE, xs: c.times_ms.clone(), ys: c.values.iter().map(|v| v[0]).collect(), dashed: false },
                     Line {
                         label: "Little's law: rate × mean latency (last 1 s)".into(),
-                        color: 4,
+                        color: slot::ORANGE,
                         xs: c.times_ms.clone(),
                         ys: c.values.iter().map(|v| v[1]).collect(),
                         dashed: true,
