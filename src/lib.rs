@@ -5,8 +5,12 @@
 //! no web dependency; `ui` (the Leptos app) exists only in the wasm build.
 
 pub mod bench;
+pub mod format;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod report;
 pub mod scenarios;
 pub mod sim;
+pub mod sweep;
 pub mod url;
 
 #[cfg(target_arch = "wasm32")]

@@ -2,11 +2,13 @@
 //! No web dependency lives here; the same code runs natively (CLI, tests) and in wasm.
 
 pub mod engine;
+pub mod model;
 pub mod params;
 pub mod rng;
 pub mod scenario;
 pub mod stats;
 
-pub use engine::{EventQueue, Micros, StepOutcome, MS, SEC};
-pub use params::{ParamKind, ParamSpec, Params, Preset};
-pub use scenario::{MetricSpec, ScenarioSpec, Simulation, Value};
+pub use engine::{EventQueue, MS, Micros, SEC, StepOutcome, TimerKey};
+pub use model::{Host, Model};
+pub use params::{ChoiceOption, Config, ParamKind, ParamSpec, Params, Preset};
+pub use scenario::{MetricSpec, Reading, ScenarioSpec, Simulation, Value};

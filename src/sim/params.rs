@@ -2,13 +2,24 @@
 
 use std::fmt;
 
+use crate::format::plain;
+
 /// What kind of value a parameter holds. Every value is stored as an `f64`: a number as
 /// itself, a toggle as 0 or 1, a choice as the index of its option.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ParamKind {
     Number,
     Toggle,
-    Choice(&'static [&'static str]),
+    Choice(&'static [ChoiceOption]),
+}
+
+/// One option of a choice parameter: the id links and the CLI use, the label a reader sees,
+/// and a sentence of help in the reader's words.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChoiceOption {
+    pub id: &'static str,
+    pub label: &'static str,
+    pub help: &'static str,
 }
 
 /// One parameter of a scenario.
@@ -44,16 +55,26 @@ impl ParamSpec {
         Self { id, label, unit: "", kind: ParamKind::Toggle, default, min: 0.0, max: 1.0, step: 1.0, help }
     }
 
-    /// A choice among named options; `default` is the index of the default option.
+    /// A choice among declared options; `default` is the index of the default option.
     pub const fn choice(
         id: &'static str,
         label: &'static str,
-        options: &'static [&'static str],
+        options: &'static [ChoiceOption],
         default: usize,
         help: &'static str,
     ) -> Self {
         let max = options.len() as f64 - 1.0;
-        Self { id, label, unit: "", kind: ParamKind::Choice(options), default: default as f64, min: 0.0, max, step: 1.0, help }
+        Self {
+            id,
+            label,
+            unit: "",
+            kind: ParamKind::Choice(options),
+            default: default as f64,
+            min: 0.0,
+            max,
+            step: 1.0,
+            help,
+        }
     }
 
     /// The value at fraction `f` (0 to 1) of the declared range: a number linearly, a toggle
@@ -80,7 +101,7 @@ impl ParamSpec {
                 "0" | "false" | "off" | "no" => 0.0,
                 _ => return Err(self.error(ParamErrorKind::NotAToggle, text)),
             },
-            ParamKind::Choice(options) => match options.iter().position(|o| *o == text) {
+            ParamKind::Choice(options) => match options.iter().position(|o| o.id == text) {
                 Some(i) => i as f64,
                 None => return Err(self.error(ParamErrorKind::UnknownOption, text)),
             },
@@ -112,9 +133,9 @@ impl ParamSpec {
     /// How a value is written back (CLI JSON, URL): choices by name, toggles as true/false.
     pub fn format(&self, value: f64) -> String {
         match self.kind {
-            ParamKind::Number => format_number(value),
+            ParamKind::Number => plain(value),
             ParamKind::Toggle => (if value >= 0.5 { "true" } else { "false" }).to_string(),
-            ParamKind::Choice(options) => options[(value as usize).min(options.len() - 1)].to_string(),
+            ParamKind::Choice(options) => options[(value as usize).min(options.len() - 1)].id.to_string(),
         }
     }
 
@@ -122,10 +143,12 @@ impl ParamSpec {
     pub fn allowed(&self) -> String {
         match self.kind {
             ParamKind::Number => {
-                format!("a number from {} to {}{}", format_number(self.min), format_number(self.max), unit_suffix(self.unit))
+                format!("a number from {} to {}{}", plain(self.min), plain(self.max), unit_suffix(self.unit))
             }
             ParamKind::Toggle => "true or false".to_string(),
-            ParamKind::Choice(options) => format!("one of {}", options.join(", ")),
+            ParamKind::Choice(options) => {
+                format!("one of {}", options.iter().map(|o| o.id).collect::<Vec<_>>().join(", "))
+            }
         }
     }
 
@@ -136,16 +159,6 @@ impl ParamSpec {
 
 fn unit_suffix(unit: &str) -> String {
     if unit.is_empty() { String::new() } else { format!(" {unit}") }
-}
-
-/// Numbers without a trailing `.0`, and without float noise.
-pub fn format_number(v: f64) -> String {
-    if v == libm::trunc(v) && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        let s = format!("{:.6}", v);
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    }
 }
 
 /// Keeps error messages one line and short, whatever was typed.
@@ -226,8 +239,13 @@ impl Params {
     /// Sets a parameter to the nearest allowed value (the sliders' behaviour).
     pub fn set(&mut self, id: &str, value: f64) {
         if let Some(i) = self.index_of(id) {
-            self.values[i] = self.specs[i].sanitize(value);
+            self.set_at(i, value);
         }
+    }
+
+    /// Sets the `i`th declared parameter to the nearest allowed value.
+    pub fn set_at(&mut self, i: usize, value: f64) {
+        self.values[i] = self.specs[i].sanitize(value);
     }
 
     pub fn get(&self, id: &str) -> f64 {
@@ -245,7 +263,7 @@ impl Params {
     pub fn choice(&self, id: &str) -> &'static str {
         let i = self.index_of(id).unwrap_or_else(|| panic!("undeclared parameter '{id}'"));
         match self.specs[i].kind {
-            ParamKind::Choice(options) => options[(self.values[i] as usize).min(options.len() - 1)],
+            ParamKind::Choice(options) => options[(self.values[i] as usize).min(options.len() - 1)].id,
             _ => panic!("parameter '{id}' is not a choice"),
         }
     }
@@ -277,4 +295,182 @@ impl fmt::Display for SetError {
             SetError::Invalid(e) => e.fmt(f),
         }
     }
+}
+
+/// A parameter value as a model reads it: a number, a count, a toggle or a choice.
+pub trait ParamValue: Sized {
+    fn from_value(value: f64) -> Self;
+    fn to_value(&self) -> f64;
+}
+
+impl ParamValue for f64 {
+    fn from_value(value: f64) -> Self {
+        value
+    }
+    fn to_value(&self) -> f64 {
+        *self
+    }
+}
+
+impl ParamValue for bool {
+    fn from_value(value: f64) -> Self {
+        value >= 0.5
+    }
+    fn to_value(&self) -> f64 {
+        f64::from(u8::from(*self))
+    }
+}
+
+macro_rules! whole_number_params {
+    ($($t:ty),*) => {$(
+        impl ParamValue for $t {
+            // Values are sanitized to the declared step first, so the cast only drops a `.0`.
+            fn from_value(value: f64) -> Self {
+                value as $t
+            }
+            fn to_value(&self) -> f64 {
+                *self as f64
+            }
+        }
+    )*};
+}
+whole_number_params!(u32, u64, usize);
+
+/// A scenario's typed configuration: one field per declared parameter, built by
+/// [`config!`](crate::config) together with the declaration, so a model and a page read
+/// `config.rate`, never `params.get("rate")`.
+pub trait Config: Clone + PartialEq + std::fmt::Debug + 'static {
+    /// The declaration the fields come from, in order.
+    fn specs() -> &'static [ParamSpec];
+    /// The fields from values in declaration order.
+    fn from_values(values: &[f64]) -> Self;
+    /// The values in declaration order.
+    fn to_values(&self) -> Vec<f64>;
+
+    /// The configuration held by `params`, which must belong to this declaration.
+    fn from_params(params: &Params) -> Self {
+        assert!(std::ptr::eq(params.specs(), Self::specs()), "parameters of another scenario");
+        Self::from_values(params.values())
+    }
+
+    /// The declared defaults.
+    fn defaults() -> Self {
+        Self::from_params(&Params::defaults(Self::specs()))
+    }
+
+    /// These values as parameters, each snapped to its range and step.
+    fn to_params(&self) -> Params {
+        let specs = Self::specs();
+        let values = specs.iter().zip(self.to_values()).map(|(s, v)| s.sanitize(v)).collect();
+        Params { specs, values }
+    }
+}
+
+/// Declares a scenario's parameters and its typed configuration at once:
+///
+/// ```ignore
+/// config! {
+///     /// What the model reads.
+///     pub struct SlowServerConfig in PARAMS {
+///         pub rate: f64 = ParamSpec::number("rate", "Arrival rate", "req/s", 150.0, (1.0, 3000.0, 1.0), "…"),
+///         pub policy: Policy = ParamSpec::choice("policy", "Balancing policy", Policy::OPTIONS, 0, "…"),
+///     }
+/// }
+/// ```
+///
+/// gives `static PARAMS: &[ParamSpec]` (the declaration the CLI, the URL and the sliders
+/// read) and the struct with one field per parameter, in the same order.
+#[macro_export]
+macro_rules! config {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident in $specs:ident {
+            $( $(#[$fmeta:meta])* pub $field:ident : $ty:ty = $spec:expr ),+ $(,)?
+        }
+    ) => {
+        /// The parameters, in declaration order: ids, labels, units, defaults, ranges and help.
+        pub static $specs: &[$crate::sim::ParamSpec] = &[$($spec),+];
+
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct $name {
+            $( $(#[$fmeta])* pub $field: $ty ),+
+        }
+
+        impl $crate::sim::params::Config for $name {
+            fn specs() -> &'static [$crate::sim::ParamSpec] {
+                $specs
+            }
+
+            fn from_values(values: &[f64]) -> Self {
+                let mut values = values.iter().copied();
+                Self {
+                    $( $field: $crate::sim::params::ParamValue::from_value(
+                        values.next().expect("one value per declared parameter"),
+                    ) ),+
+                }
+            }
+
+            fn to_values(&self) -> Vec<f64> {
+                vec![$( $crate::sim::params::ParamValue::to_value(&self.$field) ),+]
+            }
+        }
+    };
+}
+
+/// Declares the options of a choice parameter as an enum, each with its id, label and help:
+///
+/// ```ignore
+/// choice! {
+///     pub enum Policy {
+///         RoundRobin = ("round-robin", "Round robin", "Each server in turn."),
+///         Random = ("random", "Random", "A server at random."),
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! choice {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = ($id:literal, $label:literal, $help:literal) ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $name {
+            $( $(#[$vmeta])* $variant ),+
+        }
+
+        impl $name {
+            /// The options as the declaration lists them.
+            pub const OPTIONS: &'static [$crate::sim::params::ChoiceOption] = &[
+                $( $crate::sim::params::ChoiceOption { id: $id, label: $label, help: $help } ),+
+            ];
+            /// Every option, in declaration order.
+            pub const ALL: &'static [Self] = &[$(Self::$variant),+];
+
+            pub fn id(self) -> &'static str {
+                Self::OPTIONS[self as usize].id
+            }
+
+            pub fn label(self) -> &'static str {
+                Self::OPTIONS[self as usize].label
+            }
+
+            pub fn help(self) -> &'static str {
+                Self::OPTIONS[self as usize].help
+            }
+        }
+
+        impl $crate::sim::params::ParamValue for $name {
+            fn from_value(value: f64) -> Self {
+                Self::ALL[(value as usize).min(Self::ALL.len() - 1)]
+            }
+
+            fn to_value(&self) -> f64 {
+                *self as usize as f64
+            }
+        }
+    };
 }

@@ -1,6 +1,7 @@
 //! The one declaration a scenario makes, and the interface every simulation offers.
 
 use super::engine::{Micros, StepOutcome};
+use super::model::Runs;
 use super::params::{ParamSpec, Params, Preset};
 
 /// A metric a scenario reports (JSON key, stat card).
@@ -45,8 +46,12 @@ impl Value {
     }
 }
 
-/// A running simulation. Every scenario implements this; the CLI, the benchmarks and the
-/// generic parts of the UI use nothing else.
+/// Sentences that explain a run, each keyed by what it explains ("answer", "verdict", …):
+/// computed from the run, never written for the chapter's run only.
+pub type Reading = Vec<(&'static str, String)>;
+
+/// A running simulation. [`Host`](super::model::Host) implements it for every model; the CLI,
+/// the benchmarks and the generic parts of the UI use nothing else.
 pub trait Simulation: std::any::Any {
     /// Current simulated time.
     fn now(&self) -> Micros;
@@ -59,6 +64,8 @@ pub trait Simulation: std::any::Any {
     fn events(&self) -> u64;
     /// The scenario's metrics, keyed as declared.
     fn metrics(&self) -> Vec<(&'static str, Value)>;
+    /// Sentences that explain this run, computed from its configuration and its metrics.
+    fn reading(&self) -> Reading;
 
     fn finished(&self) -> bool {
         self.now() >= self.end()
@@ -72,29 +79,17 @@ pub trait Simulation: std::any::Any {
     }
 }
 
-/// The clock half of [`Simulation`] for a scenario made of `queue: EventQueue<Event>` and a
-/// `model` with an `end` field and a `handle(queue, now, event)` method: `now`, `end`,
-/// `advance` and `events`, written once. Use it inside `impl Simulation for …`.
-#[macro_export]
-macro_rules! event_driven_clock {
-    () => {
-        fn now(&self) -> $crate::sim::Micros {
-            self.queue.now()
-        }
-
-        fn end(&self) -> $crate::sim::Micros {
-            self.model.end
-        }
-
-        fn advance(&mut self, until: $crate::sim::Micros, max_events: u64) -> $crate::sim::StepOutcome {
-            let model = &mut self.model;
-            self.queue.run_until(until.min(model.end), max_events, |q, t, e| model.handle(q, t, e))
-        }
-
-        fn events(&self) -> u64 {
-            self.queue.processed()
-        }
-    };
+/// A scenario's default sweep: what its page's sweep view shows first and what the CLI sweeps
+/// without `--x`, with the sentence that reads its curve.
+#[derive(Clone, Copy, Debug)]
+pub struct SweepDefault {
+    pub x: &'static str,
+    pub from: f64,
+    pub to: f64,
+    pub steps: usize,
+    /// A choice parameter: one line per option.
+    pub by: Option<&'static str>,
+    pub metric: &'static str,
 }
 
 /// Everything about one scenario, declared once.
@@ -108,13 +103,23 @@ pub struct ScenarioSpec {
     pub params: &'static [ParamSpec],
     pub presets: &'static [Preset],
     pub metrics: &'static [MetricSpec],
+    /// The metrics a reader should look at first (stat cards' order, spreads, sweeps).
+    pub headline: &'static [&'static str],
+    /// How long a run is when its model does not say (ms).
     pub default_duration_ms: u64,
-    pub build: fn(&Params, u64, Micros) -> Box<dyn Simulation>,
+    pub sweep: SweepDefault,
+    /// The model: builds runs, says how long a run should be, states the theory of a sweep.
+    pub model: &'static dyn Runs,
 }
 
-/// The shortest and longest runs anyone can ask for.
+/// The shortest and longest runs a reader can ask for (link, command line); also the longest a
+/// model declares for itself unless it raises its own limit
+/// ([`Model::MAX_RUN_LENGTH_MS`](super::model::Model::MAX_RUN_LENGTH_MS)).
 pub const MIN_DURATION_MS: u64 = 100;
 pub const MAX_DURATION_MS: u64 = 4 * 3_600_000;
+/// The longest run any model may declare for itself: 30 days, for a model whose queue jumps
+/// over idle days (at-least-once's late redeliveries come days after the ack).
+pub const MAX_RUN_LENGTH_MS: u64 = 30 * 24 * 3_600_000;
 
 impl ScenarioSpec {
     pub fn defaults(&self) -> Params {
@@ -133,9 +138,17 @@ impl ScenarioSpec {
         self.metrics.iter().find(|m| m.key == key)
     }
 
-    /// Builds a simulation; the duration is clamped to the allowed range.
+    /// The length of a run with `params` when no duration was set: long enough to show what
+    /// the parameters set in motion, in the allowed range (a model's own run length is capped
+    /// by the model: see `Model::MAX_RUN_LENGTH_MS`).
+    pub fn duration_for(&self, params: &Params) -> u64 {
+        self.model.run_length_ms(params).unwrap_or(self.default_duration_ms).clamp(MIN_DURATION_MS, MAX_RUN_LENGTH_MS)
+    }
+
+    /// Builds a simulation; the duration is clamped to the allowed range (a reader's duration
+    /// was checked against [`MAX_DURATION_MS`] where it was read).
     pub fn start(&self, params: &Params, seed: u64, duration_ms: u64) -> Box<dyn Simulation> {
-        let d = duration_ms.clamp(MIN_DURATION_MS, MAX_DURATION_MS);
-        (self.build)(params, seed, d * 1_000)
+        let d = duration_ms.clamp(MIN_DURATION_MS, MAX_RUN_LENGTH_MS);
+        self.model.build(params, seed, d * 1_000)
     }
 }

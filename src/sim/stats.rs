@@ -200,24 +200,31 @@ impl WindowHistogram {
 
 /// Time series for charts with bounded memory: when full, every other point is dropped and
 /// the sampling stride doubles, so a run of any length keeps its whole shape in at most
-/// `capacity` points.
+/// `capacity` points. Each point is a row of the model's own type, so a page asks for a
+/// column by name (`series.column(|r| r.p99_ms)`), never by position.
 #[derive(Clone, Debug)]
-pub struct Series<const N: usize> {
-    pub times_ms: Vec<f64>,
-    pub values: Vec<[f64; N]>,
+pub struct Series<R> {
+    times_ms: Vec<f64>,
+    rows: Vec<R>,
     capacity: usize,
     stride: u64,
     offered: u64,
 }
 
-impl<const N: usize> Series<N> {
+impl<R: Copy> Series<R> {
     pub fn new(capacity: usize) -> Self {
         let capacity = capacity.max(4) & !1;
-        Self { times_ms: Vec::with_capacity(capacity), values: Vec::with_capacity(capacity), capacity, stride: 1, offered: 0 }
+        Self {
+            times_ms: Vec::with_capacity(capacity),
+            rows: Vec::with_capacity(capacity),
+            capacity,
+            stride: 1,
+            offered: 0,
+        }
     }
 
     /// Offers a sample; it is kept when it falls on the current stride.
-    pub fn push(&mut self, t_ms: f64, v: [f64; N]) {
+    pub fn push(&mut self, t_ms: f64, row: R) {
         let keep = self.offered.is_multiple_of(self.stride);
         self.offered += 1;
         if !keep {
@@ -230,7 +237,7 @@ impl<const N: usize> Series<N> {
                 i % 2 == 1
             });
             let mut j = 0;
-            self.values.retain(|_| {
+            self.rows.retain(|_| {
                 j += 1;
                 j % 2 == 1
             });
@@ -240,7 +247,21 @@ impl<const N: usize> Series<N> {
             }
         }
         self.times_ms.push(t_ms);
-        self.values.push(v);
+        self.rows.push(row);
+    }
+
+    /// The sample times, in ms of simulated time.
+    pub fn times_ms(&self) -> &[f64] {
+        &self.times_ms
+    }
+
+    pub fn rows(&self) -> &[R] {
+        &self.rows
+    }
+
+    /// One column, picked by name from the row.
+    pub fn column(&self, pick: impl Fn(&R) -> f64) -> Vec<f64> {
+        self.rows.iter().map(pick).collect()
     }
 
     pub fn len(&self) -> usize {
@@ -251,8 +272,8 @@ impl<const N: usize> Series<N> {
         self.times_ms.is_empty()
     }
 
-    pub fn last(&self) -> Option<(f64, [f64; N])> {
-        Some((*self.times_ms.last()?, *self.values.last()?))
+    pub fn last(&self) -> Option<(f64, R)> {
+        Some((*self.times_ms.last()?, *self.rows.last()?))
     }
 }
 
@@ -306,13 +327,14 @@ mod tests {
 
     #[test]
     fn series_stays_bounded_and_keeps_the_ends() {
-        let mut s = Series::<1>::new(100);
+        let mut s = Series::<f64>::new(100);
         for i in 0..100_000 {
-            s.push(i as f64, [i as f64]);
+            s.push(i as f64, i as f64);
         }
         assert!(s.len() <= 100 && s.len() >= 50, "len {}", s.len());
-        assert_eq!(s.times_ms[0], 0.0);
+        assert_eq!(s.times_ms()[0], 0.0);
         assert!(s.last().unwrap().0 > 90_000.0);
-        assert!(s.times_ms.windows(2).all(|w| w[0] < w[1]));
+        assert!(s.times_ms().windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(s.column(|r| *r), s.times_ms(), "each row kept with its time");
     }
 }

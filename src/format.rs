@@ -1,0 +1,197 @@
+//! How numbers read, everywhere: stat cards, chart axes, timelines, the readings of a run and
+//! the command line. Plain Rust, so the readings that use it are tested natively.
+
+use crate::sim::{Micros, Value};
+
+/// An integer with thousands separators: 12,345.
+pub fn group(i: i64) -> String {
+    let digits = i.unsigned_abs().to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if i < 0 {
+        out.push('-');
+    }
+    for (n, c) in digits.chars().enumerate() {
+        if n > 0 && (digits.len() - n).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A count: 1,234.
+pub fn count(n: u64) -> String {
+    group(n.min(i64::MAX as u64) as i64)
+}
+
+/// A quantity as a reader quotes it: whole numbers with separators from 100 up ("1,449"),
+/// one decimal below ("56.6"), and no "-0".
+pub fn number(x: f64) -> String {
+    if !x.is_finite() {
+        return "—".into();
+    }
+    if x.abs() >= 100.0 || x == libm::trunc(x) {
+        group(libm::round(x) as i64)
+    } else {
+        let s = format!("{x:.1}");
+        if s == "-0.0" { "0.0".into() } else { s }
+    }
+}
+
+/// Milliseconds with their unit: "1,448 ms", "56.6 ms".
+pub fn ms(x: f64) -> String {
+    format!("{} ms", number(x))
+}
+
+/// A simulated time in µs as milliseconds: "1,448 ms".
+pub fn us_as_ms(t: Micros) -> String {
+    ms(t as f64 / 1000.0)
+}
+
+/// Seconds for people, at most two decimals and no trailing zeros: "0.43 s", "10 s".
+pub fn seconds(us: Micros) -> String {
+    secs(us as f64 / 1e6)
+}
+
+/// Seconds from a float: "0.43 s", "10 s", "1,200 s".
+pub fn secs(s: f64) -> String {
+    if s.abs() >= 1000.0 {
+        return format!("{} s", group(libm::round(s) as i64));
+    }
+    let text = format!("{s:.2}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{text} s")
+}
+
+/// A duration in ms as a reader would say it: "1 s" for whole seconds, "350 ms" otherwise.
+pub fn duration_ms(ms_value: f64) -> String {
+    if ms_value >= 1000.0 && ms_value % 1000.0 == 0.0 { secs(ms_value / 1000.0) } else { ms(ms_value) }
+}
+
+/// A long span in ms as a reader would say it: "4 days", "36 h", "90 min", else as
+/// [`duration_ms`] ("30 s", "350 ms").
+pub fn span_ms(ms_value: f64) -> String {
+    const MINUTE: f64 = 60_000.0;
+    const HOUR: f64 = 60.0 * MINUTE;
+    const DAY: f64 = 24.0 * HOUR;
+    let whole = |unit: f64| ms_value >= unit && ms_value % unit == 0.0;
+    if ms_value >= 2.0 * DAY && whole(DAY) {
+        let days = (ms_value / DAY) as u64;
+        format!("{} {}", count(days), plural(days, "day", "days"))
+    } else if ms_value >= HOUR && whole(HOUR / 2.0) {
+        format!("{} h", number(ms_value / HOUR))
+    } else if ms_value >= MINUTE && whole(MINUTE) {
+        format!("{} min", count((ms_value / MINUTE) as u64))
+    } else {
+        duration_ms(ms_value)
+    }
+}
+
+/// A percentage: "12%", "0.5%".
+pub fn pct(x: f64) -> String {
+    if x.abs() >= 10.0 || x == libm::trunc(x) {
+        format!("{}%", group(libm::round(x) as i64))
+    } else {
+        format!("{x:.1}%")
+    }
+}
+
+/// A ratio: "×9.8".
+pub fn times(x: f64) -> String {
+    format!("×{x:.1}")
+}
+
+/// Money in cents as dollars: "$49.99".
+pub fn dollars(cents: u64) -> String {
+    format!("${}.{:02}", count(cents / 100), cents % 100)
+}
+
+/// `one` or `many` after a count.
+pub fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
+}
+
+/// "1 call", "3 calls".
+pub fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", count(n), if n == 1 { one } else { many })
+}
+
+/// A number as a parameter writes it: no trailing `.0`, no float noise (0.3, not
+/// 0.30000000000000004).
+pub fn plain(v: f64) -> String {
+    if v == libm::trunc(v) && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        let s = format!("{v:.6}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+/// A value with its unit, as beside a slider: "150 req/s", "5×", "3".
+pub fn with_unit(value: f64, unit: &str) -> String {
+    let v = plain(value);
+    match unit {
+        "" => v,
+        "×" => format!("{v}×"),
+        u => format!("{v} {u}"),
+    }
+}
+
+/// How a metric's value reads on a card: a dash for none, yes/no, numbers as [`number`].
+pub fn value(v: &Value) -> String {
+    match v {
+        Value::Null => "—".into(),
+        Value::Bool(b) => (if *b { "yes" } else { "no" }).into(),
+        Value::Int(i) => group(*i),
+        Value::Num(x) => number(*x),
+        Value::Text(t) => t.clone(),
+        Value::List(rows) => counted(rows.len() as u64, "row", "rows"),
+    }
+}
+
+/// An axis tick: "500", "1.5k", "20k".
+pub fn tick(v: f64) -> String {
+    if v.abs() >= 1000.0 {
+        let k = v / 1000.0;
+        if k == libm::trunc(k) { format!("{}k", k as i64) } else { format!("{k:.1}k") }
+    } else if v == libm::trunc(v) {
+        format!("{}", v as i64)
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_as_a_reader_quotes_them() {
+        assert_eq!(group(1_234_567), "1,234,567");
+        assert_eq!(group(-1_234), "-1,234");
+        assert_eq!(number(56.64), "56.6");
+        assert_eq!(number(1448.4), "1,448");
+        assert_eq!(number(-0.01), "0.0");
+        assert_eq!(number(3.0), "3");
+        assert_eq!(ms(2004.0), "2,004 ms");
+        assert_eq!(seconds(430_000), "0.43 s");
+        assert_eq!(seconds(10_000_000), "10 s");
+        assert_eq!(duration_ms(1000.0), "1 s");
+        assert_eq!(duration_ms(350.0), "350 ms");
+        assert_eq!(span_ms(4.0 * 86_400_000.0), "4 days");
+        assert_eq!(span_ms(86_400_000.0), "24 h");
+        assert_eq!(span_ms(7.0 * 86_400_000.0), "7 days");
+        assert_eq!(span_ms(36.0 * 3_600_000.0), "36 h");
+        assert_eq!(span_ms(5_400_000.0), "1.5 h");
+        assert_eq!(span_ms(120_000.0), "2 min");
+        assert_eq!(span_ms(30_000.0), "30 s");
+        assert_eq!(pct(12.6), "13%");
+        assert_eq!(pct(0.5), "0.5%");
+        assert_eq!(dollars(4999), "$49.99");
+        assert_eq!(with_unit(0.3, "s"), "0.3 s");
+        assert_eq!(with_unit(5.0, "×"), "5×");
+        assert_eq!(tick(1500.0), "1.5k");
+        assert_eq!(value(&Value::Null), "—");
+        assert_eq!(counted(1, "call", "calls"), "1 call");
+    }
+}

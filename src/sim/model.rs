@@ -1,0 +1,154 @@
+//! A model and the one generic host that runs any model as a [`Simulation`].
+//!
+//! A scenario writes a [`Model`]: its typed configuration, its event type, how it starts, how
+//! it handles one event and what it reports. [`Host`] owns the event queue and the clock, so
+//! the loop that advances a run (frames, caps, the end) is written once for every scenario.
+
+use std::marker::PhantomData;
+use std::ops::Deref;
+
+use super::engine::{EventQueue, Micros, StepOutcome};
+use super::params::{Config, Params};
+use super::scenario::{MAX_DURATION_MS, Reading, Simulation, Value};
+
+/// One scenario's model of the world.
+pub trait Model: Sized + 'static {
+    /// The typed configuration, built once from the parameters.
+    type Config: Config;
+    /// What the model schedules on its queue.
+    type Event: Copy + 'static;
+
+    /// Builds the model for a run of `end` µs and schedules its first events.
+    fn new(config: Self::Config, seed: u64, end: Micros, queue: &mut EventQueue<Self::Event>) -> Self;
+
+    /// Handles one event at time `now`.
+    fn handle(&mut self, queue: &mut EventQueue<Self::Event>, now: Micros, event: Self::Event);
+
+    /// The scenario's metrics at time `now`, keyed as declared.
+    fn metrics(&self, now: Micros) -> Vec<(&'static str, Value)>;
+
+    /// The configuration the model was built with (pages read it from the running simulation).
+    fn config(&self) -> &Self::Config;
+
+    /// How long a run with this configuration should be (ms) to show what it sets in motion;
+    /// `None`: the scenario's default duration whatever the parameters.
+    fn run_length_ms(_config: &Self::Config) -> Option<u64> {
+        None
+    }
+
+    /// What theory says about a sweep of parameter `x` (by the options of `by`) from this
+    /// configuration, in a sentence (e.g. where a queue starts to grow without bound); `None`
+    /// where there is no theory to state.
+    fn sweep_theory(_config: &Self::Config, _x: &str, _by: Option<&str>) -> Option<String> {
+        None
+    }
+
+    /// The longest run length this model may declare (ms). A model whose queue jumps over idle
+    /// stretches may raise it, up to [`MAX_RUN_LENGTH_MS`](super::scenario::MAX_RUN_LENGTH_MS):
+    /// a run of days then costs no more than the events in it. Others keep the reader's limit.
+    const MAX_RUN_LENGTH_MS: u64 = MAX_DURATION_MS;
+
+    /// Sentences that explain the run so far (see [`Reading`]); none by default.
+    fn reading(&self, _now: Micros) -> Reading {
+        Vec::new()
+    }
+}
+
+/// A running model: the queue, the clock and the end of the run around it. It derefs to the
+/// model, so a page reads `host.charts()` as it would on the model itself.
+pub struct Host<M: Model> {
+    queue: EventQueue<M::Event>,
+    model: M,
+    end: Micros,
+}
+
+impl<M: Model> Host<M> {
+    /// Starts a run of `end` µs from a typed configuration.
+    pub fn start(config: M::Config, seed: u64, end: Micros) -> Self {
+        let mut queue = EventQueue::new();
+        let model = M::new(config, seed, end, &mut queue);
+        Self { queue, model, end }
+    }
+
+    /// Starts a run from parameter values (the declaration's own, checked).
+    pub fn new(params: &Params, seed: u64, end: Micros) -> Self {
+        Self::start(M::Config::from_params(params), seed, end)
+    }
+
+    pub fn model(&self) -> &M {
+        &self.model
+    }
+
+    /// The time of the next event that will be handled, if any (before the end).
+    pub fn next_event_time(&self) -> Option<Micros> {
+        self.queue.peek_time().filter(|&t| t < self.end)
+    }
+
+    /// Entries waiting in the event queue (memory checks).
+    pub fn queued_events(&self) -> usize {
+        self.queue.len()
+    }
+}
+
+impl<M: Model> Deref for Host<M> {
+    type Target = M;
+    fn deref(&self) -> &M {
+        &self.model
+    }
+}
+
+impl<M: Model> Simulation for Host<M> {
+    fn now(&self) -> Micros {
+        self.queue.now()
+    }
+
+    fn end(&self) -> Micros {
+        self.end
+    }
+
+    fn advance(&mut self, until: Micros, max_events: u64) -> StepOutcome {
+        let model = &mut self.model;
+        self.queue.run_until(until.min(self.end), max_events, |q, t, e| model.handle(q, t, e))
+    }
+
+    fn events(&self) -> u64 {
+        self.queue.processed()
+    }
+
+    fn metrics(&self) -> Vec<(&'static str, Value)> {
+        self.model.metrics(self.queue.now())
+    }
+
+    fn reading(&self) -> Reading {
+        self.model.reading(self.queue.now())
+    }
+}
+
+/// What a scenario's declaration needs from its model without naming its type: build a run,
+/// say how long a run should be, state the theory behind a sweep.
+pub trait Runs: Sync {
+    fn build(&self, params: &Params, seed: u64, end: Micros) -> Box<dyn Simulation>;
+    fn run_length_ms(&self, params: &Params) -> Option<u64>;
+    fn sweep_theory(&self, params: &Params, x: &str, by: Option<&str>) -> Option<String>;
+}
+
+/// [`Runs`] for model `M`: a scenario declares `model: &ModelOf::<M>::NEW`.
+pub struct ModelOf<M>(PhantomData<fn() -> M>);
+
+impl<M> ModelOf<M> {
+    pub const NEW: Self = Self(PhantomData);
+}
+
+impl<M: Model> Runs for ModelOf<M> {
+    fn build(&self, params: &Params, seed: u64, end: Micros) -> Box<dyn Simulation> {
+        Box::new(Host::<M>::new(params, seed, end))
+    }
+
+    fn run_length_ms(&self, params: &Params) -> Option<u64> {
+        M::run_length_ms(&M::Config::from_params(params)).map(|ms| ms.min(M::MAX_RUN_LENGTH_MS))
+    }
+
+    fn sweep_theory(&self, params: &Params, x: &str, by: Option<&str>) -> Option<String> {
+        M::sweep_theory(&M::Config::from_params(params), x, by)
+    }
+}
