@@ -2,8 +2,10 @@
 //! by row, its seven-step timeline, and the model's invariants.
 
 use proptest::prelude::*;
-use resilience_lab::scenarios::cascade::{Cascade, GUIDED_STEPS, SPEC, Slot};
-use resilience_lab::sim::{MS, ParamKind, Params, Simulation, Value};
+use resilience_lab::scenarios::cascade::{self, CHAPTER_TABLE, CascadeConfig, GUIDED_STEPS, SPEC, Slot, Variant};
+use resilience_lab::sim::{Config, Host, MS, Model, ParamKind, Params, Simulation, Value};
+
+type Cascade = Host<cascade::Cascade>;
 
 fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
     let mut p = SPEC.defaults();
@@ -229,8 +231,9 @@ fn page_data_is_exposed_and_bounded() {
     sim.run_to_end();
     let charts = sim.charts();
     assert!(charts.home_in_flight.len() > 500 && charts.home_in_flight.len() <= 1200);
-    assert_eq!(charts.home_in_flight.last().unwrap().1[0], 479.0);
-    assert_eq!(charts.checkout.last().unwrap().1, [4.0, 95.0, 0.0]);
+    assert_eq!(charts.home_in_flight.last().unwrap().1.in_flight, 479.0);
+    let checkout = charts.checkout.last().unwrap().1;
+    assert_eq!((checkout.ok, checkout.failed, checkout.waiting), (4.0, 95.0, 0.0));
     let slots = sim.shared_pool().slots();
     assert_eq!(slots.len(), 20);
     assert!(slots.iter().all(|s| *s == Slot::Recs));
@@ -306,8 +309,9 @@ proptest! {
             }
         }
         let m = sim.metrics();
-        if let Some(size) = (!p.flag("unbounded_pool")).then(|| p.get("pool_size")) {
-            prop_assert!(get(&m, "pool_in_use_max") <= size);
+        let config = CascadeConfig::from_params(&p);
+        if !config.unbounded_pool {
+            prop_assert!(get(&m, "pool_in_use_max") <= f64::from(config.pool_size));
         }
     }
 
@@ -329,20 +333,399 @@ proptest! {
 #[test]
 fn declaration() {
     let variant = SPEC.param("variant").unwrap();
-    assert_eq!(variant.kind, ParamKind::Choice(&["no-timeout", "timeout", "bulkhead", "both"]));
+    assert_eq!(variant.kind, ParamKind::Choice(Variant::OPTIONS));
+    let ids: Vec<&str> = Variant::OPTIONS.iter().map(|o| o.id).collect();
+    assert_eq!(ids, ["no-timeout", "timeout", "bulkhead", "both"]);
     for id in ["recs_timeout_ms", "pool_size", "unbounded_pool", "home_rate", "checkout_rate"] {
         assert!(SPEC.param(id).is_some(), "{id}");
     }
     for key in [
-        "home_in_flight_end", "home_in_flight_growth_per_s", "checkout_ok", "checkout_failed",
-        "checkout_p99_ms", "pool_in_use_max", "downstream_open_connections_max",
+        "home_in_flight_end",
+        "home_in_flight_growth_per_s",
+        "checkout_ok",
+        "checkout_failed",
+        "checkout_p99_ms",
+        "pool_in_use_max",
+        "downstream_open_connections_max",
     ] {
         assert!(SPEC.metric(key).is_some(), "{key}");
     }
     for id in ["no-timeout", "timeout", "bulkhead", "both", "unbounded-pool"] {
         assert!(SPEC.preset(id).is_some(), "{id}");
     }
-    let d = SPEC.defaults();
-    assert_eq!((d.get("pool_size"), d.get("home_rate"), d.get("checkout_rate")), (20.0, 50.0, 10.0));
-    assert_eq!((d.get("recs_timeout_ms"), d.get("checkout_timeout_ms"), d.get("price_ms")), (300.0, 5_000.0, 5.0));
+    let d = CascadeConfig::defaults();
+    assert_eq!((d.variant, d.pool_size, d.home_rate, d.checkout_rate), (Variant::NoTimeout, 20, 50.0, 10.0));
+    assert_eq!((d.recs_timeout_ms, d.checkout_timeout_ms, d.price_ms), (300.0, 5_000.0, 5.0));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reading: every sentence the page shows about the run, checked against the run.
+
+fn reading_of(sim: &Cascade) -> Vec<(&'static str, String)> {
+    sim.reading()
+}
+
+fn sentence(reading: &[(&'static str, String)], key: &str) -> String {
+    reading.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone()).unwrap_or_else(|| panic!("no reading {key}"))
+}
+
+fn finished(preset: &str, sets: &[(&str, &str)], seed: u64) -> Cascade {
+    let p = params(preset, sets);
+    let mut sim = Cascade::new(&p, seed, SPEC.duration_for(&p) * MS);
+    sim.run_to_end();
+    sim
+}
+
+/// The chapter's table, row by row, as this run's row reads at the chapter's settings.
+#[test]
+fn chapter_rows_read_as_the_chapter_prints_them() {
+    let sim = finished("no-timeout", &[], 1);
+    let r = reading_of(&sim);
+    let m = sim.metrics();
+    let n = get(&m, "home_in_flight_end");
+    assert!((n - 479.0).abs() <= 3.0);
+    assert_eq!(sentence(&r, "row_label"), "This run: No timeout, one shared pool of 20");
+    assert_eq!(sentence(&r, "row_home"), format!("{n}, growing about 48 per second"));
+    assert_eq!(sentence(&r, "row_ok"), "4 of 99 (the first 0.4 s)");
+    assert_eq!(sentence(&r, "row_failed"), "95");
+    assert_eq!(CHAPTER_TABLE[0].ok, "4 of 99 (the first 0.4 s)");
+    assert!(std::ptr::eq(
+        CascadeConfig::from_params(&params("no-timeout", &[])).chapter_row().unwrap(),
+        &CHAPTER_TABLE[0]
+    ));
+
+    let sim = finished("timeout", &[], 1);
+    let r = reading_of(&sim);
+    assert_eq!(sentence(&r, "row_label"), "This run: 300 ms timeout on recommendations, one shared pool of 20");
+    let home = sentence(&r, "row_home");
+    assert!(home == "15, flat" || home == "14, flat", "{home}");
+    assert!(sentence(&r, "row_ok").starts_with("99 of 99, p99 1"), "{}", sentence(&r, "row_ok"));
+    assert_eq!(sentence(&r, "row_failed"), "0");
+
+    let sim = finished("bulkhead", &[], 1);
+    let r = reading_of(&sim);
+    assert!(sentence(&r, "row_home").ends_with(", growing about 48 per second"));
+    assert!(sentence(&r, "row_ok").starts_with("99 of 99, p99 1"));
+    // Other settings changed: the row says so, and it is no longer the chapter's row.
+    let p = params("no-timeout", &[("home_rate", "80")]);
+    assert!(CascadeConfig::from_params(&p).chapter_row().is_none());
+    let mut sim = Cascade::new(&p, 1, SPEC.duration_for(&p) * MS);
+    sim.run_to_end();
+    assert_eq!(
+        sentence(&sim.reading(), "row_label"),
+        "This run: No timeout, one shared pool of 20 (also changed: /home rate)"
+    );
+}
+
+/// A 5 s timeout on recommendations is not the chapter's 300 ms: about 240 /home in flight
+/// (48/s × 5 s) and every checkout waits behind them (p99 about 4,620 ms). The page must not
+/// say "15 /home in flight, flat, and /checkout is fine".
+#[test]
+fn reading_timeout_of_five_seconds() {
+    let sim = finished("timeout", &[("recs_timeout_ms", "5000")], 1);
+    let m = sim.metrics();
+    assert!((get(&m, "home_in_flight_end") - 240.0).abs() <= 5.0);
+    assert!((get(&m, "checkout_p99_ms") - 4_620.0).abs() <= 50.0, "{}", get(&m, "checkout_p99_ms"));
+    let r = reading_of(&sim);
+    let all: String = r.iter().map(|(_, v)| v.as_str()).collect::<Vec<_>>().join(" ");
+    assert!(!all.contains("15 /home") && !all.contains("is fine") && !all.contains("300 ms"), "{all}");
+    let home = sentence(&r, "row_home");
+    assert!(home.starts_with(&format!("{}, flat", get(&m, "home_in_flight_end"))), "{home}");
+    assert_eq!(
+        sentence(&r, "row_ok"),
+        format!("99 of 99, p99 {}", resilience_lab::format::ms(get(&m, "checkout_p99_ms")))
+    );
+    assert_eq!(sentence(&r, "row_label"), "This run: 5 s timeout on recommendations, one shared pool of 20");
+    let verdict = sentence(&r, "verdict");
+    assert!(verdict.contains("close to the 5 s after which the client gives up"), "{verdict}");
+    assert!(verdict.contains("had to wait for a connection first"), "{verdict}");
+    assert!(sentence(&r, "fix").starts_with("A 5 s timeout on recommendations"));
+}
+
+/// Recommendations that never stop within the run: nothing hangs and no checkout fails, and
+/// no sentence says otherwise.
+#[test]
+fn reading_when_recommendations_never_stop() {
+    let sim = finished("no-timeout", &[("recs_stops_at_ms", "600000")], 1);
+    let m = sim.metrics();
+    assert_eq!((get(&m, "checkout_ok"), get(&m, "checkout_failed")), (99.0, 0.0));
+    let r = reading_of(&sim);
+    for (key, text) in &r {
+        // The counts say "0 failed"; no sentence says anything failed.
+        if *key == "tour_checkout" {
+            assert!(text.contains(", 0 failed,"), "{text}");
+        } else {
+            assert!(
+                !text.contains("fail") && !text.contains("gave up") && !text.contains("never return"),
+                "{key}: {text}"
+            );
+        }
+    }
+    assert!(sentence(&r, "verdict").starts_with("Recommendations answers throughout this run"));
+    assert!(sentence(&r, "row_ok").starts_with("99 of 99, p99 "));
+    assert_eq!(sentence(&r, "row_failed"), "0");
+    assert!(sentence(&r, "row_label").ends_with("(also changed: Recommendations stops at)"));
+}
+
+/// The unbounded pool is not the chapter's pool of 20: its row, its tour and its verdict say
+/// so, and nothing says /checkout died.
+#[test]
+fn reading_unbounded_pool() {
+    let sim = finished("unbounded-pool", &[], 1);
+    let m = sim.metrics();
+    let open = get(&m, "downstream_open_connections_max");
+    assert!((open - 481.0).abs() <= 5.0, "{open}");
+    let r = reading_of(&sim);
+    assert_eq!(sentence(&r, "row_label"), "This run: No timeout, no connection limit");
+    for (key, text) in &r {
+        assert!(!text.contains("of 20") && !text.contains("healthy endpoint died"), "{key}: {text}");
+        if *key == "tour_checkout" {
+            assert!(text.contains(", 0 failed,"), "{text}");
+        } else {
+            assert!(!text.contains("fail"), "{key}: {text}");
+        }
+    }
+    assert!(sentence(&r, "tour_pool").contains("(no limit)"));
+    assert!(sentence(&r, "verdict").contains(&format!("{} at most", open)), "{}", sentence(&r, "verdict"));
+    assert!(sentence(&r, "tour_explanation").starts_with("With no connection limit"));
+}
+
+/// The tour's "this run" lines are the run at the step's moment, not at the playing clock:
+/// at 7.3 s the tour is on step 5 (5.51 s) and shows what the run had at 5.51 s.
+#[test]
+fn tour_lines_are_the_run_at_the_steps_moment() {
+    let p = SPEC.defaults();
+    let mut at_step = Cascade::new(&p, 1, SPEC.duration_for(&p) * MS);
+    at_step.advance(GUIDED_STEPS[4].time_ms * MS, u64::MAX);
+    let then = at_step.counts();
+    let mut later = Cascade::new(&p, 1, SPEC.duration_for(&p) * MS);
+    later.advance(7_300 * MS, u64::MAX);
+    assert_eq!(cascade::Cascade::step_at(later.now()), 4);
+    let r = later.reading();
+    assert_eq!(sentence(&r, "tour_home"), format!("{} in flight, {} answered", then.home_in_flight, then.home_done));
+    assert_eq!(then.home_in_flight, 264);
+    assert_ne!(later.counts().home_in_flight, then.home_in_flight);
+    assert!(sentence(&r, "tour_checkout").starts_with(&format!("{} ok", then.checkout_ok)));
+    assert!(sentence(&r, "tour_checkout").contains(&format!(", {} failed,", then.checkout_failed)));
+    // The chapter's explanation only for the chapter's run.
+    assert_eq!(sentence(&r, "tour_explanation"), GUIDED_STEPS[4].explanation);
+    // Another fix at the same moment: this run's own explanation.
+    let p = params("timeout", &[]);
+    let mut sim = Cascade::new(&p, 1, SPEC.duration_for(&p) * MS);
+    sim.advance(7_300 * MS, u64::MAX);
+    let explanation = sentence(&sim.reading(), "tour_explanation");
+    assert_ne!(explanation, GUIDED_STEPS[4].explanation);
+    assert!(!explanation.contains("fail"), "{explanation}");
+}
+
+/// `resilience-lab run cascade --json` carries the reading.
+#[test]
+fn the_run_report_carries_the_reading() {
+    let sim = finished("no-timeout", &[], 1);
+    let keys: Vec<&str> = sim.reading().iter().map(|(k, _)| *k).collect();
+    for key in ["fix", "verdict", "row_label", "row_home", "row_ok", "row_failed", "tour_home", "tour_explanation"] {
+        assert!(keys.contains(&key), "{key}");
+    }
+}
+
+/// A number written with thousands separators, at the start of `text`.
+fn leading_number(text: &str) -> Option<f64> {
+    let digits: String =
+        text.chars().take_while(|c| c.is_ascii_digit() || *c == ',' || *c == '.').filter(|c| *c != ',').collect();
+    digits.trim_end_matches('.').parse().ok()
+}
+
+/// The number written just before `word` in `text` ("95 of 99 failed": before " of 99 failed").
+fn number_before(text: &str, word: &str) -> Option<f64> {
+    let end = text.find(word)?;
+    let head = &text[..end];
+    let start = head.rfind(|c: char| !(c.is_ascii_digit() || c == ',' || c == '.')).map_or(0, |i| i + 1);
+    leading_number(&head[start..])
+}
+
+/// Checks every claim of a reading against the run's metrics and configuration.
+fn check_claims(sim: &Cascade) -> Result<(), TestCaseError> {
+    use resilience_lab::format;
+    let m = sim.metrics();
+    let r = sim.reading();
+    let c = sim.config();
+    let now = sim.now();
+    let num = |k: &str| m.iter().find(|(key, _)| *key == k).and_then(|(_, v)| v.as_f64());
+    let (ok, failed, arrived, waiting) =
+        (get(&m, "checkout_ok"), get(&m, "checkout_failed"), get(&m, "checkout_arrived"), get(&m, "checkout_waiting"));
+    let growth = num("home_in_flight_growth_per_s");
+    let growth_claims = |text: &str| -> Result<(), TestCaseError> {
+        if text.contains("flat") {
+            prop_assert!(growth.is_some_and(|g| g.abs() < 1.0), "flat but growth {:?}: {}", growth, text);
+        }
+        if let Some(i) = text.find("growing about ") {
+            let g = growth.unwrap_or(0.0);
+            prop_assert!(g >= 1.0, "growing but growth {}: {}", g, text);
+            prop_assert_eq!(leading_number(&text[i + 14..]), Some(libm::round(g)), "{}", text);
+        }
+        if text.contains("falling about ") {
+            prop_assert!(growth.is_some_and(|g| g <= -1.0), "falling but growth {:?}: {}", growth, text);
+        }
+        Ok(())
+    };
+
+    // The table row.
+    let row_home = sentence(&r, "row_home");
+    prop_assert_eq!(leading_number(&row_home), Some(get(&m, "home_in_flight_end")), "{}", row_home);
+    growth_claims(&row_home)?;
+    let row_ok = sentence(&r, "row_ok");
+    prop_assert!(row_ok.starts_with(&format!("{} of {}", format::number(ok), format::number(arrived))), "{}", row_ok);
+    if row_ok.contains("p99 ") {
+        prop_assert!(failed == 0.0, "{}", row_ok);
+        prop_assert!(row_ok.contains(&format!("p99 {}", format::ms(get(&m, "checkout_p99_ms")))), "{}", row_ok);
+    }
+    if let Some(i) = row_ok.find("(the first ") {
+        prop_assert!(failed > 0.0 && ok > 0.0, "{}", row_ok);
+        let first = leading_number(&row_ok[i + 11..]).unwrap();
+        prop_assert!(get(&m, "last_checkout_ok_sent_ms") <= first * 1000.0 + 50.0, "{}", row_ok);
+    }
+    prop_assert_eq!(row_ok.contains("still waiting"), waiting > 0.0, "{}", row_ok);
+    prop_assert_eq!(sentence(&r, "row_failed"), format::number(failed));
+
+    // The row's label and the fix say what this run has.
+    for key in ["row_label", "fix"] {
+        let text = sentence(&r, key);
+        prop_assert_eq!(text.contains("no connection limit"), c.unbounded_pool, "{}", text);
+        if let Some(i) = text.find("shared pool of ") {
+            prop_assert!(!c.unbounded_pool, "{}", text);
+            prop_assert_eq!(leading_number(&text[i + 15..]), Some(f64::from(c.pool_size)), "{}", text);
+        }
+        let lower = text.to_lowercase();
+        prop_assert_eq!(lower.contains("separate pool"), c.variant.has_bulkhead(), "{}", text);
+        prop_assert_eq!(
+            lower.contains("timeout on recommendations") || lower.contains("timeout and a separate"),
+            c.variant.has_timeout(),
+            "{}",
+            text
+        );
+    }
+
+    // The verdict.
+    let verdict = sentence(&r, "verdict");
+    if now > 0 {
+        growth_claims(&verdict)?;
+        if verdict.contains("fail") || verdict.contains("gave up") {
+            prop_assert!(failed > 0.0, "{}", verdict);
+        }
+        if failed > 0.0 {
+            prop_assert!(
+                verdict.contains(&format!("{} of {}", format::number(failed), format::number(arrived))),
+                "{}",
+                verdict
+            );
+        }
+        if verdict.contains("checkouts succeeded") {
+            prop_assert!(failed == 0.0);
+            prop_assert!(
+                verdict.contains(&format!("{} of {} checkouts succeeded", format::number(ok), format::number(arrived))),
+                "{}",
+                verdict
+            );
+        }
+        if let Some(n) = number_before(&verdict, " succeeded, those sent").or(number_before(&verdict, " succeeded.")) {
+            prop_assert_eq!(n, ok, "{}", verdict);
+        }
+        if verdict.contains("never return") {
+            prop_assert!(!c.variant.has_timeout() && c.recs_stops_at_ms * 1000.0 < now as f64, "{}", verdict);
+        }
+        if verdict.contains("still waiting for a connection") {
+            prop_assert_eq!(
+                number_before(&verdict, " of them were still waiting"),
+                Some(get(&m, "checkout_failed_queued")),
+                "{}",
+                verdict
+            );
+        }
+        if verdict.contains(" had to wait for a connection") {
+            let queued =
+                format!("{} of {} had to wait", format::number(get(&m, "checkout_queued")), format::number(arrived));
+            prop_assert!(verdict.contains(&queued), "{}", verdict);
+        }
+        if verdict.contains("close to the ") {
+            prop_assert!(get(&m, "checkout_p99_ms") >= 0.8 * c.checkout_timeout_ms, "{}", verdict);
+        }
+        if let Some(n) =
+            number_before(&verdict, " calls waited for one").or(number_before(&verdict, " call waited for one"))
+        {
+            prop_assert_eq!(n, get(&m, "pool_waiting_max"), "{}", verdict);
+        }
+        if verdict.contains("of the shared pool were held") || verdict.contains("held all") {
+            prop_assert!(num("pool_exhausted_ms").is_some(), "{}", verdict);
+        }
+        if verdict.contains("never held the whole shared pool") {
+            prop_assert!(num("pool_exhausted_ms").is_none(), "{}", verdict);
+        }
+        prop_assert_eq!(
+            verdict.contains("no connection limit"),
+            c.unbounded_pool && get(&m, "downstream_open_connections_max") > 0.0,
+            "{}",
+            verdict
+        );
+    }
+
+    // The tour: this run at the chapter's moment the clock has reached.
+    let step = cascade::Cascade::step_at(now);
+    let moment = sim.moment(step, now).expect("a reached moment");
+    let tour_home = sentence(&r, "tour_home");
+    prop_assert_eq!(
+        tour_home,
+        format!(
+            "{} in flight, {} answered",
+            format::count(moment.counts.home_in_flight),
+            format::count(moment.counts.home_done)
+        )
+    );
+    let tour_checkout = sentence(&r, "tour_checkout");
+    prop_assert_eq!(leading_number(&tour_checkout), Some(moment.counts.checkout_ok as f64), "{}", tour_checkout);
+    prop_assert_eq!(
+        number_before(&tour_checkout, " failed"),
+        Some(moment.counts.checkout_failed as f64),
+        "{}",
+        tour_checkout
+    );
+    let explanation = sentence(&r, "tour_explanation");
+    if explanation.contains("fail") && !c.is_chapter_timeline() {
+        prop_assert!(moment.counts.checkout_failed > 0, "{}", explanation);
+    }
+    if explanation.contains("healthy endpoint died") {
+        prop_assert!(c.is_chapter_timeline() && failed > 0.0);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(48) })]
+
+    /// For random parameters anywhere in their ranges, at a random moment and at the end, every
+    /// sentence of the reading is true of the run: "flat" means |growth| < 1 req/s, "growing"
+    /// at least 1, "failed" that checkouts failed, and every count it quotes is the metric's.
+    #[test]
+    fn every_reading_is_true_of_its_run(
+        fractions in proptest::collection::vec(prop_oneof![2 => 0.0..1.0f64, 1 => Just(0.0), 1 => Just(1.0)], PARAMS_LEN),
+        seed in 0u64..1000,
+        stop in 0.0..1.0f64,
+    ) {
+        let mut p = SPEC.defaults();
+        for (spec, f) in SPEC.params.iter().zip(fractions) {
+            p.set(spec.id, spec.at_fraction(f));
+        }
+        let mut sim = Cascade::new(&p, seed, SPEC.duration_for(&p) * MS);
+        let mid = (sim.end() as f64 * stop) as u64;
+        sim.advance(mid, u64::MAX);
+        check_claims(&sim)?;
+        sim.run_to_end();
+        check_claims(&sim)?;
+    }
+}
+
+const PARAMS_LEN: usize = 19;
+
+#[test]
+fn params_len_is_the_declarations() {
+    assert_eq!(SPEC.params.len(), PARAMS_LEN);
 }

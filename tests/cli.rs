@@ -88,7 +88,10 @@ fn list_json_describes_every_declaration() {
         assert_eq!(params.len(), spec.params.len());
         for (jp, p) in params.iter().zip(spec.params) {
             assert_eq!(jp["id"], p.id);
-            assert_eq!((jp["min"].as_f64(), jp["max"].as_f64(), jp["step"].as_f64()), (Some(p.min), Some(p.max), Some(p.step)));
+            assert_eq!(
+                (jp["min"].as_f64(), jp["max"].as_f64(), jp["step"].as_f64()),
+                (Some(p.min), Some(p.max), Some(p.step))
+            );
             assert_eq!(jp["unit"], p.unit);
             assert!(!jp["help"].as_str().unwrap().is_empty());
             match p.kind {
@@ -151,6 +154,23 @@ fn run_json_slow_server_numbers() {
     assert!(out["p99_ms_after"].as_f64().unwrap() > 10.0 * out["p99_ms_before"].as_f64().unwrap());
 }
 
+/// `run retry-storm --json` prints the run's reading: the verdict, the budget's explanation and
+/// the calls per user action, each as the page shows it.
+#[test]
+fn run_json_retry_storm_prints_its_reading() {
+    let out = json(&["run", "retry-storm", "--preset", "budget", "--json"]);
+    let reading = out["reading"].as_object().expect("a reading object");
+    for key in ["verdict", "prediction", "backoff", "traffic", "budget", "layers", "summary", "peak_note"] {
+        assert!(reading.get(key).and_then(|v| v.as_str()).is_some_and(|s| !s.is_empty()), "reading.{key}: {out}");
+    }
+    let budget = reading["budget"].as_str().unwrap();
+    assert!(budget.contains("made before the outage"), "{budget}");
+    let out = json(&["run", "retry-storm", "--preset", "three-layers", "--json"]);
+    assert!(out["reading"]["layers"].as_str().unwrap().contains("3 × 3 × 3 = 27"));
+    let out = json(&["run", "retry-storm", "--set", "max_attempts=1", "--json"]);
+    assert_eq!(out["amplification"], 1.0);
+}
+
 #[test]
 fn the_seed_changes_the_run_and_repeats_it_exactly() {
     let a = ok(&["run", "slow-server", "--json", "--seed", "7"]);
@@ -172,7 +192,8 @@ fn presets_sets_and_durations_apply() {
     assert_eq!(out["duration_ms"], 3000);
     assert!(out["arrived"].as_i64().unwrap() < 600);
 
-    let out = json(&["run", "slow-server", "--json", "--set", "rate=60", "--set", "b_fails=true", "--set", "policy=random"]);
+    let out =
+        json(&["run", "slow-server", "--json", "--set", "rate=60", "--set", "b_fails=true", "--set", "policy=random"]);
     assert_eq!(out["params"]["rate"], 60.0);
     assert_eq!(out["params"]["b_fails"], true);
     assert_eq!(out["params"]["policy"], "random");
@@ -190,13 +211,35 @@ fn url_agrees_with_options() {
     let by_set = ok(&["run", "slow-server", "--json", "--set", "rate=60"]);
     assert_eq!(ok(&["run", "slow-server", "--json", "--url", "?sim=slow-server&rate=60"]), by_set);
     assert_eq!(ok(&["run", "slow-server", "--json", "--url", "sim=slow-server&rate=60"]), by_set);
-    assert_eq!(ok(&["run", "slow-server", "--json", "--url", "http://127.0.0.1:8080/slow-server?sim=slow-server&rate=60"]), by_set);
+    assert_eq!(
+        ok(&["run", "slow-server", "--json", "--url", "http://127.0.0.1:8080/slow-server?sim=slow-server&rate=60"]),
+        by_set
+    );
 
-    let by_options = ok(&["run", "slow-server", "--json", "--preset", "b-fails", "--set", "rate=120", "--seed", "5", "--duration-ms", "4000"]);
-    let by_url = ok(&["run", "slow-server", "--json", "--url", "?sim=slow-server&preset=b-fails&rate=120&seed=5&duration_ms=4000"]);
+    let by_options = ok(&[
+        "run",
+        "slow-server",
+        "--json",
+        "--preset",
+        "b-fails",
+        "--set",
+        "rate=120",
+        "--seed",
+        "5",
+        "--duration-ms",
+        "4000",
+    ]);
+    let by_url = ok(&[
+        "run",
+        "slow-server",
+        "--json",
+        "--url",
+        "?sim=slow-server&preset=b-fails&rate=120&seed=5&duration_ms=4000",
+    ]);
     assert_eq!(by_url, by_options);
     // The share link the text output prints runs the same thing again.
-    let text = ok(&["run", "slow-server", "--preset", "b-fails", "--set", "rate=120", "--seed", "5", "--duration-ms", "4000"]);
+    let text =
+        ok(&["run", "slow-server", "--preset", "b-fails", "--set", "rate=120", "--seed", "5", "--duration-ms", "4000"]);
     let share = text.lines().find_map(|l| l.trim().strip_prefix("share: ")).expect("a share line");
     assert_eq!(ok(&["run", "slow-server", "--json", "--url", share]), by_options);
     // Options after --url refine it.
@@ -216,7 +259,10 @@ fn bad_input_is_one_line_naming_what_is_allowed_with_status_2() {
     usage_error(&["run", "slow-server", "--set", "rate=0"], &["rate", "1 to 3000"]);
     usage_error(&["run", "slow-server", "--set", "rate=abc"], &["rate", "abc", "1 to 3000"]);
     usage_error(&["run", "slow-server", "--set", "rate=NaN"], &["rate", "1 to 3000"]);
-    usage_error(&["run", "slow-server", "--set", "policy=fastest"], &["policy", "fastest", "round-robin", "two-choices"]);
+    usage_error(
+        &["run", "slow-server", "--set", "policy=fastest"],
+        &["policy", "fastest", "round-robin", "two-choices"],
+    );
     usage_error(&["run", "slow-server", "--set", "b_fails=maybe"], &["b_fails", "maybe", "true or false"]);
     usage_error(&["run", "slow-server", "--set", "rate"], &["key=value"]);
     usage_error(&["run", "slow-server", "--seed", "-1"], &["--seed", "-1", "0 to 18446744073709551615"]);
@@ -235,4 +281,20 @@ fn bad_input_is_one_line_naming_what_is_allowed_with_status_2() {
     // An error message never runs past one short line, whatever was typed.
     let out = cli(&["run", "slow-server", "--set", &format!("{}=1", "x".repeat(5000))]);
     assert!(out.stderr.len() < 1000, "{} bytes", out.stderr.len());
+}
+
+/// `run cascade --json` prints the run's reading: the sentences its page shows, computed from
+/// the run (here the chapter's row, and a 5 s timeout that is not the chapter's 300 ms).
+#[test]
+fn run_json_cascade_reading() {
+    let out = json(&["run", "cascade", "--json"]);
+    let reading = out["reading"].as_object().expect("reading is an object");
+    assert_eq!(reading["row_label"], "This run: No timeout, one shared pool of 20");
+    assert_eq!(reading["row_ok"], "4 of 99 (the first 0.4 s)");
+    assert_eq!(reading["row_failed"], "95");
+    assert!(reading["verdict"].as_str().unwrap().contains("95 of 99 failed"));
+    let out = json(&["run", "cascade", "--json", "--preset", "timeout", "--set", "recs_timeout_ms=5000"]);
+    let row_home = out["reading"]["row_home"].as_str().unwrap();
+    assert!(row_home.ends_with(", flat") && !row_home.starts_with("15,"), "{row_home}");
+    assert!(out["reading"]["row_ok"].as_str().unwrap().starts_with("99 of 99, p99 4,"));
 }

@@ -4,9 +4,11 @@
 
 use proptest::prelude::*;
 use resilience_lab::scenarios::double_click::{
-    AttemptOutcome, BuyerOutcome, ClickEffect, DoubleClick, SPEC, ServerResult,
+    self, AttemptOutcome, BuyerOutcome, ClickEffect, DoubleClickConfig, SPEC, ServerResult,
 };
-use resilience_lab::sim::{MS, Params, Simulation, Value};
+use resilience_lab::sim::{Config, Host, MS, Params, Simulation, Value};
+
+type DoubleClick = Host<double_click::DoubleClick>;
 
 const SEEDS: [u64; 8] = [1, 2, 3, 7, 42, 99, 1234, 987_654_321];
 
@@ -50,7 +52,16 @@ fn outcomes(sim: &DoubleClick) -> Vec<AttemptOutcome> {
 #[test]
 fn registered_and_metric_keys_as_the_issue_names_them() {
     assert!(resilience_lab::scenarios::find("double-click").is_some());
-    for key in ["charges", "server_requests", "client_attempts", "timeouts_seen", "conflicts_409", "replays", "client_outcome", "card_charged"] {
+    for key in [
+        "charges",
+        "server_requests",
+        "client_attempts",
+        "timeouts_seen",
+        "conflicts_409",
+        "replays",
+        "client_outcome",
+        "card_charged",
+    ] {
         assert!(SPEC.metric(key).is_some(), "missing metric {key}");
     }
     let sim = run(&SPEC.defaults(), 1);
@@ -241,11 +252,17 @@ fn crash_after_charge_before_response() {
 #[test]
 fn summary_says_what_the_buyer_saw_and_what_the_card_shows() {
     let sim = run(&params("part3-table", &[]), 1);
-    assert_eq!(sim.summary(), "The buyer was told the payment failed; the card was charged 3 times (ch_1, ch_2, ch_3).");
+    assert_eq!(
+        sim.summary(),
+        "The buyer was told the payment failed; the card was charged 3 times (ch_1, ch_2, ch_3)."
+    );
     // Stopped early: the charges still in progress are said.
     let mut sim = DoubleClick::new(&params("part3-table", &[]), 1, SPEC.default_duration_ms * MS);
     sim.advance(1200 * MS, u64::MAX);
-    assert_eq!(sim.summary(), "The buyer is still waiting; the card was not charged, and one more charge is still in progress on the server.");
+    assert_eq!(
+        sim.summary(),
+        "The buyer is still waiting; the card was not charged, and one more charge is still in progress on the server."
+    );
     assert_eq!(sim.runs_in_progress(), 1);
 }
 
@@ -255,7 +272,7 @@ fn stepping_one_event_at_a_time_reaches_the_same_end() {
     let whole = run(&p, 5);
     let mut stepped = DoubleClick::new(&p, 5, SPEC.default_duration_ms * MS);
     let mut steps = 0;
-    while stepped.next_event_at().is_some() {
+    while stepped.next_event_time().is_some() {
         let out = stepped.advance(stepped.end(), 1);
         assert_eq!(out.events, 1);
         steps += 1;
@@ -263,6 +280,17 @@ fn stepping_one_event_at_a_time_reaches_the_same_end() {
     stepped.run_to_end();
     assert_eq!(steps, whole.events());
     assert_eq!(stepped.metrics(), whole.metrics());
+}
+
+/// The second click at 600 ms aborts the first click's wait, and with it that attempt's 1 s
+/// timeout: the next thing to happen is the first request's commit at 1,520 ms (20 ms there
+/// and 1,500 ms of handler), not a timeout nobody waits for at 1,000 ms.
+#[test]
+fn an_aborted_wait_leaves_no_timeout_behind() {
+    let mut sim = DoubleClick::new(&params("double-click", &[]), 1, SPEC.default_duration_ms * MS);
+    sim.advance(700 * MS, u64::MAX);
+    assert_eq!(sim.timeline().attempts[0].outcome, AttemptOutcome::Aborted);
+    assert_eq!(sim.next_event_time(), Some(1_520 * MS));
 }
 
 fn fix_name() -> impl Strategy<Value = &'static str> {
@@ -280,20 +308,22 @@ fn timings() -> impl Strategy<Value = Vec<(&'static str, String)>> {
         (0u32..=200, 0u32..=20, 0u32..=50),
         (0u32..=3000, 0u32..=1000, 0u32..=300),
     )
-        .prop_map(|(second, click, timeout, retries, (backoff, jitter, retry_after), (handler, spread, network))| {
-            vec![
-                ("second_click", second.to_string()),
-                ("second_click_ms", (click * 10).to_string()),
-                ("attempt_timeout_ms", (timeout * 10).max(100).to_string()),
-                ("retries", retries.to_string()),
-                ("backoff_ms", (backoff * 10).to_string()),
-                ("jitter_pct", (jitter * 5).to_string()),
-                ("retry_after_ms", (retry_after * 100).min(10_000).to_string()),
-                ("handler_ms", (handler * 10).min(20_000).to_string()),
-                ("handler_spread_ms", (spread * 5).to_string()),
-                ("network_ms", network.to_string()),
-            ]
-        })
+        .prop_map(
+            |(second, click, timeout, retries, (backoff, jitter, retry_after), (handler, spread, network))| {
+                vec![
+                    ("second_click", second.to_string()),
+                    ("second_click_ms", (click * 10).to_string()),
+                    ("attempt_timeout_ms", (timeout * 10).max(100).to_string()),
+                    ("retries", retries.to_string()),
+                    ("backoff_ms", (backoff * 10).to_string()),
+                    ("jitter_pct", (jitter * 5).to_string()),
+                    ("retry_after_ms", (retry_after * 100).min(10_000).to_string()),
+                    ("handler_ms", (handler * 10).min(20_000).to_string()),
+                    ("handler_spread_ms", (spread * 5).to_string()),
+                    ("network_ms", network.to_string()),
+                ]
+            },
+        )
 }
 
 fn with(base: &[(&'static str, String)], extra: &[(&str, &str)]) -> Params {
@@ -377,7 +407,7 @@ proptest! {
         prop_assert_eq!(a.metrics(), b.metrics());
 
         let tl = a.timeline();
-        let retries = p.get("retries") as usize;
+        let retries = DoubleClickConfig::from_params(&p).retries as usize;
         prop_assert!(tl.clicks.len() <= 2);
         prop_assert!(tl.attempts.len() <= tl.clicks.len() * (retries + 1));
         prop_assert!(tl.server.len() <= tl.attempts.len());
@@ -395,5 +425,158 @@ proptest! {
             prop_assert_eq!(c.id as usize, i + 1);
             prop_assert!(c.at >= tl.server[c.server].arrived);
         }
+    }
+}
+
+// ---- Readings: every sentence the page shows is computed from the run and true of it. ----
+
+fn reading(sim: &DoubleClick, key: &str) -> String {
+    sim.reading().into_iter().find(|(k, _)| *k == key).map(|(_, v)| v).unwrap_or_default()
+}
+
+/// What the verdict must say about the buyer, from the `client_outcome` metric.
+fn told(outcome: &str) -> &'static str {
+    match outcome {
+        "paid" => "The buyer saw \u{201c}paid\u{201d}",
+        "failed" => "The buyer was told the payment failed",
+        "processing" => "The buyer was told the payment is processing",
+        "rejected" => "The buyer saw an error",
+        _ => "The buyer is still waiting",
+    }
+}
+
+/// What the verdict must say about the card, from the `card_charged` metric.
+fn charged(n: i64) -> String {
+    match n {
+        0 => "the card was not charged".to_string(),
+        1 => "the card was charged once".to_string(),
+        2 => "the card was charged twice".to_string(),
+        n => format!("the card was charged {n} times"),
+    }
+}
+
+/// Checks the verdict, the list of events and the last-event line against the run's metrics.
+fn check_readings(sim: &DoubleClick) -> Result<(), TestCaseError> {
+    let verdict = reading(sim, "verdict");
+    if sim.timeline().clicks.is_empty() {
+        prop_assert!(verdict.starts_with("Press Play"));
+        return Ok(());
+    }
+    let outcome = text(sim, "client_outcome");
+    let n = count(sim, "card_charged");
+    prop_assert!(verdict.starts_with(told(&outcome)), "{} for {}", verdict, outcome);
+    let card = charged(n);
+    prop_assert!(verdict.contains(&card), "{} for {} charges", verdict, n);
+    prop_assert!(verdict.starts_with(&text(sim, "summary")));
+    // Once settled, the judgement agrees with the counts.
+    let truth = match outcome.as_str() {
+        "paid" | "processing" => n == 1,
+        "failed" | "rejected" => n == 0,
+        _ => false,
+    };
+    match sim.story_matches_card(sim.now()) {
+        Some(true) => prop_assert!(truth && verdict.contains("That is the truth"), "{}", verdict),
+        Some(false) => prop_assert!(!truth && !verdict.contains("That is the truth"), "{}", verdict),
+        None => prop_assert!(!verdict.contains("truth") && !verdict.contains("money left")),
+    }
+    let events = reading(sim, "events");
+    let lines: Vec<&str> = events.lines().collect();
+    prop_assert_eq!(lines.len(), sim.happenings(sim.now()).len());
+    let charges_listed = lines.iter().filter(|l| l.contains(": Card: The server commits ch_")).count() as i64;
+    prop_assert_eq!(charges_listed, n, "the list names every charge");
+    if sim.finished() {
+        let over = format!("The run is over ({} events).", lines.len());
+        prop_assert!(reading(sim, "last_event").starts_with(&over));
+    }
+    Ok(())
+}
+
+#[test]
+fn the_chapters_three_two_one_read_true() {
+    for seed in SEEDS {
+        for (preset, charges, says, chapter) in [
+            ("double-click", 3, "charged 3 times", "The chapter: 3, no fix"),
+            ("disable", 2, "charged twice", "The chapter: 2, button disabled"),
+            ("key", 1, "charged once", "The chapter: 1, one key"),
+        ] {
+            let sim = run(&params(preset, &[]), seed);
+            assert_eq!(count(&sim, "card_charged"), charges, "{preset}, seed {seed}");
+            let verdict = reading(&sim, "verdict");
+            assert!(verdict.contains(says), "{preset}: {verdict}");
+            assert_eq!(reading(&sim, "chapter"), chapter);
+        }
+    }
+    let none = run(&params("double-click", &[]), 1);
+    assert_eq!(
+        reading(&none, "verdict"),
+        "The buyer was told the payment failed; the card was charged 3 times (ch_1, ch_2, ch_3). The page said it failed, but the money left the card."
+    );
+    let key = run(&params("key", &[]), 1);
+    assert!(reading(&key, "verdict").ends_with("That is the truth: one purchase, one charge."));
+    assert_eq!(reading(&key, "buyer_sees"), "Thank you! Receipt ch_1.");
+    assert!(
+        reading(&run(&params("key-in-retry-loop", &[]), 1), "chapter").is_empty(),
+        "the chapter names no count for this bug"
+    );
+}
+
+#[test]
+fn every_preset_tells_the_buyer_and_the_card_as_the_metrics_say() {
+    for preset in SPEC.presets {
+        for seed in SEEDS {
+            let sim = run(&params(preset.id, &[]), seed);
+            check_readings(&sim).unwrap_or_else(|e| panic!("{} seed {seed}: {e}", preset.id));
+            assert!(sim.story_matches_card(sim.now()).is_some(), "{} settles within its run", preset.id);
+        }
+    }
+}
+
+#[test]
+fn the_run_is_eight_seconds_at_the_defaults_and_every_preset_and_covers_longer_settings() {
+    assert_eq!(SPEC.duration_for(&SPEC.defaults()), 8000);
+    for preset in SPEC.presets {
+        assert_eq!(SPEC.duration_for(&params(preset.id, &[])), 8000, "{}", preset.id);
+    }
+    let slow = params("double-click", &[("handler_ms", "20000"), ("attempt_timeout_ms", "5000"), ("retries", "3")]);
+    assert!(SPEC.duration_for(&slow) > 30_000);
+    let mut sim = DoubleClick::new(&slow, 1, SPEC.duration_for(&slow) * MS);
+    sim.run_to_end();
+    assert_eq!(count(&sim, "card_charged"), 5, "every request reached the server and committed within the run");
+    assert!(sim.story_matches_card(sim.now()).is_some());
+}
+
+#[test]
+fn the_last_event_line_numbers_as_the_list_does() {
+    let mut sim = DoubleClick::new(&params("double-click", &[]), 1, SPEC.default_duration_ms * MS);
+    assert_eq!(reading(&sim, "last_event"), "No event yet.");
+    sim.advance(sim.end(), 1);
+    assert!(
+        reading(&sim, "last_event")
+            .starts_with("Events 1–2, at 0 ms: The buyer clicks Pay. Click 1's helper sends attempt 1")
+    );
+    sim.advance(sim.end(), 1);
+    assert!(reading(&sim, "last_event").starts_with("Event 3, at 20 ms: The server receives click 1's attempt 1"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// For any setting, at the end of the scenario's own run length and at any moment before
+    /// it, the buyer-against-card sentence and the list agree with the metrics; by the end
+    /// the run has settled.
+    #[test]
+    fn the_readings_are_true_of_the_metrics(t in timings(), seed in any::<u64>(), fix in fix_name(),
+                                            claim in prop::sample::select(vec!["atomic", "read-then-insert"]),
+                                            crash in any::<bool>(), amount in any::<bool>(), stop_ms in 0u64..6000) {
+        let p = with(&t, &[("fix", fix), ("claim", claim),
+                           ("crash_after_charge", if crash { "true" } else { "false" }),
+                           ("amount_changes", if amount { "true" } else { "false" })]);
+        let end = SPEC.duration_for(&p) * MS;
+        let mut sim = DoubleClick::new(&p, seed, end);
+        sim.advance(stop_ms * MS, u64::MAX);
+        check_readings(&sim)?;
+        sim.run_to_end();
+        check_readings(&sim)?;
+        prop_assert!(sim.story_matches_card(sim.now()).is_some(), "settled by the end of its run length: {}", reading(&sim, "verdict"));
     }
 }

@@ -75,7 +75,8 @@ struct Frame {
 /// Frames of any length, from none to half a second, and tiny event caps; the last frame of
 /// the cycle is long so that a run always gets to its end in a bounded number of calls.
 fn frames() -> impl Strategy<Value = Vec<Frame>> {
-    let frame = (prop_oneof![Just(0u64), 1u64..1_000, 1_000u64..500_000], 1u64..64).prop_map(|(step_us, cap)| Frame { step_us, cap });
+    let frame = (prop_oneof![Just(0u64), 1u64..1_000, 1_000u64..500_000], 1u64..64)
+        .prop_map(|(step_us, cap)| Frame { step_us, cap });
     let long = (100_000u64..500_000, 1u64..64).prop_map(|(step_us, cap)| Frame { step_us, cap });
     (prop::collection::vec(frame, 0..15), long).prop_map(|(mut frames, long)| {
         frames.push(long);
@@ -176,7 +177,8 @@ fn every_preset_runs_at_its_default_duration() {
             let mut sim = spec.start(&params, 1, spec.default_duration_ms);
             sim.run_to_end();
             let metrics = sim.metrics();
-            check_metrics(spec, &metrics).unwrap_or_else(|e| panic!("{} preset {:?}: {e}", spec.id, preset.map(|p| p.id)));
+            check_metrics(spec, &metrics)
+                .unwrap_or_else(|e| panic!("{} preset {:?}: {e}", spec.id, preset.map(|p| p.id)));
         }
     }
 }
@@ -189,7 +191,7 @@ fn declarations_are_consistent() {
     let snake = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
     for spec in ALL {
         assert!(scenario_ids.insert(spec.id), "scenario id {} twice", spec.id);
-        assert!(std::ptr::eq(scenarios::find(spec.id).unwrap(), *spec));
+        assert!(std::ptr::eq(scenarios::find(spec.id).unwrap(), spec));
         assert!(spec.id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'), "{}", spec.id);
         assert!(!spec.title.is_empty() && !spec.chapter.is_empty() && !spec.summary.is_empty(), "{}", spec.id);
         assert!((MIN_DURATION_MS..=MAX_DURATION_MS).contains(&spec.default_duration_ms), "{}", spec.id);
@@ -204,13 +206,21 @@ fn declarations_are_consistent() {
             assert!(!p.label.is_empty() && !p.help.is_empty(), "{at}: label and help text");
             assert!(p.min.is_finite() && p.max.is_finite() && p.min < p.max, "{at}: range {}..{}", p.min, p.max);
             assert!(p.step > 0.0 && p.step.is_finite(), "{at}: step {}", p.step);
-            assert!(p.default >= p.min && p.default <= p.max, "{at}: default {} outside {}..{}", p.default, p.min, p.max);
+            assert!(
+                p.default >= p.min && p.default <= p.max,
+                "{at}: default {} outside {}..{}",
+                p.default,
+                p.min,
+                p.max
+            );
             assert_eq!(p.sanitize(p.default), p.default, "{at}: default is off the step grid");
             match p.kind {
                 ParamKind::Choice(options) => {
-                    assert!(!options.is_empty(), "{at}");
-                    assert_eq!(options.iter().collect::<HashSet<_>>().len(), options.len(), "{at}: option twice");
-                    assert!(options.iter().all(|o| !o.is_empty() && !o.contains(['&', '=', '#', ' '])), "{at}: {options:?}");
+                    let ids: Vec<&str> = options.iter().map(|o| o.id).collect();
+                    assert!(!ids.is_empty(), "{at}");
+                    assert_eq!(ids.iter().collect::<HashSet<_>>().len(), ids.len(), "{at}: option twice");
+                    assert!(ids.iter().all(|id| !id.is_empty() && !id.contains(['&', '=', '#', ' '])), "{at}: {ids:?}");
+                    assert!(options.iter().all(|o| !o.label.is_empty() && !o.help.is_empty()), "{at}: option text");
                 }
                 ParamKind::Toggle => assert!(p.default == 0.0 || p.default == 1.0, "{at}"),
                 ParamKind::Number => {
@@ -229,6 +239,10 @@ fn declarations_are_consistent() {
             assert!(!m.label.is_empty() && !m.help.is_empty(), "{}: metric {} needs label and help", spec.id, m.key);
         }
 
+        for key in spec.headline {
+            assert!(metric_keys.contains(key), "{}: headline metric {key} is not declared", spec.id);
+        }
+
         let mut preset_ids = HashSet::new();
         for preset in spec.presets {
             let at = format!("{} preset {}", spec.id, preset.id);
@@ -245,7 +259,10 @@ fn declarations_are_consistent() {
 
 mod slow_server {
     use super::*;
-    use resilience_lab::scenarios::slow_server::{SPEC, SlowServer};
+    use resilience_lab::scenarios::slow_server::{SPEC, SlowServer as Model};
+    use resilience_lab::sim::Host;
+
+    type SlowServer = Host<Model>;
 
     fn count(metrics: &[(&'static str, Value)], key: &str) -> i64 {
         match metrics.iter().find(|(k, _)| *k == key) {
@@ -258,7 +275,8 @@ mod slow_server {
         let m = sim.metrics();
         let (arrived, completed, timed_out, in_flight) =
             (count(&m, "arrived"), count(&m, "completed"), count(&m, "timed_out"), count(&m, "in_flight_end"));
-        prop_assert_eq!(arrived, completed + timed_out + in_flight, "conservation at {} µs", sim.now());
+        let refused = count(&m, "backlog_full");
+        prop_assert_eq!(arrived, completed + timed_out + refused + in_flight, "conservation at {} µs", sim.now());
         let served: u64 = sim.servers().iter().map(|s| s.served()).sum();
         prop_assert!(completed as u64 <= served, "completed {} but servers served {}", completed, served);
         for s in sim.servers() {
@@ -273,7 +291,7 @@ mod slow_server {
     proptest! {
         #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(64) })]
 
-        /// arrived = completed + timed out + in flight, after every frame, for any parameters;
+        /// arrived = completed + timed out + refused + in flight, after every frame, for any parameters;
         /// the slowdown and B's ejection are placed inside the run so that they happen.
         #[test]
         fn conservation_for_random_parameters(

@@ -73,7 +73,8 @@ fn run(config: &Config, seed: u64, seconds: u64) -> Run {
             .unwrap_or_else(|| panic!("metric {key} missing or null"))
     };
     let arrived = get("arrived");
-    assert_eq!(arrived, get("completed") + get("timed_out") + get("in_flight_end"), "conservation");
+    let ended = get("completed") + get("timed_out") + get("backlog_full");
+    assert_eq!(arrived, ended + get("in_flight_end"), "conservation");
     Run {
         mean_ms: get("mean_ms"),
         p50_ms: get("p50_ms_after"),
@@ -92,7 +93,12 @@ fn averaged(config: &Config, seeds: u64, seconds: u64) -> (f64, f64, f64) {
 
 fn assert_close(what: &str, got: f64, want: f64, rel_tol: f64) {
     let err = (got - want).abs() / want;
-    assert!(err <= rel_tol, "{what}: got {got:.2}, theory {want:.2} (error {:.1}% > {:.1}%)", err * 100.0, rel_tol * 100.0);
+    assert!(
+        err <= rel_tol,
+        "{what}: got {got:.2}, theory {want:.2} (error {:.1}% > {:.1}%)",
+        err * 100.0,
+        rel_tol * 100.0
+    );
 }
 
 /// M/M/1: response time is exponential with rate μ − λ, so mean = 1/(μ−λ),
@@ -146,7 +152,8 @@ fn erlang_c(c: u32, a: f64) -> f64 {
 #[test]
 fn mmc_matches_erlang_c() {
     let (c, lambda) = (4, 250.0);
-    let config = Config { rate: lambda, servers: 1, workers: c, dist: "exponential", policy: "round-robin", extra: &[] };
+    let config =
+        Config { rate: lambda, servers: 1, workers: c, dist: "exponential", policy: "round-robin", extra: &[] };
     let (mean, _, p99) = averaged(&config, 4, 600);
     let wait_prob = erlang_c(c, lambda / MU);
     assert!((wait_prob - 0.3199).abs() < 1e-3, "Erlang C {wait_prob}");

@@ -2,8 +2,12 @@
 //! and the model's invariants.
 
 use proptest::prelude::*;
-use resilience_lab::scenarios::retry_storm::{ClientState, RetryStorm, SPEC, col};
-use resilience_lab::sim::{MS, ParamKind, Params, Simulation, Value};
+use proptest::test_runner::TestCaseError;
+use resilience_lab::format;
+use resilience_lab::scenarios::retry_storm::{ClientState, Mode, RetryStorm as Model, SPEC};
+use resilience_lab::sim::{Host, MS, Model as _, ParamKind, Params, Simulation, Value};
+
+type RetryStorm = Host<Model>;
 
 fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
     let mut p = SPEC.defaults();
@@ -44,7 +48,11 @@ fn fixed_peak_is_several_times_capacity_in_repeated_waves() {
         let peak = get(&sim, "peak_after_recovery");
         assert!(peak >= 36.0, "seed {seed}: peak {peak}");
         assert_eq!(get(&sim, "capacity_per_tick"), 8.0);
-        assert_eq!(get(&sim, "peak_after_recovery_at_ms"), 6000.0, "seed {seed}: the wave lands as the provider comes back");
+        assert_eq!(
+            get(&sim, "peak_after_recovery_at_ms"),
+            6000.0,
+            "seed {seed}: the wave lands as the provider comes back"
+        );
         let waves = sim.waves();
         assert!(waves.len() >= 3, "seed {seed}: waves {waves:?}");
         for pair in waves.windows(2).take(3) {
@@ -124,6 +132,46 @@ fn budget_limits_outage_growth_to_the_budget_share() {
     }
 }
 
+/// The outage against normal traffic: calls per tick while the provider was down over calls
+/// per tick before it went down ("Outage traffic growth" divided retries by the few user calls
+/// made during the outage, and read 2,000–9,200% where traffic was 1.5–4.1× normal). Under a
+/// 30 s outage with 3 attempts per action, a 10% budget keeps traffic near 1.1× ("grows by
+/// 10%") where no budget gives about 3× ("not by 3×"); the ratio is the two rates' quotient.
+#[test]
+fn outage_traffic_is_compared_per_tick_with_traffic_before_it() {
+    let long = [("max_attempts", "3"), ("down_until_ms", "32000")];
+    for seed in 1..=3 {
+        let with = run_for("jitter", &[long[0], long[1], ("budget_pct", "10")], seed, 40_000);
+        let without = run_for("jitter", &long, seed, 40_000);
+        let (w, wo) = (get(&with, "outage_traffic_vs_normal"), get(&without, "outage_traffic_vs_normal"));
+        assert!((1.0..=1.35).contains(&w), "seed {seed}: with a 10% budget {w}×");
+        assert!((2.5..=3.6).contains(&wo), "seed {seed}: without a budget {wo}×");
+        for sim in [&with, &without] {
+            let ratio = get(sim, "calls_per_tick_outage") / get(sim, "calls_per_tick_before");
+            assert!((get(sim, "outage_traffic_vs_normal") - ratio).abs() <= 0.1, "seed {seed}");
+        }
+        // The chapter's storms: thousands of percent of retries per user call, a few times the traffic.
+        for mode in ["fixed", "exponential", "jitter"] {
+            let sim = run(mode, &[], seed);
+            assert!(get(&sim, "outage_retry_pct") >= 1000.0, "seed {seed} {mode}");
+            let x = get(&sim, "outage_traffic_vs_normal");
+            assert!((1.2..=5.0).contains(&x), "seed {seed} {mode}: {x}×");
+        }
+    }
+    // Nothing to compare with: no traffic before an outage at 0, no outage at all.
+    let value = |sim: &RetryStorm, key: &str| sim.metrics().into_iter().find(|(k, _)| *k == key).unwrap().1;
+    let at_zero = run("fixed", &[("down_from_ms", "0")], 1);
+    assert_eq!(value(&at_zero, "outage_traffic_vs_normal"), Value::Null);
+    assert!(get(&at_zero, "calls_per_tick_outage") > 0.0);
+    let none = run("fixed", &[("down_until_ms", "0")], 1);
+    assert_eq!(value(&none, "outage_traffic_vs_normal"), Value::Null);
+    assert_eq!(value(&none, "calls_per_tick_before"), Value::Null);
+    // Before the outage there is no outage rate yet.
+    let mut early = RetryStorm::new(&params("fixed", &[]), 1, 20_000 * MS);
+    early.advance(1_500 * MS, u64::MAX);
+    assert_eq!(value(&early, "outage_traffic_vs_normal"), Value::Null);
+}
+
 /// Break 5: three layers that each make 3 attempts send 3 × 3 × 3 = 27 calls for one user
 /// action during the outage (the client's own loop is the top layer, so its max_attempts is 3
 /// too); with two layers, 9; with one, 3. Exact: every call in the outage fails, so each
@@ -136,6 +184,27 @@ fn three_layers_of_three_attempts_make_27_calls_per_user_action() {
     // A slower backoff does not change the count, given an outage long enough to hold it.
     let slow = run_for("three-layers", &[("mode", "exponential"), ("down_until_ms", "60000")], 2, 62_000);
     assert_eq!(get(&slow, "max_calls_per_user_action"), 27.0);
+}
+
+/// Amplification is provider calls per user action: exactly 1.0 when no layer retries (it
+/// read 1.7 with max_attempts = 1 when it divided attempts by successful calls, counting the
+/// calls reset by the outage and the actions still running as if they had been retried), and
+/// one plus the retries per action otherwise.
+#[test]
+fn amplification_is_one_when_nothing_retries() {
+    for seed in SEEDS {
+        for mode in ["fixed", "exponential", "jitter"] {
+            let none = run(mode, &[("max_attempts", "1")], seed);
+            assert_eq!(get(&none, "amplification"), 1.0, "seed {seed} {mode}");
+            assert_eq!(get(&none, "attempts_total"), get(&none, "user_actions"), "seed {seed} {mode}");
+            let layers = run(mode, &[("max_attempts", "1"), ("layers", "3"), ("attempts_per_layer", "1")], seed);
+            assert_eq!(get(&layers, "amplification"), 1.0, "seed {seed} {mode}, three layers of one attempt");
+        }
+        let sim = run("fixed", &[], seed);
+        let expected = get(&sim, "attempts_total") / get(&sim, "user_actions");
+        assert!((get(&sim, "amplification") - expected).abs() <= 0.05, "seed {seed}");
+        assert!(get(&sim, "amplification") > 1.0, "seed {seed}: the fixed run retries");
+    }
 }
 
 /// Retry-After from a provider that knows its rate sends each rejected caller to a tick with
@@ -160,17 +229,56 @@ fn tick_series_respect_capacity_and_outage() {
     // Each tick is recorded when the next one starts; the one starting at 19.9 s would close
     // at 20 s, the end of the run, which no run includes.
     assert_eq!(ticks.len(), 199);
-    for (t, v) in ticks.times_ms.iter().zip(&ticks.values) {
-        assert!(v[col::SERVED] <= 8.0, "tick {t}");
+    for (t, row) in ticks.times_ms().iter().zip(ticks.rows()) {
+        assert!(row.served <= 8.0, "tick {t}");
         if *t >= 2000.0 && *t < 6000.0 {
-            assert_eq!(v[col::SERVED] + v[col::REJECTED], 0.0, "tick {t}");
+            assert_eq!(row.served + row.rejected, 0.0, "tick {t}");
         } else {
-            assert_eq!(v[col::FAILED] + v[col::RESETS], 0.0, "tick {t}");
+            assert_eq!(row.failed + row.resets, 0.0, "tick {t}");
         }
     }
     // Everyone is waiting during the outage.
-    let at_5s = ticks.times_ms.iter().position(|t| *t == 5000.0).unwrap();
-    assert_eq!(ticks.values[at_5s][col::WAITING], 40.0);
+    let at_5s = ticks.times_ms().iter().position(|t| *t == 5000.0).unwrap();
+    assert_eq!(ticks.rows()[at_5s].waiting, 40.0);
+}
+
+/// Long runs: the run lasts 14 s past the outage, the chart holds a row per few ticks instead
+/// of thinning the series, and a row carries its busiest tick, so a one-tick wave shows at its
+/// full height; waiting and in-flight counts never exceed the 40 clients. The chapter's 4 s outage moved to 596–600 s storms as it does at 2–6 s; a
+/// ten-minute outage does not end in a storm: by then the clients have given up and come back
+/// at random moments (each action's 10 attempts take 9 s), so nothing lines them up.
+#[test]
+fn long_runs_chart_every_wave_at_its_height() {
+    let attempts = |r: &resilience_lab::scenarios::retry_storm::TickSample| r.served + r.rejected + r.failed;
+    let late = params("fixed", &[("down_from_ms", "596000"), ("down_until_ms", "600000")]);
+    let ten_minutes = params("fixed", &[("down_until_ms", "600000")]);
+    for (p, storm) in [(late, true), (ten_minutes, false)] {
+        assert_eq!(SPEC.duration_for(&p), 614_000);
+        let mut sim = RetryStorm::new(&p, 1, SPEC.duration_for(&p) * MS);
+        sim.run_to_end();
+        assert_eq!(sim.ticks_per_row(), 6);
+        let ticks = sim.ticks();
+        assert_eq!(ticks.len(), 1023, "6,140 ticks, 6 a row, the last row incomplete");
+        assert!(ticks.times_ms().windows(2).all(|w| w[1] - w[0] == 600.0));
+        let tallest_after = ticks
+            .times_ms()
+            .iter()
+            .zip(ticks.rows())
+            .filter(|(t, _)| **t + 600.0 > 600_000.0)
+            .map(|(_, r)| attempts(r))
+            .fold(0.0, f64::max);
+        assert_eq!(tallest_after, get(&sim, "peak_after_recovery"));
+        assert!(ticks.rows().iter().all(|r| r.waiting <= 40.0 && r.in_flight <= 40.0));
+        let recovered = get(&sim, "recovered_ms");
+        assert!((600_000.0..614_000.0).contains(&recovered), "{recovered}");
+        if storm {
+            assert!(get(&sim, "peak_after_recovery") >= 36.0);
+            assert!(get(&sim, "waves_after_recovery") >= 3.0);
+        } else {
+            assert!(get(&sim, "peak_after_recovery") <= 2.0 * 8.0);
+            assert!(get(&sim, "amplification") > 5.0, "every action spends its 10 attempts");
+        }
+    }
 }
 
 /// Any parameters from the declared ranges, with long times kept short enough to matter in a
@@ -200,7 +308,11 @@ proptest! {
     /// moment; no client ever has two calls in flight; the clients' states agree with the
     /// counts; no metric is NaN.
     #[test]
-    fn attempts_are_conserved_and_one_call_per_client(p in any_params(), seed in 0u64..1000, stops in proptest::collection::vec(1u64..6_000, 1..6)) {
+    fn attempts_are_conserved_and_one_call_per_client(
+        p in any_params(),
+        seed in 0u64..1000,
+        stops in proptest::collection::vec(1u64..6_000, 1..6),
+    ) {
         let mut sim = RetryStorm::new(&p, seed, 6_000 * MS);
         let mut stops = stops;
         stops.sort_unstable();
@@ -232,7 +344,184 @@ proptest! {
             b.advance(b.now() + 37 * MS, 50);
         }
         prop_assert_eq!(a.metrics(), b.metrics());
-        prop_assert_eq!(&a.ticks().values, &b.ticks().values);
+        prop_assert_eq!(a.ticks().rows(), b.ticks().rows());
         prop_assert_eq!(a.events(), b.events());
+    }
+}
+
+/// The option ids are an interface (links, the CLI, presets); the labels are the chapter's.
+#[test]
+fn backoff_options_keep_their_ids_and_the_chapters_names() {
+    let ids: Vec<&str> = Mode::OPTIONS.iter().map(|o| o.id).collect();
+    assert_eq!(ids, ["fixed", "exponential", "jitter", "decorrelated", "equal"]);
+    assert_eq!(Mode::Jitter.label(), SPEC.preset("jitter").unwrap().label);
+    assert_eq!(SPEC.headline.first(), Some(&"peak_after_recovery"));
+    assert!(SPEC.headline.iter().all(|k| SPEC.metric(k).is_some()), "headline {:?}", SPEC.headline);
+}
+
+fn reading(sim: &RetryStorm, key: &str) -> String {
+    sim.reading().into_iter().find(|(k, _)| *k == key).map(|(_, v)| v).unwrap_or_default()
+}
+
+fn value(sim: &RetryStorm, key: &str) -> Option<f64> {
+    sim.metrics().into_iter().find(|(k, _)| *k == key).and_then(|(_, v)| v.as_f64())
+}
+
+/// The number right after `prefix` in `text` ("… at 11.09 s" → 11.09), separators dropped.
+fn number_after(text: &str, prefix: &str) -> Option<f64> {
+    let rest = &text[text.find(prefix)? + prefix.len()..];
+    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',').collect();
+    digits.trim_end_matches('.').replace(',', "").parse().ok()
+}
+
+/// Every claim of the reading against the metrics of the same moment.
+fn check_readings(sim: &RetryStorm) -> Result<(), TestCaseError> {
+    let c = sim.config();
+    let cap = value(sim, "capacity_per_tick").unwrap();
+    let verdict = reading(sim, "verdict");
+    let waves = value(sim, "waves_after_recovery").unwrap();
+    match value(sim, "peak_after_recovery") {
+        Some(peak) => {
+            // "×N of capacity" is peak / capacity.
+            let times = format::times((peak / cap * 10.0).round() / 10.0);
+            let note = reading(sim, "peak_note");
+            prop_assert!(note.starts_with(&format!("{times} of capacity")), "{}", note);
+            prop_assert!(verdict.contains(&format!("{times} of the provider's capacity")), "{}", verdict);
+            prop_assert_eq!(peak > cap, waves >= 1.0, "peak {} capacity {} waves {}", peak, cap, waves);
+            if verdict.contains("No tick went over capacity") {
+                prop_assert_eq!(waves, 0.0);
+                prop_assert!(peak <= cap);
+            }
+            if let Some(n) = number_after(&verdict, "(8 per tick). ").filter(|_| cap == 8.0) {
+                prop_assert_eq!(n, waves, "{}", verdict);
+            }
+            for (one, many) in [(" wave went over", 1.0), (" waves went over", 2.0)] {
+                if verdict.contains(one) {
+                    prop_assert!(if many == 1.0 { waves == 1.0 } else { waves >= 2.0 }, "{}", verdict);
+                }
+            }
+            let expected = resilience_lab::scenarios::retry_storm::prediction(peak / cap);
+            prop_assert_eq!(reading(sim, "prediction"), expected);
+            match value(sim, "recovered_ms") {
+                _ if c.down_until_ms <= c.down_from_ms => {
+                    prop_assert!(verdict.starts_with("The provider never goes down"), "{}", verdict);
+                }
+                Some(r) if verdict.contains("Every client was done retrying at ") => {
+                    let said = number_after(&verdict, "Every client was done retrying at ").unwrap();
+                    prop_assert!((said - r / 1000.0).abs() <= 0.006, "{} vs {} ms", verdict, r);
+                }
+                Some(r) => prop_assert!(
+                    verdict.contains("No client was waiting to retry") && r == c.down_until_ms,
+                    "{} ({} ms)",
+                    verdict,
+                    r
+                ),
+                None => prop_assert!(verdict.contains("still"), "{}", verdict),
+            }
+        }
+        None => {
+            prop_assert!(reading(sim, "peak_note").starts_with("capacity "));
+            prop_assert!(reading(sim, "prediction").is_empty());
+        }
+    }
+
+    // Calls per user action: exactly 1.0 when no layer retries, the product's bound otherwise.
+    let layers_text = reading(sim, "layers");
+    let no_retries = c.max_attempts == 1 && (c.layers == 1 || c.attempts_per_layer == 1);
+    prop_assert_eq!(layers_text.contains("No layer retries"), no_retries, "{}", layers_text);
+    if let Some(amp) = value(sim, "amplification") {
+        prop_assert!(layers_text.contains(&format!("amplification {}.", format::times(amp))), "{}", layers_text);
+        if no_retries {
+            prop_assert_eq!(amp, 1.0);
+        }
+    }
+    let bound = (1..c.layers).fold(c.max_attempts as f64, |n, _| n * c.attempts_per_layer as f64);
+    let most = value(sim, "max_calls_per_user_action").unwrap();
+    prop_assert!(most <= bound, "{} calls for one action, at most {}", most, bound);
+    if c.layers > 1 {
+        let note = reading(sim, "calls_note");
+        prop_assert!(note.ends_with(&format!("= {}", format::number(bound))), "{}", note);
+    }
+    if let Some(m) = number_after(&layers_text, "The most one action made in this run: ") {
+        prop_assert_eq!(m, most);
+    }
+
+    // The outage against the traffic before it.
+    if let Some(x) = value(sim, "outage_traffic_vs_normal") {
+        let traffic = reading(sim, "traffic");
+        prop_assert!(traffic.contains(&format!("{} the ", format::times(x))), "{} vs {}", traffic, x);
+        let before = value(sim, "calls_per_tick_before").unwrap();
+        prop_assert!(traffic.contains(&format!("the {} per tick before", format::number(before))), "{}", traffic);
+    }
+
+    // The retry share during the outage against the budget.
+    let budget = reading(sim, "budget");
+    if let Some(p) = value(sim, "outage_retry_pct").filter(|_| budget.contains(" of them")) {
+        prop_assert!(budget.contains(&format!("{} of them", format::pct(p))), "{} vs {}", budget, p);
+        if budget.contains("above the budget") {
+            prop_assert!(p > c.budget_pct, "{}", budget);
+        }
+        if budget.contains("within the budget") {
+            prop_assert!(p <= c.budget_pct, "{}", budget);
+        }
+        if budget.contains("the window still counted the calls from before the outage") {
+            prop_assert!(budget.contains("of them made before the outage"), "{}", budget);
+        }
+    }
+    if c.budget_pct == 0.0 {
+        prop_assert!(budget.starts_with("No retry budget"));
+    }
+    Ok(())
+}
+
+/// The chapter's runs read as the chapter says.
+#[test]
+fn readings_of_the_chapters_runs() {
+    let fixed = run("fixed", &[], 1);
+    assert!(reading(&fixed, "verdict").starts_with("Peak after recovery: 40 calls in one 100 ms tick, ×5.0"));
+    assert!(reading(&fixed, "verdict").contains("waves went over capacity after the provider came back, 1 s apart"));
+    assert!(reading(&fixed, "backoff").contains("waits the same 1 s"));
+    assert_eq!(reading(&fixed, "prediction"), "storm");
+    let exp = reading(&run("exponential", &[], 1), "backoff");
+    assert!(exp.contains("doubles with every attempt") && !exp.contains("2^"), "{exp}");
+    let jitter = run("jitter", &[], 1);
+    assert!(reading(&jitter, "verdict").contains("No tick went over capacity"));
+    assert_eq!(reading(&jitter, "prediction"), "near");
+    let layers = run("three-layers", &[], 1);
+    assert!(reading(&layers, "layers").contains("up to 3 × 3 × 3 = 27 provider calls for one user action"));
+    assert!(reading(&layers, "layers").contains("The most one action made in this run: 27."));
+    let none = run("fixed", &[("max_attempts", "1")], 1);
+    assert!(reading(&none, "layers").contains("every user action makes exactly one provider call"));
+    assert!(reading(&none, "layers").ends_with("amplification ×1.0."));
+    // The budget: why this 4 s outage ends above 10%, from the run's own window.
+    for seed in 1..=3 {
+        let b = run("budget", &[], seed);
+        let text = reading(&b, "budget");
+        assert!(text.starts_with("A 10% retry budget"), "{text}");
+        assert!(text.contains("When the provider came back at 6 s, those 10 s held"), "{text}");
+        assert!(text.contains("made before the outage"), "{text}");
+        assert!(text.ends_with("above the budget, because the window still counted the calls from before the outage."));
+        check_readings(&b).unwrap();
+    }
+    for preset in SPEC.presets {
+        for seed in 1..=4 {
+            let sim = run(preset.id, &[], seed);
+            check_readings(&sim).unwrap_or_else(|e| panic!("{} seed {seed}: {e}", preset.id));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Each reading's claims hold against the metrics, at any moment of any run.
+    #[test]
+    fn the_readings_are_true_of_the_metrics(p in any_params(), seed in 0u64..1000, stop in 0.0f64..=1.0) {
+        let end = SPEC.duration_for(&p);
+        let mut sim = RetryStorm::new(&p, seed, end * MS);
+        sim.advance((stop * end as f64) as u64 * MS, u64::MAX);
+        check_readings(&sim)?;
+        sim.run_to_end();
+        check_readings(&sim)?;
     }
 }

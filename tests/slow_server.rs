@@ -4,7 +4,10 @@
 //! Every test runs several seeds and states its tolerance; every run also checks
 //! conservation (arrived = completed + timed out + in flight).
 
-use resilience_lab::scenarios::slow_server::{SPEC, SlowServer};
+use resilience_lab::scenarios::slow_server::{SPEC, SlowServer as Model};
+use resilience_lab::sim::Host;
+
+type SlowServer = Host<Model>;
 use resilience_lab::sim::{Params, SEC, Simulation, Value};
 
 const SEEDS: [u64; 6] = [1, 2, 3, 4, 5, 42];
@@ -40,7 +43,8 @@ fn num(sim: &SlowServer, key: &str) -> f64 {
 fn check_conservation(sim: &SlowServer) {
     let (arrived, completed, timed_out, in_flight) =
         (num(sim, "arrived"), num(sim, "completed"), num(sim, "timed_out"), num(sim, "in_flight_end"));
-    assert_eq!(arrived, completed + timed_out + in_flight, "conservation at {} µs", sim.now());
+    let refused = num(sim, "backlog_full");
+    assert_eq!(arrived, completed + timed_out + refused + in_flight, "conservation at {} µs", sim.now());
     assert_eq!(in_flight, sim.in_flight() as f64);
 }
 
@@ -274,15 +278,32 @@ fn charts_stay_bounded_over_a_long_run() {
     let sim = run(&SPEC.defaults(), 1, 3600);
     let charts = sim.charts();
     for (len, first, last) in [
-        (charts.queues.times_ms.len(), charts.queues.times_ms.first(), charts.queues.times_ms.last()),
-        (charts.latency.times_ms.len(), charts.latency.times_ms.first(), charts.latency.times_ms.last()),
-        (charts.in_flight.times_ms.len(), charts.in_flight.times_ms.first(), charts.in_flight.times_ms.last()),
+        (charts.queues.len(), charts.queues.times_ms().first(), charts.queues.times_ms().last()),
+        (charts.latency.len(), charts.latency.times_ms().first(), charts.latency.times_ms().last()),
+        (charts.in_flight.len(), charts.in_flight.times_ms().first(), charts.in_flight.times_ms().last()),
     ] {
         assert!((600..=1200).contains(&len), "{len} points");
         assert_eq!(first, Some(&0.0));
         assert!(*last.unwrap() > 3_500_000.0);
     }
     // B's column of the queue chart ends where B's queue is.
-    let b_last = charts.queues.values.last().unwrap()[1];
+    let b_last = charts.queues.last().unwrap().1.depth[1];
     assert!((b_last - num(&sim, "b_queue")).abs() < 100.0, "{b_last}");
+}
+
+/// A server holds at most its backlog: past it, new connections are refused and counted, so an
+/// overload as bad as any setting allows keeps the model's state bounded.
+#[test]
+fn a_full_backlog_refuses_and_counts_instead_of_growing() {
+    let p = params("chapter", &[("servers", "1"), ("rate", "3000"), ("service_ms", "500"), ("backlog", "100")]);
+    let sim = run(&p, 1, 60);
+    let served = &servers(&sim)[0];
+    assert!(
+        served.max_queue <= 101.0,
+        "the queue stays within its backlog (plus the one in service): {}",
+        served.max_queue
+    );
+    assert!(num(&sim, "backlog_full") > 100_000.0, "most of 180,000 arrivals are refused");
+    let reading: String = sim.reading().into_iter().map(|(_, s)| s).collect();
+    assert!(reading.contains("backlog"), "the reading says so: {reading}");
 }

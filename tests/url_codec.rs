@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use resilience_lab::scenarios::{self, ALL};
 use resilience_lab::sim::scenario::{MAX_DURATION_MS, MIN_DURATION_MS};
 use resilience_lab::sim::{ParamKind, ScenarioSpec};
-use resilience_lab::url::{self, DEFAULT_SEED, RESERVED, SPEEDS, State};
+use resilience_lab::url::{self, DEFAULT_SEED, RESERVED, SPEEDS, State, SweepView};
 
 fn slow() -> &'static ScenarioSpec {
     scenarios::find("slow-server").unwrap()
@@ -40,7 +40,7 @@ fn assert_sane(state: &State, notices: &[String]) {
         assert!(spec.preset(preset).is_some());
     }
     assert!(SPEEDS.contains(&state.speed), "speed {}", state.speed);
-    assert!((MIN_DURATION_MS..=MAX_DURATION_MS).contains(&state.duration_ms));
+    assert!((MIN_DURATION_MS..=MAX_DURATION_MS).contains(&state.duration()));
     for id in state.controls.iter().flatten() {
         assert!(spec.param(id).is_some(), "control {id}");
     }
@@ -77,7 +77,7 @@ fn a_full_state_reads_back() {
     assert_eq!(state.params.choice("policy"), "least-outstanding");
     assert_eq!(state.params.get("rate"), 60.0);
     assert!(state.params.flag("b_fails"));
-    assert_eq!((state.seed, state.duration_ms, state.speed), (7, 5000, 4.0));
+    assert_eq!((state.seed, state.duration_ms, state.speed), (7, Some(5000), 4.0));
     assert!(state.embed && state.autoplay);
     assert_eq!(state.controls, Some(vec!["rate", "timeout_ms"]));
     // Keys and values may be percent-encoded, '+' is a space, and the last repeat wins.
@@ -103,9 +103,9 @@ fn out_of_range_values_are_clamped_with_a_notice() {
     let state = one_notice("?slowdown=50.3", &["slowdown"]); // out of range and off the grid
     assert_eq!(state.params.get("slowdown"), 50.0);
     let state = one_notice("?duration_ms=5", &["duration_ms", &MIN_DURATION_MS.to_string()]);
-    assert_eq!(state.duration_ms, MIN_DURATION_MS);
+    assert_eq!(state.duration_ms, Some(MIN_DURATION_MS));
     let state = one_notice("?duration_ms=1e30", &["duration_ms", &MAX_DURATION_MS.to_string()]);
-    assert_eq!(state.duration_ms, MAX_DURATION_MS);
+    assert_eq!(state.duration_ms, Some(MAX_DURATION_MS));
     let state = one_notice("?speed=5", &["speed", "4"]);
     assert_eq!(state.speed, 4.0);
 }
@@ -134,7 +134,7 @@ fn wrong_types_keep_the_default_with_a_notice() {
     ] {
         let state = one_notice(query, names);
         assert_eq!(state.params, slow().defaults(), "{query}");
-        assert_eq!((state.seed, state.duration_ms, state.speed), (DEFAULT_SEED, slow().default_duration_ms, 1.0));
+        assert_eq!((state.seed, state.duration(), state.speed), (DEFAULT_SEED, slow().default_duration_ms, 1.0));
     }
     // A wrong value keeps what the preset gives, not the declaration's default.
     let state = one_notice("?preset=least-outstanding&policy=fastest", &["policy", "least-outstanding"]);
@@ -194,11 +194,17 @@ fn states() -> impl Strategy<Value = State> {
             prop::collection::vec((any::<bool>(), prop_oneof![0.0..1.0f64, Just(0.0), Just(1.0)]), spec.params.len()),
             any::<u64>(),
             0..SPEEDS.len(),
-            MIN_DURATION_MS..=MAX_DURATION_MS,
+            prop::option::of(MIN_DURATION_MS..=MAX_DURATION_MS),
             (any::<bool>(), any::<bool>()),
             prop::option::of(prop::collection::vec(0..spec.params.len(), 0..4)),
+            prop::option::of((
+                any::<prop::sample::Index>(),
+                any::<prop::sample::Index>(),
+                any::<prop::sample::Index>(),
+                1..=50usize,
+            )),
         )
-            .prop_map(move |(preset, values, seed, speed, duration_ms, (embed, autoplay), controls)| {
+            .prop_map(move |(preset, values, seed, speed, duration_ms, (embed, autoplay), controls, sweep)| {
                 let mut state = State::new(spec);
                 state.preset = preset.and_then(|p| spec.presets.get(p)).map(|p| p.id);
                 state.params = state.baseline();
@@ -214,6 +220,13 @@ fn states() -> impl Strategy<Value = State> {
                 state.embed = embed;
                 state.autoplay = autoplay;
                 state.controls = controls.map(|c| c.into_iter().map(|i| spec.params[i].id).collect());
+                state.sweep = sweep.map(|(x, by, metric, seeds)| {
+                    let numeric: Vec<_> = spec.params.iter().filter(|p| p.kind == ParamKind::Number).collect();
+                    let choices: Vec<_> =
+                        spec.params.iter().filter(|p| matches!(p.kind, ParamKind::Choice(_))).collect();
+                    let by = (!choices.is_empty()).then(|| by.get(&choices).id).filter(|_| by.index(2) == 0);
+                    SweepView { x: x.get(&numeric).id, by, metric: metric.get(spec.metrics).key, seeds }
+                });
                 state
             })
     })
@@ -226,18 +239,22 @@ fn queries() -> impl Strategy<Value = String> {
     let mut keys: Vec<String> = RESERVED.iter().map(|s| s.to_string()).collect();
     for spec in ALL {
         keys.extend(spec.params.iter().map(|p| p.id.to_string()));
+        keys.extend(spec.metrics.iter().map(|m| m.key.to_string()));
     }
     let key = prop_oneof![4 => prop::sample::select(keys), 1 => ".{0,12}"];
-    let mut words: Vec<String> = ["NaN", "inf", "-1e308", "1e400", "-0", "0", "1", "true", "on", "%", "%4", "%zz", "%00", "<script>", "+", ",", "&", "="]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut words: Vec<String> = [
+        "NaN", "inf", "-1e308", "1e400", "-0", "0", "1", "true", "on", "%", "%4", "%zz", "%00", "<script>", "+", ",",
+        "&", "=",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     for spec in ALL {
         words.push(spec.id.to_string());
         words.extend(spec.presets.iter().map(|p| p.id.to_string()));
         for p in spec.params {
             if let ParamKind::Choice(options) = p.kind {
-                words.extend(options.iter().map(|o| o.to_string()));
+                words.extend(options.iter().map(|o| o.id.to_string()));
             }
         }
     }
@@ -294,5 +311,30 @@ proptest! {
         if let Some(state) = state {
             assert_sane(&state, &notices);
         }
+    }
+}
+
+#[test]
+fn the_sweep_view_is_in_the_link() {
+    let (state, notices) =
+        url::decode("?sim=slow-server&sweep=rate&by=policy&sweep_metric=completed&sweep_seeds=7", None);
+    assert!(notices.is_empty(), "{notices:?}");
+    let view = state.unwrap().sweep.unwrap();
+    assert_eq!(view, SweepView { x: "rate", by: Some("policy"), metric: "completed", seeds: 7 });
+    // The default sweep needs only its name; other parameters drop the default lines.
+    let (state, _) = url::decode("?sim=slow-server&sweep=slowdown", None);
+    assert_eq!(state.unwrap().sweep.unwrap(), SweepView::default_for(slow()));
+    let (state, _) = url::decode("?sim=slow-server&sweep=rate", None);
+    assert_eq!(state.unwrap().sweep.unwrap().by, None);
+    for (query, names) in [
+        ("?sim=slow-server&sweep=policy", &["sweep", "policy"][..]),
+        ("?sim=slow-server&sweep=rate&by=rate", &["by", "rate"]),
+        ("?sim=slow-server&sweep=rate&sweep_metric=nope", &["sweep_metric", "nope"]),
+        ("?sim=slow-server&sweep=rate&sweep_seeds=500", &["sweep_seeds", "500"]),
+    ] {
+        let (state, notices) = url::decode(query, None);
+        assert_eq!(notices.len(), 1, "{query}: {notices:?}");
+        assert!(names.iter().all(|n| notices[0].contains(n)), "{query}: {}", notices[0]);
+        assert!(state.unwrap().sweep.is_some(), "{query}: the sweep view still opens");
     }
 }

@@ -20,10 +20,17 @@
 //! makes A subtract it too. And the chapter's C kept working past its own deadline until B
 //! hung up; `stop_at_deadline` makes every hop's work also stop at its own deadline.
 
-use crate::sim::rng::{SimRng, ms_to_us};
-use crate::sim::{EventQueue, MetricSpec, Micros, MS, ParamSpec, Params, Preset, ScenarioSpec, Simulation, Value};
+mod reading;
 
-pub const MODES: &[&str] = &["fixed", "propagated"];
+pub use reading::{CHAPTER_FIXED, CHAPTER_PROPAGATED, Cell, ChapterRun, Row, after_shown, kept_working_past_deadline};
+
+use crate::sim::model::ModelOf;
+use crate::sim::rng::{SimRng, ms_to_us};
+use crate::sim::scenario::SweepDefault;
+use crate::sim::{
+    EventQueue, MS, MetricSpec, Micros, Model, ParamSpec, Preset, Reading, ScenarioSpec, TimerKey, Value,
+};
+
 pub const HOPS: usize = 3;
 pub const HOP_NAMES: [char; HOPS] = ['A', 'B', 'C'];
 const A: usize = 0;
@@ -33,15 +40,84 @@ const MAX_MARKS: usize = 24;
 /// One request crosses three hops: at most a request, an answer and a close per connection.
 const MAX_MESSAGES: usize = 16;
 
-/// Where the defaults come from. Work (200, 300, 3,000 ms), the user's 2 s, the fixed
-/// timeouts (1.8 s, 2 s) and the 50 ms reserve are the chapter's; the browser's 10 s is Part
-/// 5's "browser 10 s > … API route deadline 2 s". The small delays are the measured run's:
-/// `timer_late_ms` 1 is Node's usual timer lateness and is what makes C's 1,448 ms
-/// (1,450 − 2 × 1 for A's and B's work timers); `net_ms` 1 is a local hop (Part 5: "inside a
-/// region a connect takes about 1 ms"); `handling_ms` 2.5 and `abort_ms` 2 are fitted to the
-/// chapter's table, which puts every figure within 3.5 ms. Closer is impossible: the table's
-/// two B give-up times differ by 546 ms, but both of B's waits start when B calls C, so they
-/// must differ by 2,000 − 1,448 = 552 ms.
+crate::choice! {
+    /// How a hop limits its call, and whether it stops when its caller leaves.
+    pub enum Mode {
+        Fixed = ("fixed", "Fixed timeouts",
+            "Each call has its own timeout, and every hop keeps working after its caller has left."),
+        Propagated = ("propagated", "Propagated budget",
+            "The time left travels with each call; each hop makes it its own deadline and stops when its \
+             caller leaves."),
+    }
+}
+
+crate::config! {
+    /// What the deadline-chain model reads from its parameters.
+    ///
+    /// Where the defaults come from. Work (200, 300, 3,000 ms), the user's 2 s, the fixed
+    /// timeouts (1.8 s, 2 s) and the 50 ms reserve are the chapter's; the browser's 10 s is Part
+    /// 5's "browser 10 s > … API route deadline 2 s". The small delays are the measured run's:
+    /// `timer_late_ms` 1 is Node's usual timer lateness and is what makes C's 1,448 ms
+    /// (1,450 − 2 × 1 for A's and B's work timers); `net_ms` 1 is a local hop (Part 5: "inside a
+    /// region a connect takes about 1 ms"); `handling_ms` 2.5 and `abort_ms` 2 are fitted to the
+    /// chapter's table, which puts every figure within 3.5 ms. Closer is impossible: the table's
+    /// two B give-up times differ by 546 ms, but both of B's waits start when B calls C, so they
+    /// must differ by 2,000 − 1,448 = 552 ms.
+    pub struct DeadlineChainConfig in PARAMS {
+        pub mode: Mode = ParamSpec::choice("mode", "Mode", Mode::OPTIONS, Mode::Fixed as usize,
+            "How each hop limits its call to the next one, and whether it stops when its caller leaves."),
+        pub user_budget_ms: f64 = ParamSpec::number("user_budget_ms", "User's budget", "ms", 2000.0,
+            (100.0, 10_000.0, 50.0),
+            "How long the user waits for the answer. With a propagated budget A (the edge) starts the \
+             budget from it; with fixed timeouts nothing carries it: it only marks when an answer stops \
+             being useful."),
+        pub a_work_ms: f64 = ParamSpec::number("a_work_ms", "A's work", "ms", 200.0, (0.0, 5000.0, 10.0),
+            "What A does before it calls B."),
+        pub b_work_ms: f64 = ParamSpec::number("b_work_ms", "B's work", "ms", 300.0, (0.0, 5000.0, 10.0),
+            "What B does before it calls C."),
+        pub c_work_ms: f64 = ParamSpec::number("c_work_ms", "C's work", "ms", 3000.0, (0.0, 10_000.0, 10.0),
+            "What C needs before it commits and answers."),
+        pub reserve_ms: f64 = ParamSpec::number("reserve_ms", "Reserve", "ms", 50.0, (0.0, 500.0, 5.0),
+            "With a propagated budget: a hop sets its deadline this much before its arrival plus the budget \
+             it was told, keeping time for the wire and for writing its own reply."),
+        pub edge_reserve: bool = ParamSpec::toggle("edge_reserve", "A keeps a reserve too", false,
+            "Off (the chapter's run): A takes the user's whole budget as its deadline, so the \
+             chain holds one reserve and C is told about 1,448 ms. On: A subtracts the reserve as \
+             well, every deadline moves 50 ms earlier."),
+        pub stop_at_deadline: bool = ParamSpec::toggle("stop_at_deadline", "Work stops at its own deadline", false,
+            "Off (the chapter's run): a hop's own work stops only when its caller leaves; its \
+             deadline bounds its outbound call. On: the work also stops when the hop's own \
+             deadline passes, and the hop answers 504."),
+        pub a_to_b_timeout_ms: f64 = ParamSpec::number("a_to_b_timeout_ms", "A→B timeout", "ms", 1800.0,
+            (0.0, 10_000.0, 50.0),
+            "A's limit on its call to B; 0 means none. With a propagated budget it is a cap: the call \
+             waits for the budget left or this, whichever is shorter."),
+        pub b_to_c_timeout_ms: f64 = ParamSpec::number("b_to_c_timeout_ms", "B→C timeout", "ms", 2000.0,
+            (0.0, 10_000.0, 50.0),
+            "B's limit on its call to C; 0 means none. With a propagated budget it is a cap, as for A."),
+        pub browser_timeout_ms: f64 = ParamSpec::number("browser_timeout_ms", "Browser gives up after", "ms",
+            10_000.0, (0.0, 30_000.0, 100.0),
+            "When the user's browser closes the connection if no answer came; 0 means never. \
+             Chapter 1 Part 5: the browser's 10 s is longer than the API's 2 s deadline."),
+        pub net_ms: f64 = ParamSpec::number("net_ms", "Network, one way", "ms", 1.0, (0.0, 50.0, 0.1),
+            "Time a request, an answer or a connection close spends on the wire between two hops."),
+        pub handling_ms: f64 = ParamSpec::number("handling_ms", "Message handling", "ms", 2.5, (0.0, 50.0, 0.1),
+            "Time from a message arriving to the receiver's code running on it: HTTP parsing, \
+             middleware, an event-loop turn."),
+        pub timer_late_ms: f64 = ParamSpec::number("timer_late_ms", "Timer lateness", "ms", 1.0, (0.0, 20.0, 0.1),
+            "How late every timer fires (work, call timeouts, deadlines). Node's timers fire \
+             about 1 ms late."),
+        pub abort_ms: f64 = ParamSpec::number("abort_ms", "Abort takes", "ms", 2.0, (0.0, 20.0, 0.1),
+            "Time from an abort signal firing (timeout, deadline, caller left) to the work \
+             stopping or the waiting code giving up. The connection closes at once."),
+        pub jitter_ms: f64 = ParamSpec::number("jitter_ms", "Network jitter", "ms", 0.0, (0.0, 20.0, 0.1),
+            "Random extra delay per message, anywhere from nothing to this. 0 gives the same run \
+             for every seed (the chapter's, within 3.5 ms); above 0 the seed matters."),
+    }
+}
+
+const DEFAULT_DURATION_MS: u64 = 4000;
+
 pub static SPEC: ScenarioSpec = ScenarioSpec {
     id: "deadline-chain",
     title: "A deadline that travels",
@@ -49,93 +125,137 @@ pub static SPEC: ScenarioSpec = ScenarioSpec {
     summary: "A calls B calls C; C needs 3 s, the user waits 2 s. With fixed timeouts C finishes \
               for nobody; with a propagated budget every hop knows what is left and C stops when \
               B hangs up.",
-    params: &[
-        ParamSpec::choice("mode", "Mode", MODES, 0,
-            "fixed: each call has its own timeout and nobody stops when its caller leaves. \
-             propagated: the remaining budget travels as a header, each hop turns it into a local \
-             deadline, and a hop stops when its caller leaves."),
-        ParamSpec::number("user_budget_ms", "User's budget", "ms", 2000.0, (100.0, 10_000.0, 50.0),
-            "How long the user waits for the answer. In propagated mode A (the edge) starts the \
-             budget from it; in fixed mode nothing carries it: it only marks when an answer stops \
-             being useful."),
-        ParamSpec::number("a_work_ms", "A's work", "ms", 200.0, (0.0, 5000.0, 10.0),
-            "What A does before it calls B."),
-        ParamSpec::number("b_work_ms", "B's work", "ms", 300.0, (0.0, 5000.0, 10.0),
-            "What B does before it calls C."),
-        ParamSpec::number("c_work_ms", "C's work", "ms", 3000.0, (0.0, 10_000.0, 10.0),
-            "What C needs before it commits and answers."),
-        ParamSpec::number("reserve_ms", "Reserve", "ms", 50.0, (0.0, 500.0, 5.0),
-            "Propagated mode: a hop told a budget sets its deadline at arrival + budget − reserve, \
-             keeping time for the wire and for writing its own reply."),
-        ParamSpec::toggle("edge_reserve", "A keeps a reserve too", false,
-            "Off (the chapter's run): A takes the user's whole budget as its deadline, so the \
-             chain holds one reserve and C is told about 1,448 ms. On: A subtracts the reserve as \
-             well, every deadline moves 50 ms earlier."),
-        ParamSpec::toggle("stop_at_deadline", "Work stops at its own deadline", false,
-            "Off (the chapter's run): a hop's own work stops only when its caller leaves; its \
-             deadline bounds its outbound call. On: the work also stops when the hop's own \
-             deadline passes, and the hop answers 504."),
-        ParamSpec::number("a_to_b_timeout_ms", "A→B timeout", "ms", 1800.0, (0.0, 10_000.0, 50.0),
-            "A's limit on its call to B (0 = none). In propagated mode it is a cap: the call \
-             waits min(remaining, cap)."),
-        ParamSpec::number("b_to_c_timeout_ms", "B→C timeout", "ms", 2000.0, (0.0, 10_000.0, 50.0),
-            "B's limit on its call to C (0 = none). In propagated mode it is a cap."),
-        ParamSpec::number("browser_timeout_ms", "Browser gives up after", "ms", 10_000.0, (0.0, 30_000.0, 100.0),
-            "When the user's browser closes the connection if no answer came (0 = never). \
-             Chapter 1 Part 5: browser 10 s > API deadline 2 s."),
-        ParamSpec::number("net_ms", "Network, one way", "ms", 1.0, (0.0, 50.0, 0.1),
-            "Time a request, an answer or a connection close spends on the wire between two hops."),
-        ParamSpec::number("handling_ms", "Message handling", "ms", 2.5, (0.0, 50.0, 0.1),
-            "Time from a message arriving to the receiver's code running on it: HTTP parsing, \
-             middleware, an event-loop turn."),
-        ParamSpec::number("timer_late_ms", "Timer lateness", "ms", 1.0, (0.0, 20.0, 0.1),
-            "How late every timer fires (work, call timeouts, deadlines). Node's timers fire \
-             about 1 ms late."),
-        ParamSpec::number("abort_ms", "Abort takes", "ms", 2.0, (0.0, 20.0, 0.1),
-            "Time from an abort signal firing (timeout, deadline, caller left) to the work \
-             stopping or the waiting code giving up. The connection closes at once."),
-        ParamSpec::number("jitter_ms", "Network jitter", "ms", 0.0, (0.0, 20.0, 0.1),
-            "Random extra delay per message, uniform between 0 and this. 0 gives the same run \
-             for every seed (the chapter's, within 3.5 ms); above 0 the seed matters."),
-    ],
+    params: PARAMS,
     presets: &[
-        Preset { id: "fixed", label: "Fixed timeouts", description:
-            "A→B 1.8 s, B→C 2 s, no cancellation: the user gets 504 at about 2 s, C commits at \
-             3.5 s for nobody.", values: &[("mode", "fixed")] },
-        Preset { id: "propagated", label: "Propagated budget", description:
-            "The budget travels as a header and a hop stops when its caller leaves: B's 504 \
-             reaches the user before 2 s and C stops.", values: &[("mode", "propagated")] },
-        Preset { id: "wrong-order", label: "Timeouts in the wrong order", description:
-            "Inner timeouts longer than outer ones: the browser gives up at 2 s, A at 3.2 s, \
-             and B relays C's answer to nobody.",
-            values: &[("mode", "fixed"), ("browser_timeout_ms", "2000"), ("a_to_b_timeout_ms", "3000"),
-                      ("b_to_c_timeout_ms", "4000")] },
-        Preset { id: "ordered", label: "Fixed, in the right order", description:
-            "B→C shorter than A→B: the user hears B's 504 in time, but C still commits for nobody.",
-            values: &[("mode", "fixed"), ("b_to_c_timeout_ms", "1400")] },
-        Preset { id: "every-hop", label: "The middleware at every hop", description:
-            "Propagated, with A keeping a reserve and every hop's work stopping at its own \
-             deadline: C gives up first and its 504 travels back.",
-            values: &[("mode", "propagated"), ("edge_reserve", "true"), ("stop_at_deadline", "true")] },
+        Preset {
+            id: "fixed",
+            label: "Fixed timeouts",
+            description: "A→B 1.8 s, B→C 2 s, no cancellation: the user gets 504 at about 2 s, C commits at \
+                          3.5 s for nobody.",
+            values: &[("mode", "fixed")],
+        },
+        Preset {
+            id: "propagated",
+            label: "Propagated budget",
+            description: "The budget travels as a header and a hop stops when its caller leaves: B's 504 \
+                          reaches the user before 2 s and C stops.",
+            values: &[("mode", "propagated")],
+        },
+        Preset {
+            id: "wrong-order",
+            label: "Timeouts in the wrong order",
+            description: "Inner timeouts longer than outer ones: the browser gives up at 2 s, A at 3.2 s, \
+                          and B relays C's answer to nobody.",
+            values: &[
+                ("mode", "fixed"),
+                ("browser_timeout_ms", "2000"),
+                ("a_to_b_timeout_ms", "3000"),
+                ("b_to_c_timeout_ms", "4000"),
+            ],
+        },
+        Preset {
+            id: "ordered",
+            label: "Fixed, in the right order",
+            description: "B→C shorter than A→B: the user hears B's 504 in time, but C still commits for nobody.",
+            values: &[("mode", "fixed"), ("b_to_c_timeout_ms", "1400")],
+        },
+        Preset {
+            id: "every-hop",
+            label: "The middleware at every hop",
+            description: "Propagated, with A keeping a reserve and every hop's work stopping at its own \
+                          deadline: C gives up first and its 504 travels back.",
+            values: &[("mode", "propagated"), ("edge_reserve", "true"), ("stop_at_deadline", "true")],
+        },
     ],
     metrics: &[
-        MetricSpec { key: "user_answer_ms", label: "User answered at", unit: "ms", help: "When A answered the user (null if the user heard nothing)." },
+        MetricSpec {
+            key: "user_answer_ms",
+            label: "User answered at",
+            unit: "ms",
+            help: "When A answered the user (null if the user heard nothing).",
+        },
         MetricSpec { key: "user_status", label: "User got", unit: "", help: "The HTTP status the user received." },
-        MetricSpec { key: "user_answer_from", label: "Answer came from", unit: "", help: "The hop whose answer A relayed: A, B or C (none if the user heard nothing)." },
-        MetricSpec { key: "user_in_budget", label: "Within the user's budget", unit: "", help: "Whether the answer came within the user's budget." },
-        MetricSpec { key: "user_gave_up_ms", label: "Browser gave up at", unit: "ms", help: "When the browser closed the connection without an answer." },
-        MetricSpec { key: "a_gives_up_ms", label: "A gives up on B", unit: "ms", help: "When A stopped waiting for B without an answer." },
-        MetricSpec { key: "b_gives_up_ms", label: "B gives up on C", unit: "ms", help: "When B stopped waiting for C without an answer." },
-        MetricSpec { key: "b_budget_told_ms", label: "B was told", unit: "ms", help: "The budget A sent B in the header (propagated mode)." },
-        MetricSpec { key: "c_budget_told_ms", label: "C was told", unit: "ms", help: "The budget B sent C in the header (propagated mode)." },
+        MetricSpec {
+            key: "user_answer_from",
+            label: "Answer came from",
+            unit: "",
+            help: "The hop whose answer A relayed: A, B or C (none if the user heard nothing).",
+        },
+        MetricSpec {
+            key: "user_in_budget",
+            label: "Within the user's budget",
+            unit: "",
+            help: "Whether the answer came within the user's budget.",
+        },
+        MetricSpec {
+            key: "user_gave_up_ms",
+            label: "Browser gave up at",
+            unit: "ms",
+            help: "When the browser closed the connection without an answer.",
+        },
+        MetricSpec {
+            key: "a_gives_up_ms",
+            label: "A gives up on B",
+            unit: "ms",
+            help: "When A stopped waiting for B without an answer.",
+        },
+        MetricSpec {
+            key: "b_gives_up_ms",
+            label: "B gives up on C",
+            unit: "ms",
+            help: "When B stopped waiting for C without an answer.",
+        },
+        MetricSpec {
+            key: "b_budget_told_ms",
+            label: "B was told",
+            unit: "ms",
+            help: "The budget A sent B in the header (propagated mode).",
+        },
+        MetricSpec {
+            key: "c_budget_told_ms",
+            label: "C was told",
+            unit: "ms",
+            help: "The budget B sent C in the header (propagated mode).",
+        },
         MetricSpec { key: "c_end_ms", label: "C's work ended", unit: "ms", help: "When C committed or was stopped." },
-        MetricSpec { key: "c_outcome", label: "C's work", unit: "", help: "committed, stopped, working, or not called." },
-        MetricSpec { key: "wasted_work_ms", label: "Work after the user was answered", unit: "ms", help: "Work done by all hops after the user's wait ended." },
-        MetricSpec { key: "work_after_caller_left_ms", label: "Work after the caller left", unit: "ms", help: "Work each hop did after its own caller hung up, summed." },
-        MetricSpec { key: "hops", label: "Hops", unit: "", help: "Per hop: budget, deadline, work, call, give-up and answer." },
+        MetricSpec {
+            key: "c_outcome",
+            label: "C's work",
+            unit: "",
+            help: "committed, stopped, working, or not called.",
+        },
+        MetricSpec {
+            key: "wasted_work_ms",
+            label: "Work done for nobody",
+            unit: "ms",
+            help: "Work done by all hops after the user stopped waiting: after an answer within the \
+                   user's budget, after the browser gave up, or after the budget ran out, whichever \
+                   came first.",
+        },
+        MetricSpec {
+            key: "work_after_caller_left_ms",
+            label: "Work after the caller left",
+            unit: "ms",
+            help: "Work each hop did after its own caller hung up, summed.",
+        },
+        MetricSpec {
+            key: "hops",
+            label: "Hops",
+            unit: "",
+            help: "Per hop: budget, deadline, work, call, give-up and answer.",
+        },
     ],
-    default_duration_ms: 4000,
-    build: |params, seed, duration| Box::new(DeadlineChain::new(params, seed, duration)),
+    headline: &["user_answer_ms", "b_gives_up_ms", "c_end_ms", "wasted_work_ms"],
+    default_duration_ms: DEFAULT_DURATION_MS,
+    sweep: SweepDefault {
+        x: "user_budget_ms",
+        from: 500.0,
+        to: 5000.0,
+        steps: 15,
+        by: Some("mode"),
+        metric: "wasted_work_ms",
+    },
+    model: &ModelOf::<DeadlineChain>::NEW,
 };
 
 /// Who sends or receives a message.
@@ -203,7 +323,10 @@ pub enum Phase {
     Working,
     Calling,
     /// An abort fired; it takes effect `abort_ms` later.
-    Aborting { reason: Reason, was_working: bool },
+    Aborting {
+        reason: Reason,
+        was_working: bool,
+    },
     Done,
 }
 
@@ -336,6 +459,17 @@ pub struct UserAnswer {
     pub origin: Party,
 }
 
+/// Why the user stopped waiting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoppedWaiting {
+    /// A's answer came within the user's budget.
+    Answered,
+    /// The browser closed the connection before an answer came.
+    BrowserGaveUp,
+    /// The user's budget ran out with no answer yet: whatever comes later is too late.
+    BudgetRanOut,
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 pub struct UserLane {
     pub answer: Option<UserAnswer>,
@@ -354,7 +488,7 @@ impl UserLane {
 }
 
 #[derive(Clone, Copy, Debug)]
-enum Event {
+pub enum Event {
     Deliver { msg: Message, log: usize },
     WorkDone { hop: usize },
     CallTimer { hop: usize },
@@ -363,21 +497,26 @@ enum Event {
     BrowserTimeout,
 }
 
-pub struct DeadlineChain {
-    queue: EventQueue<Event>,
-    model: Model,
+/// The timers a hop may have pending. They are withdrawn when the hop is done, and a call's
+/// timer when the call is aborted, so every timer that fires still matters.
+#[derive(Clone, Copy, Debug, Default)]
+struct HopTimers {
+    work: Option<TimerKey>,
+    call: Option<TimerKey>,
+    deadline: Option<TimerKey>,
+    abort: Option<TimerKey>,
 }
 
-struct Model {
+/// The model: one user request through A, B and C, message by message.
+pub struct DeadlineChain {
+    config: DeadlineChainConfig,
+    /// When the run ends.
     end: Micros,
-    propagated: bool,
     user_budget_ms: i64,
     work: [Micros; HOPS],
     /// Per caller (A, B): the limit on its call; 0 = none.
     caps: [Micros; 2],
     reserve_ms: i64,
-    edge_reserve: bool,
-    stop_at_deadline: bool,
     net: Micros,
     handling: Micros,
     late: Micros,
@@ -391,6 +530,9 @@ struct Model {
     /// Per connection (user–A, A–B, B–C) and direction: the latest delivery so far, so that
     /// messages on one connection arrive in order whatever the jitter (TCP keeps order).
     last_delivery: [[Micros; 2]; HOPS],
+    timers: [HopTimers; HOPS],
+    /// The browser's timeout, withdrawn once the user has the answer.
+    browser_timer: Option<TimerKey>,
 }
 
 /// `Date.now()`: whole milliseconds.
@@ -403,85 +545,74 @@ fn ms_i64(ms: i64) -> Micros {
 }
 
 impl DeadlineChain {
-    pub fn new(params: &Params, seed: u64, end: Micros) -> Self {
-        let ms = |id: &str| ms_to_us(params.get(id));
-        let model = Model {
-            end,
-            propagated: params.choice("mode") == "propagated",
-            user_budget_ms: params.get("user_budget_ms") as i64,
-            work: [ms("a_work_ms"), ms("b_work_ms"), ms("c_work_ms")],
-            caps: [ms("a_to_b_timeout_ms"), ms("b_to_c_timeout_ms")],
-            reserve_ms: params.get("reserve_ms") as i64,
-            edge_reserve: params.flag("edge_reserve"),
-            stop_at_deadline: params.flag("stop_at_deadline"),
-            net: ms("net_ms"),
-            handling: ms("handling_ms"),
-            late: ms("timer_late_ms"),
-            abort: ms("abort_ms"),
-            jitter: ms("jitter_ms"),
-            jitter_rng: SimRng::stream(seed, 1),
-            lanes: HOP_NAMES.map(Lane::new),
-            user: UserLane::default(),
-            messages: Vec::with_capacity(MAX_MESSAGES),
-            last_delivery: [[0; 2]; HOPS],
-        };
-        let mut sim = Self { queue: EventQueue::new(), model };
-        let browser = ms("browser_timeout_ms");
-        if browser > 0 {
-            sim.queue.schedule_at(browser + sim.model.late, Event::BrowserTimeout);
-        }
-        sim.model.send(&mut sim.queue, Party::User, Party::Hop(A), MsgKind::Request { header_ms: None });
-        sim
-    }
-
     /// The three swimlanes, A, B, C.
     pub fn lanes(&self) -> &[Lane; HOPS] {
-        &self.model.lanes
+        &self.lanes
     }
 
     pub fn user(&self) -> &UserLane {
-        &self.model.user
+        &self.user
     }
 
     /// Every message so far, in the order sent: the arrows between lanes.
     pub fn messages(&self) -> &[Message] {
-        &self.model.messages
+        &self.messages
     }
 
     pub fn propagated(&self) -> bool {
-        self.model.propagated
+        self.config.mode == Mode::Propagated
     }
 
     pub fn user_budget_ms(&self) -> i64 {
-        self.model.user_budget_ms
+        self.user_budget_ms
     }
 
     /// The delay a message takes without jitter (network + handling), for the page's legend
     /// and for bounds in tests.
     pub fn delivery(&self) -> Micros {
-        self.model.net + self.model.handling
+        self.net + self.handling
     }
 
     pub fn abort_delay(&self) -> Micros {
-        self.model.abort
+        self.abort
     }
 
     pub fn max_jitter(&self) -> Micros {
-        self.model.jitter
+        self.jitter
     }
 
-    /// Per hop: the work it did after the user's wait ended (highlighted as waste).
-    pub fn wasted_intervals(&self) -> [Option<(Micros, Micros)>; HOPS] {
-        let now = self.queue.now();
-        let from = self.model.user.done();
-        std::array::from_fn(|h| after(self.model.lanes[h].work_interval(now), from))
+    /// Whether A's answer came within the user's budget (on the whole-millisecond clock).
+    pub fn in_budget(&self, answer: UserAnswer) -> bool {
+        clock_ms(answer.answered_at) <= self.user_budget_ms
     }
 
-    /// Per hop: the work it did after its own caller hung up.
-    pub fn after_caller_left_intervals(&self) -> [Option<(Micros, Micros)>; HOPS] {
-        let now = self.queue.now();
+    /// When the user stopped waiting, as of `now`, and why: A's answer came within the budget,
+    /// or the browser gave up, or the user's budget ran out first (an answer after it comes too
+    /// late to be of use, even if the browser is still open to receive it).
+    pub fn user_stopped_waiting(&self, now: Micros) -> Option<(Micros, StoppedWaiting)> {
+        if let Some(a) = self.user.answer.filter(|a| self.in_budget(*a)) {
+            return Some((a.answered_at, StoppedWaiting::Answered));
+        }
+        let budget_end = ms_i64(self.user_budget_ms);
+        let gave_up = self.user.gave_up.map(|g| (g, StoppedWaiting::BrowserGaveUp));
+        let ran_out = (now >= budget_end).then_some((budget_end, StoppedWaiting::BudgetRanOut));
+        match (gave_up, ran_out) {
+            (Some(g), Some(r)) => Some(if g.0 < r.0 { g } else { r }),
+            (g, r) => g.or(r),
+        }
+    }
+
+    /// Per hop: the work it did after the user stopped waiting (highlighted as waste: work for
+    /// nobody), counting work still going on up to `now`.
+    pub fn wasted_intervals(&self, now: Micros) -> [Option<(Micros, Micros)>; HOPS] {
+        let from = self.user_stopped_waiting(now).map(|s| s.0);
+        std::array::from_fn(|h| after(self.lanes[h].work_interval(now), from))
+    }
+
+    /// Per hop: the work it did after its own caller hung up, up to `now`.
+    pub fn after_caller_left_intervals(&self, now: Micros) -> [Option<(Micros, Micros)>; HOPS] {
         std::array::from_fn(|h| {
-            let lane = &self.model.lanes[h];
+            let lane = &self.lanes[h];
             after(lane.work_interval(now), lane.caller_hung_up)
         })
     }
@@ -507,35 +638,98 @@ fn int_value(v: Option<i64>) -> Value {
     v.map_or(Value::Null, Value::Int)
 }
 
-impl Simulation for DeadlineChain {
-    crate::event_driven_clock!();
+impl Model for DeadlineChain {
+    type Config = DeadlineChainConfig;
+    type Event = Event;
 
-    fn metrics(&self) -> Vec<(&'static str, Value)> {
-        let m = &self.model;
-        let [a, b, c] = &m.lanes;
-        let answer = m.user.answer;
+    fn new(config: DeadlineChainConfig, seed: u64, end: Micros, queue: &mut EventQueue<Event>) -> Self {
+        let browser = ms_to_us(config.browser_timeout_ms);
+        let mut model = Self {
+            user_budget_ms: config.user_budget_ms as i64,
+            work: [ms_to_us(config.a_work_ms), ms_to_us(config.b_work_ms), ms_to_us(config.c_work_ms)],
+            caps: [ms_to_us(config.a_to_b_timeout_ms), ms_to_us(config.b_to_c_timeout_ms)],
+            reserve_ms: config.reserve_ms as i64,
+            net: ms_to_us(config.net_ms),
+            handling: ms_to_us(config.handling_ms),
+            late: ms_to_us(config.timer_late_ms),
+            abort: ms_to_us(config.abort_ms),
+            jitter: ms_to_us(config.jitter_ms),
+            jitter_rng: SimRng::stream(seed, 1),
+            lanes: HOP_NAMES.map(Lane::new),
+            user: UserLane::default(),
+            messages: Vec::with_capacity(MAX_MESSAGES),
+            last_delivery: [[0; 2]; HOPS],
+            timers: [HopTimers::default(); HOPS],
+            browser_timer: None,
+            end,
+            config,
+        };
+        if browser > 0 {
+            model.browser_timer = Some(queue.timer_at(browser + model.late, Event::BrowserTimeout));
+        }
+        model.send(queue, Party::User, Party::Hop(A), MsgKind::Request { header_ms: None });
+        model
+    }
+
+    fn handle(&mut self, q: &mut EventQueue<Event>, now: Micros, event: Event) {
+        match event {
+            Event::Deliver { msg, log } => self.deliver(q, now, msg, log),
+            Event::WorkDone { hop } => self.work_done(q, now, hop),
+            Event::CallTimer { hop } => self.abort_call(q, now, hop, Reason::Timeout),
+            Event::DeadlineTimer { hop } => self.deadline_passed(q, now, hop),
+            Event::Resume { hop } => self.resume(q, now, hop),
+            Event::BrowserTimeout => self.browser_gives_up(q, now),
+        }
+    }
+
+    fn metrics(&self, now: Micros) -> Vec<(&'static str, Value)> {
+        let [a, b, c] = &self.lanes;
+        let answer = self.user.answer;
         let c_outcome = match (c.work_outcome, c.work_start) {
             (Some(WorkOutcome::Finished), _) => "committed",
             (Some(WorkOutcome::Stopped(_)), _) => "stopped",
             (None, Some(_)) => "working",
             (None, None) => "not called",
         };
+        let in_budget = |reply: UserAnswer| Value::Bool(self.in_budget(reply));
         vec![
             ("user_answer_ms", ms_value(answer.map(|a| a.answered_at))),
             ("user_status", int_value(answer.map(|a| a.status as i64))),
             ("user_answer_from", Value::Text(answer.map_or("none", |a| a.origin.name()).to_string())),
-            ("user_in_budget", answer.map_or(Value::Null, |a| Value::Bool(clock_ms(a.answered_at) <= m.user_budget_ms))),
-            ("user_gave_up_ms", ms_value(m.user.gave_up)),
+            ("user_in_budget", answer.map_or(Value::Null, in_budget)),
+            ("user_gave_up_ms", ms_value(self.user.gave_up)),
             ("a_gives_up_ms", ms_value(a.gave_up.map(|g| g.0))),
             ("b_gives_up_ms", ms_value(b.gave_up.map(|g| g.0))),
             ("b_budget_told_ms", int_value(a.call_header_ms)),
             ("c_budget_told_ms", int_value(b.call_header_ms)),
             ("c_end_ms", ms_value(c.work_outcome.and(c.work_end))),
             ("c_outcome", Value::Text(c_outcome.to_string())),
-            ("wasted_work_ms", Value::num(total_ms(&self.wasted_intervals()))),
-            ("work_after_caller_left_ms", Value::num(total_ms(&self.after_caller_left_intervals()))),
-            ("hops", Value::List(m.lanes.iter().map(lane_record).collect())),
+            ("wasted_work_ms", Value::num(total_ms(&self.wasted_intervals(now)))),
+            ("work_after_caller_left_ms", Value::num(total_ms(&self.after_caller_left_intervals(now)))),
+            ("hops", Value::List(self.lanes.iter().map(lane_record).collect())),
         ]
+    }
+
+    fn config(&self) -> &DeadlineChainConfig {
+        &self.config
+    }
+
+    fn reading(&self, now: Micros) -> Reading {
+        self.reading_at(now)
+    }
+
+    /// Long enough for the chain to settle: in either mode nothing happens after C's work
+    /// would end had nobody stopped it, plus every timer's lateness, the messages' trips and the
+    /// aborts on the way back; in whole seconds, and never shorter than the default 4 s.
+    fn run_length_ms(c: &DeadlineChainConfig) -> Option<u64> {
+        let trip = c.net_ms + c.handling_ms + c.jitter_ms;
+        let settled = c.a_work_ms
+            + c.b_work_ms
+            + c.c_work_ms
+            + HOPS as f64 * (c.timer_late_ms + c.abort_ms)
+            + MAX_MESSAGES as f64 * trip;
+        let seconds = libm::ceil((settled + 100.0) / 1000.0) as u64;
+        Some((seconds * 1000).max(DEFAULT_DURATION_MS))
     }
 }
 
@@ -562,28 +756,7 @@ fn lane_record(lane: &Lane) -> Vec<(&'static str, Value)> {
     ]
 }
 
-impl Model {
-    fn handle(&mut self, q: &mut EventQueue<Event>, now: Micros, event: Event) {
-        match event {
-            Event::Deliver { msg, log } => self.deliver(q, now, msg, log),
-            Event::WorkDone { hop } => self.work_done(q, now, hop),
-            Event::CallTimer { hop } => {
-                if self.lanes[hop].phase == Phase::Calling {
-                    self.abort_call(q, now, hop, Reason::Timeout);
-                }
-            }
-            Event::DeadlineTimer { hop } => self.deadline_passed(q, now, hop),
-            Event::Resume { hop } => self.resume(q, now, hop),
-            Event::BrowserTimeout => {
-                if self.user.waiting() {
-                    self.user.gave_up = Some(now);
-                    self.lanes[A].caller_hung_up = Some(now);
-                    self.send(q, Party::User, Party::Hop(A), MsgKind::Close);
-                }
-            }
-        }
-    }
-
+impl DeadlineChain {
     /// Puts a message on the wire; it reaches the receiver's code after network, handling and
     /// jitter, never before an earlier message on the same connection.
     fn send(&mut self, q: &mut EventQueue<Event>, from: Party, to: Party, kind: MsgKind) {
@@ -616,9 +789,8 @@ impl Model {
                 let heard = self.lanes[h].phase == Phase::Calling;
                 self.mark_heard(msg.from, log, heard);
                 if heard {
-                    let lane = &mut self.lanes[h];
-                    lane.mark(now, MarkKind::CallAnswered);
-                    lane.phase = Phase::Done;
+                    self.lanes[h].mark(now, MarkKind::CallAnswered);
+                    self.finish(q, h);
                     self.answer(q, now, h, status, origin);
                 } else {
                     self.lanes[h].mark(now, MarkKind::LateAnswer);
@@ -629,6 +801,9 @@ impl Model {
                 self.mark_heard(msg.from, log, heard);
                 if heard {
                     self.user.answer = Some(UserAnswer { answered_at: msg.sent, received: now, status, origin });
+                    if let Some(browser) = self.browser_timer.take() {
+                        q.cancel(browser);
+                    }
                 }
             }
             (Party::User, _) => {}
@@ -649,41 +824,39 @@ impl Model {
     /// The request reaches hop `h`'s code: the middleware sets the deadline, the work starts.
     fn start(&mut self, q: &mut EventQueue<Event>, now: Micros, h: usize, header_ms: Option<i64>) {
         let late = self.late;
-        if self.propagated {
+        if self.propagated() {
             // The browser sends no header: A, the edge, starts from the user's budget.
             let budget = header_ms.unwrap_or(self.user_budget_ms);
-            let reserve = if h == A && !self.edge_reserve { 0 } else { self.reserve_ms };
+            let reserve = if h == A && !self.config.edge_reserve { 0 } else { self.reserve_ms };
             let at = clock_ms(now) + budget - reserve;
             let lane = &mut self.lanes[h];
             lane.budget_told_ms = Some(budget);
             lane.deadline_ms = Some(at);
             // AbortSignal.timeout(Math.max(0, at - Date.now())).
-            q.schedule_in(ms_i64(at - clock_ms(now)) + late, Event::DeadlineTimer { hop: h });
+            self.timers[h].deadline =
+                Some(q.timer_in(ms_i64(at - clock_ms(now)) + late, Event::DeadlineTimer { hop: h }));
         }
         let lane = &mut self.lanes[h];
         lane.received = Some(now);
         lane.mark(now, MarkKind::Received);
         lane.phase = Phase::Working;
         lane.work_start = Some(now);
-        q.schedule_in(self.work[h] + late, Event::WorkDone { hop: h });
+        self.timers[h].work = Some(q.timer_in(self.work[h] + late, Event::WorkDone { hop: h }));
     }
 
+    /// The work timer is withdrawn when the work is stopped, so the hop is still working here,
+    /// or aborting its work.
     fn work_done(&mut self, q: &mut EventQueue<Event>, now: Micros, h: usize) {
-        let phase = self.lanes[h].phase;
         let lane = &mut self.lanes[h];
         // Work can also complete after an abort was sent but before it took effect: C's commit
         // then stands, while A or B cannot call on with an aborted signal and will answer when
         // the abort lands.
-        let aborting = match phase {
-            Phase::Working => false,
-            Phase::Aborting { was_working: true, .. } => true,
-            _ => return,
-        };
+        let aborting = matches!(lane.phase, Phase::Aborting { .. });
         lane.work_end = Some(now);
         lane.work_outcome = Some(WorkOutcome::Finished);
         lane.mark(now, MarkKind::WorkFinished);
         if h == C {
-            lane.phase = Phase::Done;
+            self.finish(q, h);
             self.answer(q, now, h, 200, Party::Hop(C));
         } else if !aborting {
             self.call(q, now, h);
@@ -693,13 +866,13 @@ impl Model {
     /// Hop `h` calls the next hop: `forCall(cap)` in propagated mode, a plain timeout otherwise.
     fn call(&mut self, q: &mut EventQueue<Event>, now: Micros, h: usize) {
         let cap = self.caps[h];
-        let (limit, header_ms) = if self.propagated {
+        let (limit, header_ms) = if self.propagated() {
             let left = self.lanes[h].deadline_ms.unwrap_or(0) - clock_ms(now);
             if left <= 0 {
                 let lane = &mut self.lanes[h];
                 lane.failed_fast = Some(now);
                 lane.mark(now, MarkKind::FailedFast);
-                lane.phase = Phase::Done;
+                self.finish(q, h);
                 self.answer(q, now, h, 504, Party::Hop(h));
                 return;
             }
@@ -715,22 +888,20 @@ impl Model {
         lane.call_header_ms = header_ms;
         lane.mark(now, MarkKind::CallSent);
         if let Some(limit) = limit {
-            q.schedule_in(limit + self.late, Event::CallTimer { hop: h });
+            self.timers[h].call = Some(q.timer_in(limit + self.late, Event::CallTimer { hop: h }));
         }
         self.send(q, Party::Hop(h), Party::Hop(h + 1), MsgKind::Request { header_ms });
     }
 
+    /// The deadline timer is withdrawn when the hop is done, so the hop is still busy here.
     fn deadline_passed(&mut self, q: &mut EventQueue<Event>, now: Micros, h: usize) {
         let phase = self.lanes[h].phase;
-        if matches!(phase, Phase::Idle | Phase::Done) {
-            return;
-        }
         let lane = &mut self.lanes[h];
         lane.deadline_passed = Some(now);
         lane.mark(now, MarkKind::DeadlinePassed);
         match phase {
             Phase::Calling => self.abort_call(q, now, h, Reason::Deadline),
-            Phase::Working if self.stop_at_deadline => self.abort(q, h, Reason::Deadline, true),
+            Phase::Working if self.config.stop_at_deadline => self.abort(q, h, Reason::Deadline, true),
             _ => {}
         }
     }
@@ -738,6 +909,9 @@ impl Model {
     /// The call's signal fired: the connection to the callee closes at once, the waiting code
     /// gives up `abort_ms` later.
     fn abort_call(&mut self, q: &mut EventQueue<Event>, now: Micros, h: usize, reason: Reason) {
+        if let Some(call) = self.timers[h].call.take() {
+            q.cancel(call);
+        }
         self.lanes[h + 1].caller_hung_up.get_or_insert(now);
         self.send(q, Party::Hop(h), Party::Hop(h + 1), MsgKind::Close);
         self.abort(q, h, reason, false);
@@ -745,13 +919,15 @@ impl Model {
 
     fn abort(&mut self, q: &mut EventQueue<Event>, h: usize, reason: Reason, was_working: bool) {
         self.lanes[h].phase = Phase::Aborting { reason, was_working };
-        q.schedule_in(self.abort, Event::Resume { hop: h });
+        self.timers[h].abort = Some(q.timer_in(self.abort, Event::Resume { hop: h }));
     }
 
     /// The abort takes effect: the work stops or the wait ends; the hop answers 504 unless
     /// its caller is gone.
     fn resume(&mut self, q: &mut EventQueue<Event>, now: Micros, h: usize) {
-        let Phase::Aborting { reason, was_working } = self.lanes[h].phase else { return };
+        let Phase::Aborting { reason, was_working } = self.lanes[h].phase else {
+            unreachable!("the abort timer is withdrawn when its hop is done")
+        };
         let lane = &mut self.lanes[h];
         if !was_working {
             lane.gave_up = Some((now, reason));
@@ -761,7 +937,7 @@ impl Model {
             lane.work_outcome = Some(WorkOutcome::Stopped(reason));
             lane.mark(now, MarkKind::WorkStopped);
         }
-        lane.phase = Phase::Done;
+        self.finish(q, h);
         if reason != Reason::CallerLeft {
             self.answer(q, now, h, 504, Party::Hop(h));
         }
@@ -772,14 +948,31 @@ impl Model {
         let lane = &mut self.lanes[h];
         lane.caller_left_noticed = Some(now);
         lane.mark(now, MarkKind::CallerLeft);
-        if !self.propagated {
+        if !self.propagated() {
             return;
         }
-        match lane.phase {
+        match self.lanes[h].phase {
             Phase::Working => self.abort(q, h, Reason::CallerLeft, true),
             Phase::Calling => self.abort_call(q, now, h, Reason::CallerLeft),
             _ => {}
         }
+    }
+
+    /// Hop `h` is done: nothing it was waiting for matters any more, so its timers are
+    /// withdrawn (cancelling one that already fired does nothing).
+    fn finish(&mut self, q: &mut EventQueue<Event>, h: usize) {
+        self.lanes[h].phase = Phase::Done;
+        let HopTimers { work, call, deadline, abort } = std::mem::take(&mut self.timers[h]);
+        for timer in [work, call, deadline, abort].into_iter().flatten() {
+            q.cancel(timer);
+        }
+    }
+
+    /// The browser closes the connection; its timer is withdrawn if an answer came first.
+    fn browser_gives_up(&mut self, q: &mut EventQueue<Event>, now: Micros) {
+        self.user.gave_up = Some(now);
+        self.lanes[A].caller_hung_up = Some(now);
+        self.send(q, Party::User, Party::Hop(A), MsgKind::Close);
     }
 
     fn answer(&mut self, q: &mut EventQueue<Event>, now: Micros, h: usize, status: u16, origin: Party) {

@@ -1,0 +1,358 @@
+//! What an at-least-once run means, in words: which guarantee it shows and why, and its row of
+//! the chapter's order-of-operations table. Every number is the run's own (the tests check each
+//! claim against the metrics over random parameters).
+//!
+//! Keys: `guarantee` (the guarantee's id, as the `guarantee` metric), `crash_in_the_middle`
+//! (this run's cell of the table's middle column), `answer` (why the ledger came out as it did).
+
+use super::{AtLeastOnce, Cause, DedupeOn, EventRecord, Order};
+use crate::format;
+use crate::sim::{Micros, Reading};
+
+/// What a run showed, named as the chapter's table names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Guarantee {
+    /// Nothing lost, nothing credited twice.
+    EffectivelyOnce,
+    /// Events lost, none credited twice.
+    AtMostOnce,
+    /// Events credited twice, none lost.
+    AtLeastOnce,
+    /// Both lost and credited twice.
+    Neither,
+}
+
+impl Guarantee {
+    pub fn id(self) -> &'static str {
+        match self {
+            Guarantee::EffectivelyOnce => "effectively-once",
+            Guarantee::AtMostOnce => "at-most-once",
+            Guarantee::AtLeastOnce => "at-least-once",
+            Guarantee::Neither => "neither",
+        }
+    }
+
+    /// As the table's last column says it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Guarantee::EffectivelyOnce => "Effectively once",
+            Guarantee::AtMostOnce => "At-most-once: loses work",
+            Guarantee::AtLeastOnce => "At-least-once: duplicates work",
+            Guarantee::Neither => "Neither: loses and duplicates work",
+        }
+    }
+
+    fn of(lost: u64, duplicated: u64) -> Self {
+        match (lost > 0, duplicated > 0) {
+            (false, false) => Guarantee::EffectivelyOnce,
+            (true, false) => Guarantee::AtMostOnce,
+            (false, true) => Guarantee::AtLeastOnce,
+            (true, true) => Guarantee::Neither,
+        }
+    }
+}
+
+/// One row of the chapter's table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChapterRow {
+    pub order: Order,
+    /// The chapter's words for the order.
+    pub order_text: &'static str,
+    pub crash_in_the_middle: &'static str,
+    pub guarantee: Guarantee,
+}
+
+/// The chapter's order-of-operations table, as printed.
+pub const CHAPTER_TABLE: [ChapterRow; 3] = [
+    ChapterRow {
+        order: Order::AckThenProcess,
+        order_text: "Ack, then process",
+        crash_in_the_middle: "The message is gone and the work never happened",
+        guarantee: Guarantee::AtMostOnce,
+    },
+    ChapterRow {
+        order: Order::ProcessThenAck,
+        order_text: "Process, then ack",
+        crash_in_the_middle: "The message comes back and the work runs again",
+        guarantee: Guarantee::AtLeastOnce,
+    },
+    ChapterRow {
+        order: Order::TxnDedupe,
+        order_text: "Process + record the message ID in one transaction, then ack",
+        crash_in_the_middle: "The message comes back, the ID is found, it is skipped",
+        guarantee: Guarantee::EffectivelyOnce,
+    },
+];
+
+/// This run's row of the table: the order, what its crashes in the middle did, and the
+/// guarantee the ledger shows (which faults other than crashes can change).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunRow {
+    pub order: Order,
+    pub crash_in_the_middle: String,
+    pub guarantee: Guarantee,
+}
+
+impl AtLeastOnce {
+    /// The guarantee the ledger shows so far.
+    pub fn guarantee(&self) -> Guarantee {
+        let fates = self.fates();
+        Guarantee::of(fates.lost, fates.duplicated)
+    }
+
+    /// The chapter's row for this run's order.
+    pub fn chapter_row(&self) -> ChapterRow {
+        CHAPTER_TABLE[self.config.order as usize]
+    }
+
+    pub fn run_row(&self) -> RunRow {
+        RunRow { order: self.config.order, crash_in_the_middle: self.middle_cell(), guarantee: self.guarantee() }
+    }
+
+    pub(super) fn reading_at(&self, now: Micros) -> Reading {
+        let mut answer = vec![self.outcome()];
+        answer.extend(self.crash_sentence());
+        answer.extend(self.dead_letter_sentence());
+        answer.extend(self.long_job_sentence());
+        answer.extend(self.republish_sentence());
+        answer.extend(self.late_sentence());
+        answer.extend(self.pending_sentence(now));
+        vec![
+            ("guarantee", self.guarantee().id().to_string()),
+            ("crash_in_the_middle", self.middle_cell()),
+            ("answer", answer.join(" ")),
+        ]
+    }
+
+    /// The two steps that matter, in order, as the reading names them.
+    fn steps_that_matter(&self) -> (&'static str, &'static str) {
+        match self.config.order {
+            Order::AckThenProcess => ("the ack", "the credit"),
+            Order::ProcessThenAck => ("the credit", "the ack"),
+            Order::TxnDedupe => ("the commit", "the ack"),
+        }
+    }
+
+    fn middle_cell(&self) -> String {
+        let n = self.crashes_between;
+        if n == 0 {
+            return "No crash fell in the middle in this run".into();
+        }
+        let crashes = format::counted(n, "crash", "crashes");
+        match self.config.order {
+            Order::AckThenProcess => {
+                format!("{crashes} after the ack: {} gone, never credited", events(self.lost_after_ack()))
+            }
+            Order::ProcessThenAck => format!(
+                "{crashes} after the credit: the message came back and {} credited again",
+                events_were(self.duplicated_among(EventRecord::crashed_in_middle))
+            ),
+            Order::TxnDedupe => {
+                format!("{crashes} after the commit: the message came back, {}", self.middle_consequence())
+            }
+        }
+    }
+
+    /// Which guarantee, in numbers.
+    fn outcome(&self) -> String {
+        let super::Fates { lost, duplicated, once, .. } = self.fates();
+        let settled = self.settled_at.is_some();
+        let so_far = if settled { "" } else { " so far" };
+        let ledger = self.ledger_phrase();
+        match self.guarantee() {
+            Guarantee::EffectivelyOnce if settled => format!(
+                "Effectively once: all {} were credited exactly once, and {ledger}.",
+                events(self.config.messages as u64)
+            ),
+            Guarantee::EffectivelyOnce => {
+                format!("Effectively once so far: {} credited exactly once, none lost, none twice.", events(once))
+            }
+            Guarantee::AtMostOnce => {
+                format!("At-most-once{so_far}: {} lost, none credited twice; {ledger}.", events(lost))
+            }
+            Guarantee::AtLeastOnce => {
+                format!("At-least-once{so_far}: {} credited more than once, none lost; {ledger}.", events(duplicated))
+            }
+            Guarantee::Neither => format!(
+                "Neither guarantee{so_far}: {} lost and {} credited more than once; {ledger}.",
+                events(lost),
+                events(duplicated)
+            ),
+        }
+    }
+
+    /// The ledger against the balance every event published so far should give (mid-run,
+    /// events not yet credited count as short).
+    fn ledger_phrase(&self) -> String {
+        let difference = self.ledger - self.expected;
+        match difference {
+            0 => format!("the ledger matches ({})", dollars(self.ledger)),
+            d if d > 0 => format!("the ledger is {} over", dollars(d)),
+            d => format!("the ledger is {} short", dollars(-d)),
+        }
+    }
+
+    /// Where the crashes fell, and what that did in this order.
+    fn crash_sentence(&self) -> Option<String> {
+        let all = self.crashes;
+        if all == 0 {
+            return None;
+        }
+        let between = self.crashes_between;
+        let before = all - between;
+        let (first, second) = self.steps_that_matter();
+        let lease = format::duration_ms(self.config.visibility_timeout_ms);
+        let head = format!(
+            "{} crashed mid-message: {before} before {first}, {between} after it and before {second}.",
+            format::counted(all, "consumer", "consumers")
+        );
+        let middle = match self.config.order {
+            Order::AckThenProcess => format!(
+                " A crash after the ack leaves nothing to redeliver: the broker had deleted the message, so {} never credited.",
+                events_were(self.lost_after_ack())
+            ),
+            Order::ProcessThenAck => format!(
+                " A crash after the credit leaves the message unacked: the broker redelivered it, and {} credited again.",
+                events_were(self.duplicated_among(EventRecord::crashed_in_middle))
+            ),
+            Order::TxnDedupe => format!(
+                " A crash after the commit leaves the message unacked: it came back and the dedupe store looked up its ID: {}.",
+                self.middle_consequence()
+            ),
+        };
+        let early = format!(
+            " A crash before {first} changed nothing: the message came back after the {lease} visibility timeout."
+        );
+        Some(head + if between > 0 { middle.as_str() } else { "" } + if before > 0 { early.as_str() } else { "" })
+    }
+
+    fn dead_letter_sentence(&self) -> Option<String> {
+        let dead = self.totals.dead_lettered;
+        (dead > 0).then(|| {
+            format!(
+                "{} delivered {} without an ack went to the dead-letter queue.",
+                format::counted(dead, "message", "messages"),
+                format::counted(self.config.max_deliveries as u64, "time", "times")
+            )
+        })
+    }
+
+    /// Leases that ran out under running jobs, or the renewals that kept them.
+    fn long_job_sentence(&self) -> Option<String> {
+        let lease = format::duration_ms(self.config.visibility_timeout_ms);
+        let outlived = self.leases_outlived;
+        if outlived == 0 {
+            return (self.lease_renewals > 0).then(|| {
+                format!(
+                    "Consumers renewed their leases {} while working, so no lease ran out under a running job.",
+                    format::counted(self.lease_renewals, "time", "times")
+                )
+            });
+        }
+        let consequence = self.consequence(
+            EventRecord::lease_outlived,
+            Cause::LeaseOutlived,
+            "each time the first copy's ack deleted it before a consumer took it",
+        );
+        Some(format!(
+            "{} ran out while the job was still running (a {lease} visibility timeout): with no crash at all the \
+             broker made the message visible again, and {consequence}.",
+            format::counted(outlived, "lease", "leases")
+        ))
+    }
+
+    fn republish_sentence(&self) -> Option<String> {
+        let n = self.republished;
+        (n > 0).then(|| {
+            let why = match (self.config.order, self.config.dedupe_on) {
+                (Order::TxnDedupe, DedupeOn::EventId) => "the dedupe store keys on the event ID, which they share",
+                (Order::TxnDedupe, DedupeOn::DeliveryId) => {
+                    "the dedupe store keys on the broker's delivery ID, which is new for each"
+                }
+                _ => "nothing dedupes in this order",
+            };
+            let consequence = self.consequence(EventRecord::republished, Cause::Republished, "the copies ran");
+            format!("The outbox republished {} under new delivery IDs; {why}, and {consequence}.", events(n))
+        })
+    }
+
+    fn late_sentence(&self) -> Option<String> {
+        let n = self.late_redeliveries;
+        (n > 0).then(|| {
+            let after = format::span_ms(self.config.redelivery_after_ms);
+            let why = if self.config.order == Order::TxnDedupe {
+                let window = format::span_ms(self.config.dedupe_window_ms);
+                if self.config.dedupe_window_ms > self.config.redelivery_after_ms {
+                    format!("the dedupe window ({window}) outlasts that")
+                } else {
+                    format!("the dedupe store keeps IDs for {window} only")
+                }
+            } else {
+                "nothing dedupes in this order".to_string()
+            };
+            let consequence = self.consequence(EventRecord::redelivered_late, Cause::Late, "they ran");
+            format!(
+                "The broker delivered {} again {after} after {}; {why}, and {consequence}.",
+                format::counted(n, "message", "messages"),
+                if n == 1 { "its ack" } else { "their acks" }
+            )
+        })
+    }
+
+    /// What the extra copies did: the events `pick` selects credited more than once, and the
+    /// deliveries that arrived for `cause` skipped by the dedupe store.
+    fn consequence(&self, pick: fn(&EventRecord) -> bool, cause: Cause, otherwise: &str) -> String {
+        let duplicated = self.duplicated_among(pick);
+        let skipped = self.skipped.get(cause);
+        match (duplicated, skipped) {
+            (0, 0) => otherwise.to_string(),
+            (_, 0) => format!("{} credited more than once", events_were(duplicated)),
+            (0, _) => format!("{} skipped", deliveries_were(skipped)),
+            _ => {
+                format!("{} skipped, but {} credited more than once", deliveries_were(skipped), events_were(duplicated))
+            }
+        }
+    }
+
+    /// What the messages that came back after a crash in the middle did (with a dedupe store),
+    /// and why any got through: the store had forgotten the ID by then.
+    fn middle_consequence(&self) -> String {
+        let what =
+            self.consequence(EventRecord::crashed_in_middle, Cause::AfterMiddleCrash, "none came back within the run");
+        if self.duplicated_among(EventRecord::crashed_in_middle) == 0 {
+            return what;
+        }
+        format!("{what} (the store keeps IDs for {} only)", format::span_ms(self.config.dedupe_window_ms))
+    }
+
+    fn pending_sentence(&self, now: Micros) -> Option<String> {
+        let pending = self.fates().pending;
+        (pending > 0).then(|| {
+            let when = if now >= self.end { "when the run ended" } else { "yet" };
+            format!(
+                "{} not settled {when}: not published, or a copy still in the broker, the outbox or a consumer.",
+                events_were(pending)
+            )
+        })
+    }
+}
+
+fn events(n: u64) -> String {
+    format::counted(n, "event", "events")
+}
+
+fn events_were(n: u64) -> String {
+    format!("{} {}", events(n), format::plural(n, "was", "were"))
+}
+
+fn deliveries(n: u64) -> String {
+    format::counted(n, "delivery", "deliveries")
+}
+
+fn deliveries_were(n: u64) -> String {
+    format!("{} {}", deliveries(n), format::plural(n, "was", "were"))
+}
+
+fn dollars(amount: i64) -> String {
+    format!("${}", format::group(amount))
+}

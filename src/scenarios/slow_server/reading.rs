@@ -1,0 +1,287 @@
+//! What a slow-server run means, in words. Every sentence is computed from the run's
+//! configuration and its metrics at the moment it is read, so it is true of the run on screen
+//! whatever the reader changed (the tests check each claim against random runs).
+//!
+//! Keys: `ratio` (p99 before and after, the one ratio the page quotes), `answer` (why p99 did
+//! what it did), `prediction` (which of the page's predictions this run bears out: `same`,
+//! `double` or `explodes`; absent when none does, e.g. p99 rose ×4 and then recovered),
+//! `limit` (only when a server's backlog overflowed: what was refused).
+
+use super::{Policy, SlowServer, SlowServerConfig};
+use crate::format;
+use crate::sim::{Micros, Reading};
+
+/// A ratio of p99 after the slowdown to p99 before it below this is "about the same"; from
+/// it to [`EXPLODES`] "roughly doubles, then settles"; from [`EXPLODES`] on, "many times over
+/// and keeps growing" when the last five seconds are worse still.
+const SAME: f64 = 1.5;
+const EXPLODES: f64 = 4.0;
+
+/// What each server can serve, and what arrives, in requests per second.
+struct Capacity {
+    rate: f64,
+    share: f64,
+    healthy: f64,
+    b: f64,
+    pool: f64,
+    without_b: f64,
+}
+
+impl SlowServer {
+    fn capacity(&self) -> Capacity {
+        let c = &self.config;
+        let servers = c.servers as f64;
+        let healthy = c.workers as f64 * 1000.0 / c.service_ms;
+        let b = healthy / c.slowdown;
+        Capacity {
+            rate: c.rate,
+            share: c.rate / servers,
+            healthy,
+            b,
+            pool: healthy * (servers - 1.0) + b,
+            without_b: healthy * (servers - 1.0),
+        }
+    }
+
+    pub(super) fn reading_at(&self, now: Micros) -> Reading {
+        let mut reading = Vec::new();
+        if let Some(ratio) = self.p99_ratio() {
+            reading.push(("ratio", self.ratio_sentence(ratio)));
+            if let Some(p) = prediction(ratio, self.still_growing()) {
+                reading.push(("prediction", p.to_string()));
+            }
+        }
+        reading.push(("answer", self.answer(now)));
+        if self.backlog_full > 0 {
+            reading.push(("limit", self.backlog_sentence()));
+        }
+        reading
+    }
+
+    fn backlog_sentence(&self) -> String {
+        format!(
+            "{} refused: a server's backlog of {} waiting requests was full, so they failed at once (they count in no percentile). A real server's accept queue overflows the same way.",
+            format::counted(self.backlog_full, "request was", "requests were"),
+            format::count(self.config.backlog as u64)
+        )
+    }
+
+    fn ratio_sentence(&self, ratio: f64) -> String {
+        let q = |h: &crate::sim::stats::Histogram| h.quantile_ms(0.99).map_or("—".into(), format::ms);
+        format!(
+            "p99 went from {} before the slowdown ({}) to {} after it ({}): {}.",
+            q(&self.before),
+            format::counted(self.before.count(), "request", "requests"),
+            q(&self.after),
+            format::counted(self.after.count(), "request", "requests"),
+            format::times(ratio)
+        )
+    }
+
+    /// Why p99 did what it did: the load against what the servers can serve, what the policy
+    /// and the health checks did, and what the client timeout changed.
+    fn answer(&self, now: Micros) -> String {
+        let cap = self.capacity();
+        let c = &self.config;
+        if c.servers < 2 {
+            return self.one_server(&cap);
+        }
+        if !self.past_slowdown(now) {
+            return if self.slow_at >= self.end {
+                "B does not slow down within this run: the slowdown comes after the end. Move it earlier or run longer."
+                    .into()
+            } else {
+                format!("B slows down at {}; nothing has changed yet.", format::seconds(self.slow_at))
+            };
+        }
+        if c.b_fails {
+            return self.b_down(&cap, now) + &self.timeouts(false);
+        }
+        if cap.pool < cap.rate {
+            let grows = if self.cancels() { "" } else { " Queues grow whatever the policy." };
+            return format!(
+                "Even the whole pool cannot keep up: with B slowed it serves about {} req/s in all, less than the {} req/s arriving.{grows}{}",
+                format::number(cap.pool),
+                format::number(cap.rate),
+                self.timeouts(true)
+            );
+        }
+        if matches!(c.policy, Policy::LeastOutstanding | Policy::TwoChoices) {
+            return format!(
+                "This policy looks at the servers' load, so B gets only what it can handle and the others take the rest.{}",
+                self.timeouts(false)
+            );
+        }
+        self.b_share(&cap)
+    }
+
+    /// Whether the run has reached the slowdown (B slowed or went down).
+    fn past_slowdown(&self, now: Micros) -> bool {
+        now > self.slow_at || self.servers.get(1).is_some_and(|b| b.factor != 1.0 || b.down)
+    }
+
+    fn cancels(&self) -> bool {
+        self.timeout > 0 && self.config.cancel_on_timeout && self.timed_out > 0
+    }
+
+    fn one_server(&self, cap: &Capacity) -> String {
+        let load = cap.rate / cap.healthy;
+        let head = "There is one server, so there is no B to slow down";
+        if load > 1.0 {
+            let grows = if self.cancels() {
+                String::new()
+            } else {
+                format!(" Its queue grows by about {} every second.", format::number(cap.rate - cap.healthy))
+            };
+            format!(
+                "{head}, but it can serve only about {} req/s and {} arrive: it cannot keep up.{grows}{}",
+                format::number(cap.healthy),
+                format::number(cap.rate),
+                self.timeouts(true)
+            )
+        } else if load >= 0.9 {
+            format!(
+                "{head}. It is {} busy, so its queue swings long and short.{}",
+                format::pct(load * 100.0),
+                self.timeouts(false)
+            )
+        } else {
+            format!(
+                "{head}: it can serve about {} req/s, more than the {} arriving, so waits stay short.{}",
+                format::number(cap.healthy),
+                format::number(cap.rate),
+                self.timeouts(false)
+            )
+        }
+    }
+
+    fn b_down(&self, cap: &Capacity, now: Micros) -> String {
+        let from = format::seconds(self.slow_at);
+        let ejected = match self.ejected_by(now) {
+            Some(t) => format!("health checks removed B at {}. Down is a fast, visible failure.", format::seconds(t)),
+            None if now >= self.end => format!(
+                "health checks take {} to remove B and had not by the end of the run.",
+                format::seconds(self.eject_after)
+            ),
+            None => format!("health checks take {} to remove B; they have not yet.", format::seconds(self.eject_after)),
+        };
+        let rest = if cap.without_b < cap.rate {
+            format!(
+                " The servers left can serve only about {} req/s of the {} arriving, so their queues grow.",
+                format::number(cap.without_b),
+                format::number(cap.rate)
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "B refused connections from {from}; the balancer sent each refused request to the next server, and {ejected}{rest}"
+        )
+    }
+
+    /// Round robin and random choice send B its share whatever B's state.
+    fn b_share(&self, cap: &Capacity) -> String {
+        let load = cap.share / cap.b;
+        if load < 0.9 {
+            return format!(
+                "Even slowed, B can serve {} req/s, more than its share of {} req/s: its queue stays short, and only B's slower service shows in the tail.{}",
+                format::number(cap.b),
+                format::number(cap.share),
+                self.timeouts(false)
+            );
+        }
+        if load <= 1.0 {
+            return format!(
+                "B's share, {} req/s, is now {} of what B can serve: so close to full, its queue grows long and swings without settling.{}",
+                format::number(cap.share),
+                format::pct(load * 100.0),
+                self.timeouts(false)
+            );
+        }
+        let (name, on_average) =
+            if self.config.policy == Policy::Random { ("Random choice", " on average") } else { ("Round robin", "") };
+        let grows = if self.cancels() {
+            String::new()
+        } else {
+            format!(
+                " Its queue grows by about {} requests every second, and every request sent to B waits behind all of them.",
+                format::number(cap.share - cap.b)
+            )
+        };
+        format!(
+            "{name} still sends B its share, {} req/s{on_average}, but B can now serve only {} req/s.{grows}{}",
+            format::number(cap.share),
+            format::number(cap.b),
+            self.timeouts(true)
+        )
+    }
+
+    /// What the client timeout did. `queues_grow`: the sentence may say that abandoned work
+    /// keeps the queue growing (only where it does).
+    fn timeouts(&self, queues_grow: bool) -> String {
+        if self.timeout == 0 {
+            return String::new();
+        }
+        let limit = format::us_as_ms(self.timeout);
+        if self.timed_out == 0 {
+            return format!(" No request waited the full {limit}, so the client timeout never fired.");
+        }
+        let share = self.timed_out_pct().map(format::pct).unwrap_or_default();
+        let n = format::counted(self.timed_out, "request", "requests");
+        let how = format!(" A timed-out request counts in the percentiles as {limit}, so they cannot go above it.");
+        if self.config.cancel_on_timeout {
+            format!(
+                " {n} ({share}) timed out after {limit}; each left its server's queue with its client, so queues stay bounded and slow requests became timeouts.{how}"
+            )
+        } else if queues_grow {
+            format!(
+                " {n} ({share}) timed out after {limit}, but the servers still work through every abandoned request, so the queue grows all the same.{how}"
+            )
+        } else {
+            format!(" {n} ({share}) timed out after {limit}; the servers still finished their work.{how}")
+        }
+    }
+}
+
+impl SlowServer {
+    /// The tail is still getting worse: p99 of the last five seconds is above p99 of
+    /// everything since the slowdown.
+    fn still_growing(&self) -> bool {
+        match (self.recent.quantile(0.99), self.after.quantile(0.99)) {
+            (Some(recent), Some(after)) => recent > after,
+            _ => false,
+        }
+    }
+}
+
+/// Which of the page's three predictions a run bears out, from its p99 ratio and whether its
+/// tail is still growing; none when it fits none of them.
+pub fn prediction(ratio: f64, growing: bool) -> Option<&'static str> {
+    if ratio < SAME {
+        Some("same")
+    } else if ratio < EXPLODES {
+        (!growing).then_some("double")
+    } else {
+        growing.then_some("explodes")
+    }
+}
+
+/// Where B's queue starts to grow without bound in a sweep of the slowdown or the rate, from
+/// queueing theory: B gets rate / servers under round robin and random choice whatever its
+/// state, and serves workers × 1000 / (service_ms × slowdown) once slowed.
+pub fn sweep_theory(c: &SlowServerConfig, x: &str) -> Option<String> {
+    let servers = c.servers as f64;
+    if servers < 2.0 {
+        return None;
+    }
+    let healthy = c.workers as f64 * 1000.0 / c.service_ms;
+    let share = c.rate / servers;
+    let knee = match x {
+        "slowdown" => format!("from a slowdown of ×{} on", format::number(healthy / share)),
+        "rate" => format!("from {} req/s on", format::number(servers * healthy / c.slowdown)),
+        _ => return None,
+    };
+    Some(format!(
+        "Round robin and random choice keep sending B its share of the load, so once B's share exceeds what the slowed B can serve its queue grows without bound: {knee} (rate ÷ servers > workers × 1000 ÷ (service time × slowdown)). Least outstanding and two choices send B only what it can take."
+    ))
+}

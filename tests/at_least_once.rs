@@ -1,0 +1,687 @@
+//! The at-least-once scenario against Chapter 2, Part 5: the order-of-operations table (ack then
+//! process loses work, process then ack duplicates it, a transaction with the event ID is
+//! effectively once) and the details interviewers push on (dedupe on the event ID, a window
+//! that outlasts redelivery, jobs longer than the visibility timeout).
+//!
+//! Every preset test runs several seeds; every run checks the invariants (fates add up, the
+//! ledger is the sum of its credits, every message is acked or dead-lettered) and that it
+//! settled before its end.
+
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+use resilience_lab::format;
+use resilience_lab::scenarios::at_least_once::{
+    AtLeastOnce as Model, Cause, EventRecord, Fate, Guarantee, Order, Outcome, SPEC, TIMELINE_CAP, TIMELINE_FIRST,
+};
+use resilience_lab::sim::scenario::{MAX_DURATION_MS, MAX_RUN_LENGTH_MS};
+use resilience_lab::sim::{Host, MS, Model as _, Params, Simulation, Value};
+
+type AtLeastOnce = Host<Model>;
+
+const SEEDS: [u64; 7] = [1, 2, 3, 4, 5, 7, 42];
+
+fn params(preset: &str, set: &[(&str, &str)]) -> Params {
+    let mut p = SPEC.defaults();
+    p.apply_preset(SPEC.preset(preset).expect("preset exists")).unwrap();
+    for (k, v) in set {
+        p.set_text(k, v).unwrap();
+    }
+    p
+}
+
+/// A run to the end of its own length, checked and required to have settled.
+fn run(p: &Params, seed: u64) -> AtLeastOnce {
+    let mut sim = AtLeastOnce::new(p, seed, SPEC.duration_for(p) * MS);
+    sim.run_to_end();
+    check(&sim).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+    check_settled(&sim).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+    sim
+}
+
+fn preset_runs(preset: &str) -> impl Iterator<Item = (u64, AtLeastOnce)> {
+    let p = params(preset, &[]);
+    SEEDS.into_iter().map(move |seed| (seed, run(&p, seed)))
+}
+
+fn value(sim: &AtLeastOnce, key: &str) -> Value {
+    sim.metrics().into_iter().find(|(k, _)| *k == key).unwrap_or_else(|| panic!("no metric {key}")).1
+}
+
+fn int(sim: &AtLeastOnce, key: &str) -> i64 {
+    match value(sim, key) {
+        Value::Int(n) => n,
+        other => panic!("{key} is {other:?}"),
+    }
+}
+
+fn count(sim: &AtLeastOnce, key: &str) -> u64 {
+    int(sim, key) as u64
+}
+
+fn reading(sim: &AtLeastOnce, key: &str) -> String {
+    sim.reading().into_iter().find(|(k, _)| *k == key).unwrap_or_else(|| panic!("no reading {key}")).1
+}
+
+/// What holds at any moment of any run.
+fn check(sim: &AtLeastOnce) -> Result<(), TestCaseError> {
+    let c = sim.config();
+    let events = sim.event_records();
+    let fates = sim.fates();
+    let (lost, duplicated, once) = (count(sim, "lost"), count(sim, "duplicated"), count(sim, "effectively_once"));
+    prop_assert_eq!(
+        (lost, duplicated, once, count(sim, "pending")),
+        (fates.lost, fates.duplicated, fates.once, fates.pending)
+    );
+    prop_assert_eq!(lost + duplicated + once + fates.pending, c.messages as u64, "fates add up to the events");
+    let by_fate = |f: Fate| events.iter().filter(|e| e.fate() == f).count() as u64;
+    prop_assert_eq!((by_fate(Fate::Lost), by_fate(Fate::Duplicated), by_fate(Fate::Once)), (lost, duplicated, once));
+
+    // The ledger is the sum of the credits applied, and the expected balance that of the events.
+    let credited: i64 = events.iter().map(|e| e.amount() as i64 * e.credits() as i64).sum();
+    prop_assert_eq!(sim.ledger_balance(), credited);
+    prop_assert_eq!(int(sim, "ledger_balance"), credited);
+    prop_assert_eq!(int(sim, "expected_balance"), events.iter().map(|e| e.amount() as i64).sum::<i64>());
+    let extra: u64 = events.iter().map(|e| e.credits().saturating_sub(1) as u64).sum();
+    prop_assert_eq!(count(sim, "extra_credits"), extra);
+    prop_assert_eq!(sim.extra_credits_by_cause().total(), extra);
+    prop_assert_eq!(count(sim, "skipped_as_duplicate"), sim.skipped_by_cause().total());
+    if c.order != Order::TxnDedupe {
+        prop_assert_eq!(count(sim, "skipped_as_duplicate"), 0, "only the transaction dedupes");
+    }
+
+    // Every message published is held, acked or dead-lettered, and was delivered until then.
+    let broker = sim.broker_totals();
+    prop_assert_eq!(broker.published, broker.acked + broker.dead_lettered + broker.held);
+    prop_assert_eq!(count(sim, "dead_lettered"), broker.dead_lettered);
+    let deliveries = count(sim, "deliveries");
+    prop_assert!(deliveries >= broker.acked + c.max_deliveries as u64 * broker.dead_lettered);
+    prop_assert!(count(sim, "redeliveries") <= deliveries);
+    prop_assert!(count(sim, "crashes_between") <= count(sim, "crashes"));
+    let consumer_crashes: u64 = sim.consumers().iter().map(|k| k.crashes).sum();
+    prop_assert_eq!(consumer_crashes, count(sim, "crashes"));
+    let delivered: u64 = sim.consumers().iter().map(|k| k.delivered).sum();
+    prop_assert_eq!(delivered, deliveries);
+
+    // Bounded memory, whatever the settings.
+    prop_assert!(sim.timeline().len() <= TIMELINE_CAP);
+    prop_assert!(sim.chart().len() <= 1200);
+    prop_assert!(sim.in_progress().count() <= c.consumers as usize);
+    let copies = c.messages as usize * 3;
+    prop_assert!(sim.queued_events() <= 4 * copies + 4 * c.consumers as usize + 2, "{} queued", sim.queued_events());
+    check_timeline(sim)
+}
+
+/// Each recorded delivery's steps follow each other in time, and only a crash cuts one short;
+/// a delivery in progress has begun its current step, which ends (as planned) later.
+fn check_timeline(sim: &AtLeastOnce) -> Result<(), TestCaseError> {
+    let now = sim.now();
+    for (r, running) in sim.timeline().iter().map(|r| (r, false)).chain(sim.in_progress().map(|r| (r, true))) {
+        let mut t = r.received_at;
+        for (i, s) in r.steps().iter().enumerate() {
+            let current = running && i + 1 == r.steps().len();
+            prop_assert!(s.start >= t && s.end >= s.start && s.start <= now, "{:?}", r);
+            prop_assert!(
+                current || (s.end <= now && s.completed != (r.outcome == Outcome::Crashed && i + 1 == r.steps().len())),
+                "{:?}",
+                r
+            );
+            t = s.end;
+        }
+        prop_assert_eq!(r.credited, r.credit_number > 0);
+        prop_assert_eq!(running, r.outcome == Outcome::Running, "{:?}", r);
+    }
+    Ok(())
+}
+
+/// A run that reached its own length: nothing is left anywhere, and it settled before the end.
+fn check_settled(sim: &AtLeastOnce) -> Result<(), TestCaseError> {
+    prop_assert_eq!(sim.fates().pending, 0, "unsettled at the end of a {} ms run", sim.end() / MS);
+    prop_assert_eq!(sim.broker_totals().held, 0);
+    prop_assert_eq!(sim.in_progress().count(), 0);
+    prop_assert!(sim.settled_at().is_some_and(|t| t <= sim.end()));
+    prop_assert!(sim.event_records().iter().all(EventRecord::settled));
+    prop_assert_eq!(sim.published(), sim.config().messages as u64);
+    prop_assert_eq!(sim.broker_totals().published, sim.broker_totals().acked + sim.broker_totals().dead_lettered);
+    Ok(())
+}
+
+// ---- The chapter's table, one row per order ----
+
+/// Ack, then process: a crash after the ack and before the credit loses the event (the broker
+/// has deleted the message); no event is credited twice. At the defaults about 20 crashes,
+/// half of them in the middle: 11 lost at seed 7, and at least 3 in every seed.
+#[test]
+fn ack_then_process_loses_events_and_duplicates_none() {
+    for (seed, sim) in preset_runs("ack-first") {
+        let lost = count(&sim, "lost");
+        assert!(lost >= 3, "seed {seed}: lost {lost}");
+        assert_eq!(count(&sim, "duplicated"), 0, "seed {seed}");
+        // Each crash in the middle loses its event: nothing else loses one at the defaults.
+        assert_eq!(lost, count(&sim, "crashes_between"), "seed {seed}");
+        assert_eq!(lost, sim.lost_after_ack(), "seed {seed}");
+        let missing: i64 =
+            sim.event_records().iter().filter(|e| e.fate() == Fate::Lost).map(|e| e.amount() as i64).sum();
+        assert_eq!(
+            sim.expected_balance() - sim.ledger_balance(),
+            missing,
+            "seed {seed}: the ledger is short the lost amounts"
+        );
+        assert_eq!(sim.guarantee(), Guarantee::AtMostOnce);
+        assert_eq!(sim.chapter_row().guarantee, Guarantee::AtMostOnce);
+    }
+}
+
+/// Process, then ack: a crash after the credit and before the ack brings the message back and
+/// the credit runs again; nothing is lost.
+#[test]
+fn process_then_ack_loses_none_and_duplicates_some() {
+    for (seed, sim) in preset_runs("process-first") {
+        let duplicated = count(&sim, "duplicated");
+        assert!(duplicated >= 3, "seed {seed}: duplicated {duplicated}");
+        assert_eq!(count(&sim, "lost"), 0, "seed {seed}");
+        assert_eq!(
+            duplicated,
+            sim.duplicated_among(EventRecord::crashed_in_middle),
+            "seed {seed}: all from the middle"
+        );
+        assert!(duplicated <= count(&sim, "crashes_between"));
+        assert!(sim.ledger_balance() > sim.expected_balance());
+        assert_eq!(sim.guarantee(), Guarantee::AtLeastOnce);
+    }
+}
+
+/// The default order is process then ack: the defaults are the process-first preset.
+#[test]
+fn defaults_are_process_then_ack_with_crashes_the_only_fault() {
+    let d = SPEC.defaults();
+    assert_eq!(d, params("process-first", &[]));
+    for id in ["producer_republish_rate", "late_redelivery_rate", "long_job_rate"] {
+        assert_eq!(d.get(id), 0.0, "{id}");
+    }
+    assert_eq!(d.get("crash_rate"), 2.0);
+    assert_eq!((d.get("messages"), d.get("visibility_timeout_ms"), d.get("work_ms")), (1000.0, 30_000.0, 200.0));
+    assert_eq!(d.get("dedupe_window_ms"), 24.0 * 3_600_000.0);
+    assert_eq!(d.get("redelivery_after_ms"), 4.0 * 24.0 * 3_600_000.0);
+}
+
+/// Process and record the event ID in one transaction, then ack: the message a crash in the
+/// middle brings back finds its ID and is skipped; the ledger matches to the dollar.
+#[test]
+fn txn_dedupe_loses_none_duplicates_none_and_skips_the_redeliveries() {
+    for (seed, sim) in preset_runs("txn-dedupe") {
+        assert_eq!((count(&sim, "lost"), count(&sim, "duplicated")), (0, 0), "seed {seed}");
+        assert_eq!(count(&sim, "effectively_once"), 1000);
+        let skipped = count(&sim, "skipped_as_duplicate");
+        assert!(skipped > 0, "seed {seed}");
+        assert_eq!(
+            skipped,
+            sim.skipped_by_cause().get(Cause::AfterMiddleCrash),
+            "seed {seed}: only crashes bring copies"
+        );
+        assert!(skipped >= count(&sim, "crashes_between"), "seed {seed}: every crash in the middle is skipped");
+        assert_eq!(sim.ledger_balance(), sim.expected_balance(), "seed {seed}");
+        assert_eq!(sim.guarantee(), Guarantee::EffectivelyOnce);
+    }
+}
+
+/// The same seed draws the same crashes whatever the order, so the three rows compare like
+/// with like: the first deliveries crash at the same places.
+#[test]
+fn the_orders_see_the_same_crashes_for_a_seed() {
+    for seed in SEEDS {
+        let runs: Vec<AtLeastOnce> =
+            ["ack-first", "process-first", "txn-dedupe"].map(|p| run(&params(p, &[]), seed)).into();
+        let first_crash =
+            |sim: &AtLeastOnce| sim.timeline().iter().find(|r| r.outcome == Outcome::Crashed).map(|r| r.number);
+        assert_eq!(first_crash(&runs[0]), first_crash(&runs[1]), "seed {seed}");
+        assert_eq!(first_crash(&runs[1]), first_crash(&runs[2]), "seed {seed}");
+    }
+}
+
+// ---- The details interviewers push on ----
+
+/// Dedupe on the producer's event ID, not the broker's delivery ID: the outbox's republishes
+/// carry new delivery IDs, so a store keyed on them credits every republished event twice;
+/// keyed on the event ID, it skips them all.
+#[test]
+fn delivery_id_lets_the_outbox_republishes_through_and_event_id_stops_them() {
+    for (seed, sim) in preset_runs("delivery-id") {
+        let republished = count(&sim, "republished");
+        assert!(republished >= 20, "seed {seed}: 5% of 1,000");
+        assert_eq!(count(&sim, "duplicated"), republished, "seed {seed}: every republished event twice");
+        assert_eq!(sim.duplicated_among(EventRecord::republished), republished);
+        assert_eq!(count(&sim, "lost"), 0);
+        let by_event = run(&params("event-id", &[]), seed);
+        assert_eq!((count(&by_event, "duplicated"), count(&by_event, "lost")), (0, 0), "seed {seed}");
+        assert!(
+            by_event.skipped_by_cause().get(Cause::Republished)
+                + by_event.skipped_by_cause().get(Cause::AfterEarlyCrash)
+                >= republished
+        );
+        assert_eq!(by_event.ledger_balance(), by_event.expected_balance());
+    }
+}
+
+/// The dedupe window must outlast redelivery: IDs kept 24 h against a redelivery four days
+/// after the ack let every late copy through; a 7-day window skips them all. Four days of
+/// simulated time cost a few thousand events: time jumps.
+#[test]
+fn short_window_lets_late_redeliveries_through_and_a_long_one_does_not() {
+    for (seed, sim) in preset_runs("short-window") {
+        let late = count(&sim, "late_redeliveries");
+        assert!(late >= 20, "seed {seed}: 5% of 1,000");
+        assert_eq!(count(&sim, "duplicated"), late, "seed {seed}: every late copy credited again");
+        assert_eq!(sim.duplicated_among(EventRecord::redelivered_late), late);
+        assert!(sim.end() > 4 * 24 * 3_600 * 1_000_000, "the run covers the redelivery");
+        assert!(sim.settled_at().unwrap() > 4 * 24 * 3_600 * 1_000_000);
+        assert!(sim.events() < 20_000, "seed {seed}: {} events for four days", sim.events());
+        let long = run(&params("long-window", &[]), seed);
+        assert_eq!((count(&long, "duplicated"), count(&long, "lost")), (0, 0), "seed {seed}");
+        assert_eq!(count(&long, "late_redeliveries"), late, "seed {seed}: the same late copies...");
+        assert!(count(&long, "skipped_as_duplicate") >= late, "seed {seed}: ...all skipped");
+    }
+}
+
+/// Jobs longer than the visibility timeout are redelivered while still running: a duplicate
+/// with no crash at all. Renewing the lease while working prevents it.
+#[test]
+fn long_jobs_are_credited_twice_without_a_crash_unless_the_lease_is_extended() {
+    for (seed, sim) in preset_runs("long-jobs") {
+        assert_eq!(count(&sim, "crashes"), 0);
+        let duplicated = count(&sim, "duplicated");
+        assert!(duplicated >= 3, "seed {seed}: duplicated {duplicated}");
+        assert_eq!(sim.duplicated_among(|e| e.is_long_job() && e.lease_outlived()), duplicated, "seed {seed}");
+        assert!(count(&sim, "leases_outlived") >= duplicated);
+        assert_eq!(count(&sim, "lost"), 0);
+        let leased = run(&params("long-jobs-lease", &[]), seed);
+        assert_eq!((count(&leased, "duplicated"), count(&leased, "redeliveries")), (0, 0), "seed {seed}");
+        assert_eq!(count(&leased, "leases_outlived"), 0);
+        assert!(count(&leased, "lease_renewals") > 0);
+    }
+}
+
+/// Every preset settles well inside its own run length, and the run length is not absurdly
+/// longer than the run needs (the page plays it).
+#[test]
+fn every_preset_settles_before_its_end() {
+    for preset in SPEC.presets {
+        for (seed, sim) in preset_runs(preset.id) {
+            let settled = sim.settled_at().unwrap();
+            assert!(
+                sim.end() <= 4 * settled + 60 * 1_000_000,
+                "{} seed {seed}: end {} settled {settled}",
+                preset.id,
+                sim.end()
+            );
+        }
+    }
+}
+
+// ---- The reading ----
+
+#[test]
+fn the_reading_names_each_presets_guarantee_and_table_row() {
+    let expect = [
+        ("ack-first", "at-most-once", "after the ack"),
+        ("process-first", "at-least-once", "after the credit"),
+        ("txn-dedupe", "effectively-once", "deliveries were skipped"),
+        ("delivery-id", "at-least-once", "new for each"),
+        ("event-id", "effectively-once", "which they share"),
+        ("short-window", "at-least-once", "keeps IDs for 24 h only"),
+        ("long-window", "effectively-once", "outlasts that"),
+        ("long-jobs", "at-least-once", "with no crash at all"),
+        ("long-jobs-lease", "effectively-once", "renewed their leases"),
+    ];
+    for (preset, guarantee, phrase) in expect {
+        let sim = run(&params(preset, &[]), 7);
+        assert_eq!(reading(&sim, "guarantee"), guarantee, "{preset}");
+        assert_eq!(value(&sim, "guarantee"), Value::Text(guarantee.into()));
+        let all = format!("{} {}", reading(&sim, "crash_in_the_middle"), reading(&sim, "answer"));
+        assert!(all.contains(phrase), "{preset}: {all}");
+        assert_eq!(sim.run_row().guarantee.id(), guarantee);
+    }
+}
+
+/// Checks every claim of the reading against the run's own numbers.
+fn check_reading(sim: &AtLeastOnce) -> Result<(), TestCaseError> {
+    let c = sim.config();
+    let answer = reading(sim, "answer");
+    let fates = sim.fates();
+    let events = |n: u64| format::counted(n, "event", "events");
+    let deliveries_were =
+        |n: u64| format!("{} {}", format::counted(n, "delivery", "deliveries"), format::plural(n, "was", "were"));
+    let events_were = |n: u64| format!("{} {}", events(n), format::plural(n, "was", "were"));
+
+    let guarantee = sim.guarantee();
+    prop_assert_eq!(reading(sim, "guarantee"), guarantee.id());
+    prop_assert_eq!(guarantee == Guarantee::EffectivelyOnce, fates.lost == 0 && fates.duplicated == 0);
+    prop_assert_eq!(matches!(guarantee, Guarantee::AtMostOnce | Guarantee::Neither), fates.lost > 0);
+    prop_assert_eq!(matches!(guarantee, Guarantee::AtLeastOnce | Guarantee::Neither), fates.duplicated > 0);
+    let difference = sim.ledger_balance() - sim.expected_balance();
+    let ledger = match difference {
+        0 => format!("the ledger matches (${})", format::group(sim.ledger_balance())),
+        d if d > 0 => format!("the ledger is ${} over", format::group(d)),
+        d => format!("the ledger is ${} short", format::group(-d)),
+    };
+    let settled = sim.settled_at().is_some();
+    match guarantee {
+        Guarantee::EffectivelyOnce => {
+            prop_assert!(answer.starts_with("Effectively once"), "{}", answer);
+            if settled {
+                prop_assert!(answer.contains(&ledger), "{}", answer);
+                prop_assert_eq!(difference, 0, "effectively once, yet the ledger is off");
+            }
+        }
+        Guarantee::AtMostOnce => {
+            prop_assert!(answer.starts_with("At-most-once"), "{}", answer);
+            prop_assert!(
+                answer.contains(&format!("{} lost, none credited twice; {ledger}", events(fates.lost))),
+                "{}",
+                answer
+            );
+            prop_assert!(difference < 0, "lost events leave the ledger short");
+        }
+        Guarantee::AtLeastOnce => {
+            let head = format!("{} credited more than once, none lost; {ledger}", events(fates.duplicated));
+            prop_assert!(answer.starts_with("At-least-once") && answer.contains(&head), "{}", answer);
+            if settled {
+                prop_assert!(difference > 0, "double credits leave the ledger over");
+            }
+        }
+        Guarantee::Neither => {
+            prop_assert!(answer.starts_with("Neither guarantee"), "{}", answer);
+            let both = format!(
+                "{} lost and {} credited more than once; {ledger}",
+                events(fates.lost),
+                events(fates.duplicated)
+            );
+            prop_assert!(answer.contains(&both), "{}", answer);
+        }
+    }
+
+    let crashes = count(sim, "crashes");
+    let between = count(sim, "crashes_between");
+    if crashes > 0 {
+        let head = format!(
+            "{} crashed mid-message: {} before",
+            format::counted(crashes, "consumer", "consumers"),
+            crashes - between
+        );
+        prop_assert!(answer.contains(&head), "{}", answer);
+        prop_assert!(answer.contains(&format!(", {between} after it and before")), "{}", answer);
+    } else {
+        prop_assert!(!answer.contains("crashed"), "{}", answer);
+    }
+    let cell = reading(sim, "crash_in_the_middle");
+    if between == 0 {
+        prop_assert_eq!(cell.as_str(), "No crash fell in the middle in this run");
+    } else {
+        prop_assert!(cell.starts_with(&format::counted(between, "crash", "crashes")), "{}", cell);
+        match c.order {
+            Order::AckThenProcess => {
+                // Every event a crash in the middle lost, and no more than one per crash.
+                let lost = sim.lost_after_ack();
+                prop_assert!(lost <= between && lost <= fates.lost);
+                prop_assert!(answer.contains(&format!("so {} never credited", events_were(lost))), "{}", answer);
+                prop_assert!(cell.contains(&format!("{} gone", events(lost))), "{}", cell);
+            }
+            Order::ProcessThenAck => {
+                let again = sim.duplicated_among(EventRecord::crashed_in_middle);
+                prop_assert!(again <= between);
+                prop_assert!(answer.contains(&format!("{} credited again", events_were(again))), "{}", answer);
+            }
+            Order::TxnDedupe => {
+                let skipped = sim.skipped_by_cause().get(Cause::AfterMiddleCrash);
+                let again = sim.duplicated_among(EventRecord::crashed_in_middle);
+                if skipped > 0 {
+                    prop_assert!(cell.contains(&deliveries_were(skipped)), "{}", cell);
+                }
+                if again > 0 {
+                    prop_assert!(cell.contains(&format!("{} credited more than once", events_were(again))), "{}", cell);
+                }
+            }
+        }
+    }
+
+    let sentence = |present: bool, text: String| -> Result<(), TestCaseError> {
+        prop_assert_eq!(answer.contains(&text), present, "{:?} in {}", text, answer);
+        Ok(())
+    };
+    let dead = count(sim, "dead_lettered");
+    sentence(dead > 0, format!("{} delivered", format::counted(dead, "message", "messages")))?;
+    let republished = count(sim, "republished");
+    sentence(republished > 0, format!("The outbox republished {}", events(republished)))?;
+    if republished > 0 {
+        let twice = sim.duplicated_among(EventRecord::republished);
+        sentence(twice > 0, format!("{} credited more than once", events_were(twice)))?;
+    }
+    let late = count(sim, "late_redeliveries");
+    sentence(late > 0, format!("The broker delivered {} again", format::counted(late, "message", "messages")))?;
+    let outlived = count(sim, "leases_outlived");
+    sentence(
+        outlived > 0,
+        format!("{} ran out while the job was still running", format::counted(outlived, "lease", "leases")),
+    )?;
+    sentence(fates.pending > 0, format!("{} not settled", events_were(fates.pending)))?;
+    Ok(())
+}
+
+// ---- Properties over the whole parameter space ----
+
+/// Parameter values from fractions of each declared range (the ends as often as not).
+fn draw(fractions: &[f64]) -> Params {
+    let mut p = SPEC.defaults();
+    for (spec, &f) in SPEC.params.iter().zip(fractions) {
+        p.set(spec.id, spec.at_fraction(f));
+    }
+    p
+}
+
+fn fractions() -> impl Strategy<Value = Vec<f64>> {
+    prop::collection::vec(prop_oneof![2 => 0.0..1.0f64, 1 => Just(0.0), 1 => Just(1.0)], SPEC.params.len())
+}
+
+/// Fewer events keep the cases quick; every other parameter spans its range.
+fn smaller(mut p: Params, messages: u32) -> Params {
+    p.set("messages", messages as f64);
+    p
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(64) })]
+
+    /// For any parameters: the invariants after every step (steps of a few events, as a
+    /// page's frames), time never going back, and, when the run's own length was not cut at
+    /// the 30-day ceiling, everything settled by the end; the same seed gives the same run.
+    #[test]
+    fn invariants_hold_for_any_parameters(
+        fractions in fractions(),
+        messages in prop_oneof![1u32..50, 50u32..=5000],
+        seed in any::<u64>(),
+        caps in prop::collection::vec(1u64..400, 1..6),
+    ) {
+        let p = smaller(draw(&fractions), messages);
+        let length_ms = SPEC.duration_for(&p);
+        let mut sim = AtLeastOnce::new(&p, seed, length_ms * MS);
+        let mut i = 0;
+        while !sim.finished() {
+            let before = sim.now();
+            sim.advance(sim.end(), caps[i % caps.len()]);
+            prop_assert!(sim.now() >= before, "time went back from {} to {}", before, sim.now());
+            // Every step at first, then one in 16 (a check reads every event).
+            if i < 100 || i % 16 == 0 {
+                check(&sim)?;
+            }
+            i += 1;
+        }
+        check(&sim)?;
+        check_reading(&sim)?;
+        if length_ms < MAX_RUN_LENGTH_MS {
+            check_settled(&sim)?;
+        }
+        let mut again = AtLeastOnce::new(&p, seed, length_ms * MS);
+        again.run_to_end();
+        prop_assert_eq!(again.metrics(), sim.metrics());
+        prop_assert_eq!(again.reading(), sim.reading());
+        prop_assert_eq!(format!("{:?}", again.timeline()), format!("{:?}", sim.timeline()));
+    }
+
+    /// The reading's claims hold part-way through a run too (a page reads it every frame).
+    #[test]
+    fn the_reading_holds_mid_run(
+        fractions in fractions(),
+        seed in any::<u64>(),
+        share in 0.0..1.0f64,
+    ) {
+        let p = smaller(draw(&fractions), 300);
+        let mut sim = AtLeastOnce::new(&p, seed, SPEC.duration_for(&p) * MS);
+        let until = (sim.end() as f64 * share) as u64;
+        sim.advance(until, u64::MAX);
+        check(&sim)?;
+        check_reading(&sim)?;
+    }
+}
+
+/// Mid-run, the fates count only what is final: an event is lost or once only when no copy
+/// is left, duplicated as soon as its second credit lands.
+#[test]
+fn fates_are_final_when_counted() {
+    let p = params("short-window", &[]);
+    let mut sim = AtLeastOnce::new(&p, 3, SPEC.duration_for(&p) * MS);
+    let mut last = sim.fates();
+    while !sim.finished() {
+        sim.advance(sim.end(), 50);
+        let now = sim.fates();
+        assert!(now.lost >= last.lost && now.duplicated >= last.duplicated && now.once >= last.once);
+        last = now;
+    }
+    assert_eq!(last.pending, 0);
+}
+
+// ---- The timeline and the ledger view ----
+
+/// The timeline keeps the first deliveries and then those of events something happened to,
+/// each with its steps; a crash is marked where it cut a step.
+#[test]
+fn the_timeline_shows_the_first_deliveries_and_every_crash() {
+    let sim = run(&params("ack-first", &[]), 7);
+    let timeline = sim.timeline();
+    assert!(timeline.len() <= TIMELINE_CAP);
+    let numbers: Vec<u32> = timeline.iter().map(|r| r.number).collect();
+    assert!((0..TIMELINE_FIRST).all(|n| numbers.contains(&n)), "the first deliveries are all there");
+    let crashed = timeline.iter().filter(|r| r.outcome == Outcome::Crashed).count() as u64;
+    assert_eq!(crashed, count(&sim, "crashes"), "every crash is on the timeline");
+    for r in timeline.iter().filter(|r| r.outcome == Outcome::Crashed && r.number >= TIMELINE_FIRST) {
+        let steps: Vec<_> = r.steps().iter().map(|s| (s.step, s.completed)).collect();
+        assert!(!steps.last().unwrap().1, "{r:?}");
+    }
+    // Ack then process: a delivery acks first, then works.
+    let done = timeline.iter().find(|r| r.outcome == Outcome::Done).unwrap();
+    assert_eq!(done.steps().len(), 2);
+    assert!(done.acked && done.credited && done.credit_number == 1);
+}
+
+#[test]
+fn every_lost_or_duplicated_event_shows_on_the_ledger_view() {
+    for preset in ["ack-first", "delivery-id"] {
+        let sim = run(&params(preset, &[]), 7);
+        let records = sim.event_records();
+        assert_eq!(records.len(), 1000);
+        let lost = records.iter().filter(|e| e.credits() == 0).count() as u64;
+        let twice = records.iter().filter(|e| e.credits() >= 2).count() as u64;
+        assert_eq!((lost, twice), (count(&sim, "lost"), count(&sim, "duplicated")), "{preset}");
+        assert!(records.iter().all(|e| (1..=100).contains(&e.amount())));
+    }
+}
+
+// ---- Run length ----
+
+/// A run with a four-day redelivery is longer than a reader may ask for, and its own length
+/// still covers it; an extreme setting is cut at the 30-day ceiling, and the page and the CLI
+/// keep their 4 h limit for durations a reader types.
+#[test]
+fn run_lengths_cover_late_redeliveries_and_stay_bounded() {
+    let short = params("short-window", &[]);
+    assert!(SPEC.duration_for(&short) > MAX_DURATION_MS);
+    assert!(SPEC.duration_for(&SPEC.defaults()) < 600_000);
+    let mut extreme = params("short-window", &[("redelivery_after_ms", "1209600000"), ("messages", "5000")]);
+    extreme.set_text("publish_rate", "1").unwrap();
+    extreme.set_text("work_ms", "5000").unwrap();
+    extreme.set_text("consumers", "1").unwrap();
+    extreme.set_text("crash_rate", "100").unwrap();
+    extreme.set_text("restart_ms", "60000").unwrap();
+    extreme.set_text("max_deliveries", "20").unwrap();
+    assert_eq!(SPEC.duration_for(&extreme), MAX_RUN_LENGTH_MS);
+    let mut sim = SPEC.start(&extreme, 1, SPEC.duration_for(&extreme));
+    sim.run_to_end();
+    assert_eq!(sim.now(), MAX_RUN_LENGTH_MS * MS);
+}
+
+/// A run can be cut short: nothing breaks, and the reading says what is left.
+#[test]
+fn a_short_run_reports_what_is_not_settled() {
+    let p = SPEC.defaults();
+    let mut sim = AtLeastOnce::new(&p, 7, 20_000 * MS);
+    sim.run_to_end();
+    check(&sim).unwrap();
+    let pending = sim.fates().pending;
+    assert!(pending > 700, "{pending}");
+    assert!(reading(&sim, "answer").contains("not settled when the run ended"));
+    assert_eq!(value(&sim, "settled_at_ms"), Value::Null);
+}
+
+// ---- The command line ----
+
+fn cli(args: &[&str]) -> (i32, String, String) {
+    let out =
+        std::process::Command::new(env!("CARGO_BIN_EXE_resilience-lab")).args(args).output().expect("the binary runs");
+    let text = |b: Vec<u8>| String::from_utf8(b).expect("UTF-8");
+    (out.status.code().expect("exited"), text(out.stdout), text(out.stderr))
+}
+
+fn cli_json(args: &[&str]) -> serde_json::Value {
+    let (status, stdout, stderr) = cli(args);
+    assert_eq!(status, 0, "{args:?}: {stderr}");
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {stdout}"))
+}
+
+/// `run at-least-once --preset ack-first --json`: the metric keys at the top level,
+/// the fates adding up, the run as long as its own length, and the reading's guarantee.
+#[test]
+fn cli_runs_ack_first_as_json() {
+    let out = cli_json(&["run", "at-least-once", "--preset", "ack-first", "--json"]);
+    let n = |k: &str| out[k].as_i64().unwrap_or_else(|| panic!("{k} is not an integer: {}", out[k]));
+    for key in ["deliveries", "redeliveries", "skipped_as_duplicate", "crashes", "ledger_balance", "expected_balance"] {
+        n(key);
+    }
+    assert!(n("lost") > 0);
+    assert_eq!(n("duplicated"), 0);
+    assert_eq!(n("lost") + n("duplicated") + n("effectively_once"), 1000);
+    assert_eq!(n("pending"), 0);
+    assert!(n("ledger_balance") < n("expected_balance"));
+    assert_eq!(out["duration_ms"], SPEC.duration_for(&params("ack-first", &[])));
+    assert_eq!(out["params"]["order"], "ack-then-process");
+    assert_eq!(out["reading"]["guarantee"], "at-most-once");
+    assert_eq!(out["guarantee"], "at-most-once");
+}
+
+/// A four-day redelivery runs through the command line in one go, longer than a reader may
+/// ask for with --duration-ms, which keeps its 4 h limit; bad choices are one-line errors.
+#[test]
+fn cli_runs_days_but_keeps_the_readers_limits() {
+    let out = cli_json(&["run", "at-least-once", "--preset", "short-window", "--seed", "7", "--json"]);
+    assert!(out["duration_ms"].as_u64().unwrap() > MAX_DURATION_MS);
+    assert!(out["duplicated"].as_i64().unwrap() > 0);
+    assert_eq!(out["reading"]["guarantee"], "at-least-once");
+    let short = cli_json(&["run", "at-least-once", "--json", "--duration-ms", "5000"]);
+    assert_eq!(short["duration_ms"], 5000);
+    assert!(short["pending"].as_i64().unwrap() > 0);
+
+    let too_long = (MAX_DURATION_MS + 1).to_string();
+    let (status, stdout, stderr) = cli(&["run", "at-least-once", "--duration-ms", &too_long]);
+    assert_eq!((status, stdout.as_str()), (2, ""));
+    assert!(stderr.contains("--duration-ms"), "{stderr}");
+    let (status, _, stderr) = cli(&["run", "at-least-once", "--set", "order=whenever"]);
+    assert_eq!(status, 2);
+    assert!(stderr.contains("order") && stderr.contains("txn-dedupe") && stderr.lines().count() == 1, "{stderr}");
+}

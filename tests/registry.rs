@@ -1,0 +1,49 @@
+//! The registry (`simulations!` in `src/scenarios/mod.rs`) is the one list of simulations: the
+//! scenarios and the app's pages are both generated from it, so a registered simulation without
+//! a page does not compile. These tests check the other direction: every model and page file on
+//! disk is registered, so nothing is left out of the app by forgetting the registry line.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use resilience_lab::scenarios::{ALL, MODULES};
+
+/// The module names under `dir` (`name.rs` or `name/mod.rs`), without those in `skip`.
+fn modules(dir: &str, skip: &[&str]) -> BTreeSet<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.expect("a directory entry").path())
+        .filter_map(|path| {
+            if path.is_dir() {
+                path.join("mod.rs").exists().then(|| path.file_name()?.to_str().map(str::to_string)).flatten()
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                path.file_stem()?.to_str().map(str::to_string)
+            } else {
+                None
+            }
+        })
+        .filter(|name| !skip.contains(&name.as_str()))
+        .collect()
+}
+
+fn registered() -> BTreeSet<String> {
+    MODULES.iter().map(|m| m.to_string()).collect()
+}
+
+#[test]
+fn every_model_file_is_registered() {
+    assert_eq!(modules("src/scenarios", &["mod"]), registered());
+}
+
+#[test]
+fn every_page_file_is_registered() {
+    assert_eq!(modules("src/ui/pages", &["mod", "home", "bench"]), registered());
+}
+
+#[test]
+fn ids_and_modules_line_up() {
+    for (spec, module) in ALL.iter().zip(MODULES) {
+        assert_eq!(spec.id.replace('-', "_"), module, "the registry lists {module} where {} stands", spec.id);
+    }
+}

@@ -1,0 +1,167 @@
+//! Sweeps: many runs over a range of one parameter, by option, over seeds. The curves agree
+//! with queueing theory where there is theory, every scenario's default sweep is valid and
+//! runs, the summary is what its points say, and the CLI's output does not depend on threads.
+
+use std::process::Command;
+
+use resilience_lab::scenarios::{ALL, slow_server};
+use resilience_lab::sweep::{Summary, Sweep, quantile};
+use serde_json::Value as Json;
+
+/// The median of `metric` at `x` on the line `by`.
+fn median_at(sweep: &Sweep, summary: &[Summary], by: &str, x: f64) -> f64 {
+    summary
+        .iter()
+        .find(|s| sweep.line_name(s.by) == Some(by) && s.x == x)
+        .and_then(|s| s.median)
+        .unwrap_or_else(|| panic!("no median for {by} at {x}"))
+}
+
+fn slow_server_sweep() -> (Sweep, Vec<Summary>) {
+    let spec = &slow_server::SPEC;
+    let sweep =
+        Sweep::new(spec, spec.defaults(), ("slowdown", 1.0, 5.0, 9), Some("policy"), 5, &["p99_ms_after"]).unwrap();
+    let points: Vec<_> = sweep.jobs().into_iter().map(|j| sweep.run(j)).collect();
+    let summary = sweep.summarize(&points);
+    (sweep, summary)
+}
+
+/// Round robin sends B a third of 150 req/s whatever B's state; B serves 1000 / (10 ms × s)
+/// req/s once s times slower, so its queue grows without bound from s = 2: the knee.
+#[test]
+fn round_robin_p99_has_its_knee_where_b_share_exceeds_b_capacity() {
+    let spec = &slow_server::SPEC;
+    let c = spec.defaults();
+    let knee = c.get("workers") * 1000.0 / c.get("service_ms") / (c.get("rate") / c.get("servers"));
+    assert_eq!(knee, 2.0, "at the defaults the knee is at slowdown 2");
+    let (sweep, summary) = slow_server_sweep();
+    let base = median_at(&sweep, &summary, "round-robin", 1.0);
+    let below = median_at(&sweep, &summary, "round-robin", 1.5);
+    let above = median_at(&sweep, &summary, "round-robin", 3.0);
+    assert!(below < 5.0 * base, "below the knee p99 stays within 5× ({base} → {below})");
+    assert!(above >= 10.0 * base, "past the knee p99 is at least 10× ({base} → {above})");
+}
+
+#[test]
+fn the_sweep_reading_states_the_knee_from_the_parameters() {
+    let (sweep, summary) = slow_server_sweep();
+    let reading = sweep.reading(&summary).join(" ");
+    assert!(reading.contains("from a slowdown of ×2 on"), "{reading}");
+    assert!(reading.contains("Round robin: p99 after the slowdown goes from"), "{reading}");
+    let mut faster = slow_server::SPEC.defaults();
+    faster.set("rate", 100.0);
+    let sweep = Sweep::new(&slow_server::SPEC, faster, ("slowdown", 1.0, 5.0, 3), Some("policy"), 1, &[]).unwrap();
+    assert!(sweep.reading(&[]).join(" ").contains("from a slowdown of ×3 on"), "100 req/s: B's share is 33.3 req/s");
+}
+
+#[test]
+fn least_outstanding_keeps_p99_within_ten_times_from_slowdown_1_to_5() {
+    let (sweep, summary) = slow_server_sweep();
+    let base = median_at(&sweep, &summary, "least-outstanding", 1.0);
+    for x in sweep.xs.iter().copied() {
+        let p = median_at(&sweep, &summary, "least-outstanding", x);
+        assert!(p < 10.0 * base, "least-outstanding at slowdown {x}: {p} vs {base}");
+    }
+}
+
+#[test]
+fn a_summary_is_the_median_and_percentiles_of_its_points() {
+    let spec = &slow_server::SPEC;
+    let sweep =
+        Sweep::new(spec, spec.defaults(), ("rate", 100.0, 100.0, 1), None, 9, &["p99_ms_after", "completed"]).unwrap();
+    let points: Vec<_> = sweep.jobs().into_iter().map(|j| sweep.run(j)).collect();
+    assert_eq!(points.len(), 9, "one point per seed");
+    let summary = sweep.summarize(&points);
+    assert_eq!(summary.len(), 2, "one summary per metric");
+    for (m, s) in summary.iter().enumerate() {
+        let mut values: Vec<f64> = points.iter().map(|p| p.values[m].unwrap()).collect();
+        values.sort_by(f64::total_cmp);
+        assert_eq!(
+            (s.median, s.p10, s.p90, s.n),
+            (quantile(&values, 0.5), quantile(&values, 0.1), quantile(&values, 0.9), 9)
+        );
+        assert!(s.p10 <= s.median && s.median <= s.p90);
+    }
+}
+
+#[test]
+fn every_scenarios_default_sweep_is_valid_and_runs() {
+    for spec in ALL {
+        let d = spec.sweep;
+        let sweep = Sweep::new(spec, spec.defaults(), (d.x, d.from, d.to, d.steps), d.by, 2, &[d.metric])
+            .unwrap_or_else(|e| panic!("{}: default sweep invalid: {e}", spec.id));
+        assert!(sweep.xs.len() >= 10, "{}: {} x values", spec.id, sweep.xs.len());
+        let points: Vec<_> = sweep.jobs().into_iter().map(|j| sweep.run(j)).collect();
+        let summary = sweep.summarize(&points);
+        assert!(summary.iter().any(|s| s.median.is_some()), "{}: the default sweep gives no number", spec.id);
+    }
+}
+
+fn cli(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_resilience-lab")).args(args).output().expect("runs");
+    (out.status.code().unwrap(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn cli_sweep_is_byte_identical_for_any_thread_count() {
+    let args = ["sweep", "retry-storm", "--x", "capacity=4..16:5", "--by", "mode", "--seeds", "3", "--json"];
+    let (code, one, _) = cli(&[&args[..], &["--threads", "1"]].concat());
+    assert_eq!(code, 0);
+    for threads in ["2", "3", "8"] {
+        let (_, many, _) = cli(&[&args[..], &["--threads", threads]].concat());
+        assert_eq!(one, many, "--threads {threads} changed the output");
+    }
+    let j: Json = serde_json::from_str(&one).unwrap();
+    assert_eq!(
+        (j["scenario"].as_str(), j["x"].as_str(), j["by"].as_str()),
+        (Some("retry-storm"), Some("capacity"), Some("mode"))
+    );
+    assert_eq!(j["points"].as_array().unwrap().len(), 5 * 5 * 3, "x values × modes × seeds");
+    assert_eq!(j["summary"].as_array().unwrap().len(), 5 * 5, "one summary per x and mode");
+    let p = &j["points"][0];
+    for key in ["by", "x", "seed", "peak_after_recovery"] {
+        assert!(p.get(key).is_some(), "a point has {key}: {p}");
+    }
+    let s = &j["summary"][0];
+    for key in ["by", "x", "metric", "median", "p10", "p90", "n"] {
+        assert!(s.get(key).is_some(), "a summary row has {key}: {s}");
+    }
+}
+
+#[test]
+fn cli_sweep_without_by_has_a_null_by_and_csv_has_one_row_per_summary() {
+    let (code, out, _) = cli(&["sweep", "slow-server", "--x", "rate=50..150:3", "--seeds", "2", "--json"]);
+    assert_eq!(code, 0);
+    let j: Json = serde_json::from_str(&out).unwrap();
+    assert!(j["by"].is_null() && j["points"][0]["by"].is_null());
+    let (code, csv, _) =
+        cli(&["sweep", "slow-server", "--x", "rate=50..150:3", "--seeds", "2", "--metric", "completed", "--csv"]);
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "by,x,metric,median,p10,p90,n");
+    assert_eq!(lines.len(), 1 + 3);
+}
+
+#[test]
+fn cli_sweep_errors_are_one_line_naming_what_is_allowed() {
+    for (args, names) in [
+        (vec!["sweep", "slow-server", "--x", "policy=1..2"], vec!["numeric parameter", "slowdown"]),
+        (vec!["sweep", "slow-server", "--x", "slowdown=0..100"], vec!["slowdown", "from 1 to 50"]),
+        (vec!["sweep", "slow-server", "--x", "slowdown"], vec!["<param>=<from>..<to>"]),
+        (vec!["sweep", "slow-server", "--by", "rate"], vec!["choice parameter", "policy"]),
+        (vec!["sweep", "slow-server", "--metric", "nope"], vec!["p99_ms_after"]),
+        (vec!["sweep", "slow-server", "--seeds", "0"], vec!["--seeds", "1 to 1000"]),
+        (vec!["sweep", "slow-server", "--threads", "x"], vec!["--threads"]),
+        (vec!["sweep", "nope"], vec!["slow-server"]),
+        (vec!["sweep", "slow-server", "--frobnicate"], vec!["--x", "--preset"]),
+    ] {
+        let (code, out, err) = cli(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(out.is_empty(), "{args:?} printed {out}");
+        let line = err.trim_end();
+        assert!(!line.contains('\n') && !line.contains("panicked"), "{args:?}: {err}");
+        for n in names {
+            assert!(line.contains(n), "{args:?}: {line} does not name {n}");
+        }
+    }
+}

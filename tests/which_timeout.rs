@@ -1,0 +1,517 @@
+//! The which-timeout scenario against Chapter 1, Part 2's table "What Node 22 actually does":
+//! every preset reproduces its row within 2% (the error and its time) through the mechanism,
+//! the mechanisms behave as undici's source and Node's documentation say, the invariants hold
+//! for any parameters, and the reading says what the metrics say.
+
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+use resilience_lab::scenarios::which_timeout::{
+    Client, Fault, Phase, SPEC, TICK_MS, TimerClock, TimerKind, WhichTimeout as Model, WhichTimeoutConfig, every_fault,
+    ticks_for,
+};
+use resilience_lab::sim::params::Config;
+use resilience_lab::sim::{Host, MS, Micros, Params, SEC, Simulation, Value};
+
+type WhichTimeout = Host<Model>;
+
+fn params(preset: &str, set: &[(&str, &str)]) -> Params {
+    let mut p = SPEC.defaults();
+    if !preset.is_empty() {
+        p.apply_preset(SPEC.preset(preset).unwrap_or_else(|| panic!("preset {preset}"))).unwrap();
+    }
+    for (k, v) in set {
+        p.set_text(k, v).unwrap_or_else(|e| panic!("{k}={v}: {e}"));
+    }
+    p
+}
+
+/// A run of the scenario's own length for these parameters, as the CLI and the page make it.
+fn run(p: &Params) -> WhichTimeout {
+    let mut sim = WhichTimeout::new(p, 1, SPEC.duration_for(p) * MS);
+    sim.run_to_end();
+    sim
+}
+
+fn metric(sim: &WhichTimeout, key: &str) -> Value {
+    sim.metrics().into_iter().find(|(k, _)| *k == key).unwrap_or_else(|| panic!("no metric {key}")).1
+}
+
+fn num(sim: &WhichTimeout, key: &str) -> f64 {
+    metric(sim, key).as_f64().unwrap_or_else(|| panic!("{key} is null"))
+}
+
+fn text(sim: &WhichTimeout, key: &str) -> String {
+    match metric(sim, key) {
+        Value::Text(t) => t,
+        other => panic!("{key} is {other:?}"),
+    }
+}
+
+fn flag(sim: &WhichTimeout, key: &str) -> bool {
+    match metric(sim, key) {
+        Value::Bool(b) => b,
+        other => panic!("{key} is {other:?}"),
+    }
+}
+
+fn assert_within_2pct(what: &str, got: f64, chapter: f64) {
+    let off = (got - chapter).abs() / chapter;
+    assert!(off <= 0.02, "{what}: {got} against the chapter's {chapter} ({:.2}% off)", off * 100.0);
+}
+
+/// The chapter's Part 2 table, row by row: the preset, the error the caller sees, the metric
+/// that holds the measured time, and the chapter's number.
+const ROWS: &[(&str, &str, &str, f64)] = &[
+    ("fetch-silent", "UND_ERR_HEADERS_TIMEOUT", "gave_up_ms", 300_900.0),
+    ("fetch-blackhole", "UND_ERR_CONNECT_TIMEOUT", "gave_up_ms", 10_500.0),
+    ("fetch-no-tls", "UND_ERR_CONNECT_TIMEOUT", "gave_up_ms", 10_000.0),
+    ("http-blackhole", "ETIMEDOUT", "gave_up_ms", 75_000.0),
+    ("http-timeout-event", "timeout-event", "first_fired_ms", 1_003.0),
+    ("abort-silent", "TimeoutError", "gave_up_ms", 2_007.0),
+    ("abort-trickle", "TimeoutError", "gave_up_ms", 3_004.0),
+    ("undici-headers-timeout", "UND_ERR_HEADERS_TIMEOUT", "gave_up_ms", 2_502.0),
+    ("undici-connect-timeout", "UND_ERR_CONNECT_TIMEOUT", "gave_up_ms", 1_501.0),
+    ("pool-wait", "TimeoutError", "gave_up_ms", 2_003.0),
+];
+
+#[test]
+fn every_measured_row_comes_out_within_two_percent() {
+    for &(preset, error, key, chapter) in ROWS {
+        let sim = run(&params(preset, &[]));
+        assert_eq!(text(&sim, "error"), error, "{preset}");
+        assert_within_2pct(preset, num(&sim, key), chapter);
+        assert_eq!(sim.end_attempts(), u32::from(error != "timeout-event"), "{preset}");
+    }
+}
+
+#[test]
+fn the_rows_that_never_end_stay_open() {
+    // node:http with timeout: 1000: the event, and the request still open at 3.5 s.
+    let sim = run(&params("http-timeout-event", &[]));
+    assert!(sim.now() >= 3_500 * MS);
+    assert!(flag(&sim, "still_open_at_end"));
+    assert_eq!(metric(&sim, "gave_up_ms"), Value::Null);
+    assert_eq!(num(&sim, "timeout_events"), 1.0);
+
+    // bodyTimeout 2000 on a trickle never fires: still reading after 7 s.
+    let sim = run(&params("body-timeout-trickle", &[]));
+    assert!(sim.now() >= 7 * SEC);
+    assert!(flag(&sim, "still_open_at_end"));
+    assert_eq!(text(&sim, "error"), "none");
+    assert_eq!(text(&sim, "phase"), "body");
+    assert_eq!(text(&sim, "first_fired"), "none");
+    assert!(num(&sim, "body_chunks") >= 6.0);
+    let body = sim.timer(TimerKind::Body).expect("the body timer is armed");
+    assert!(body.fired_at.is_none() && body.resets >= 6, "{body:?}");
+}
+
+#[test]
+fn the_rows_say_where_the_call_was_and_what_the_server_saw() {
+    let sim = run(&params("abort-silent", &[]));
+    assert!(metric(&sim, "server_saw_close_ms").as_f64().is_some(), "the server sees the connection close");
+    assert!(flag(&sim, "reached_server_app") && !flag(&sim, "safe_to_retry_without_key"));
+
+    let sim = run(&params("abort-trickle", &[]));
+    assert_eq!(text(&sim, "phase"), "body");
+    assert!(num(&sim, "response_ms") < num(&sim, "gave_up_ms"), "fetch had resolved before the abort");
+
+    let sim = run(&params("pool-wait", &[]));
+    assert_eq!(text(&sim, "phase"), "pool");
+    assert!(!flag(&sim, "reached_server_app") && flag(&sim, "safe_to_retry_without_key"));
+    assert!(!flag(&sim, "error_proves_not_sent"), "a TimeoutError looks like a slow server's");
+    assert_within_2pct("pool wait", num(&sim, "pool_wait_ms"), 2_000.0);
+
+    for (preset, phase) in [("fetch-blackhole", "connect"), ("fetch-no-tls", "tls"), ("fetch-silent", "ttfb")] {
+        assert_eq!(text(&run(&params(preset, &[])), "phase"), phase, "{preset}");
+    }
+    for preset in ["fetch-blackhole", "fetch-no-tls", "http-blackhole", "undici-connect-timeout"] {
+        let sim = run(&params(preset, &[]));
+        assert!(flag(&sim, "safe_to_retry_without_key") && flag(&sim, "error_proves_not_sent"), "{preset}");
+    }
+}
+
+/// The chapter's covering client ends any hang at its total timeout: every fault with its
+/// settings either completes, is refused at once, or gets TimeoutError at about 500 ms.
+#[test]
+fn the_covering_client_ends_every_hang_at_half_a_second() {
+    let config = WhichTimeoutConfig::from_params(&params("covered", &[]));
+    let rows = every_fault(&config);
+    assert_eq!(rows.len(), Fault::ALL.len());
+    for row in &rows {
+        assert!(!row.still_open, "{row:?}");
+        match row.fault {
+            Fault::None => assert!(row.completed_at.is_some(), "{row:?}"),
+            Fault::Refused => assert_eq!(row.error, "ECONNREFUSED"),
+            _ => {
+                assert_eq!(row.error, "TimeoutError", "{row:?}");
+                assert_within_2pct("covered", row.gave_up_at.unwrap() as f64 / 1e3, 503.0);
+            }
+        }
+    }
+}
+
+#[test]
+fn every_fault_gives_the_same_rows_as_single_runs() {
+    for preset in ["fetch-silent", "http-timeout-event", "covered"] {
+        let p = params(preset, &[]);
+        let rows = every_fault(&WhichTimeoutConfig::from_params(&p));
+        for (row, &fault) in rows.iter().zip(Fault::ALL) {
+            let mut one = p.clone();
+            one.set_text("fault", fault.id()).unwrap();
+            let sim = run(&one);
+            assert_eq!(row, &sim.row(sim.now(), SPEC.duration_for(&one)), "{preset} {}", fault.id());
+            assert_eq!(row.error, text(&sim, "error"));
+        }
+    }
+}
+
+/// The command line gives an author the chapter's row headless.
+#[test]
+fn the_cli_runs_a_preset_as_json() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_resilience-lab"))
+        .args(["run", "which-timeout", "--preset", "fetch-silent", "--json"])
+        .output()
+        .expect("the binary runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON value");
+    assert_eq!(json["scenario"], "which-timeout");
+    assert_eq!(json["preset"], "fetch-silent");
+    assert_eq!(json["duration_ms"], SPEC.default_duration_ms);
+    assert_eq!(json["params"]["client"], "fetch");
+    assert_eq!(json["error"], "UND_ERR_HEADERS_TIMEOUT");
+    assert_eq!(json["metrics"]["phase"], "ttfb");
+    assert_within_2pct("cli", json["gave_up_ms"].as_f64().expect("a number"), 300_900.0);
+    assert_eq!(json["timers"].as_array().map(Vec::len), Some(3), "connect, OS give-up, headers");
+    for key in ["first", "caller", "server", "retry"] {
+        assert!(json["reading"][key].as_str().is_some_and(|s| !s.is_empty()), "reading.{key}");
+    }
+}
+
+// The mechanisms, one at a time.
+
+/// undici's timeouts fire on the ceil(t / 499)th tick of its clock; the first tick comes a full
+/// tick after a lone timer is armed, and ticks are 499 ms plus Node's timer lateness apart.
+#[test]
+fn undici_timeouts_fire_on_whole_ticks() {
+    for headers_ms in [100u64, 499, 500, 1_000, 2_000, 4_990, 10_000, 60_000] {
+        let sim = run(&params("undici-headers-timeout", &[("headers_timeout_ms", &headers_ms.to_string())]));
+        let period = TICK_MS * MS + MS; // 1 ms late
+        // The connect timer started the clock at 0; the headers timer joined its rhythm.
+        let expected = ticks_for(headers_ms) * period;
+        let headers = sim.timer(TimerKind::Headers).unwrap();
+        assert_eq!(headers.fired_at, Some(expected), "headersTimeout {headers_ms}");
+        if headers_ms > 2 * TICK_MS {
+            assert!(headers.lateness().unwrap().unsigned_abs() < period, "within a tick of its deadline");
+        }
+    }
+}
+
+#[test]
+fn a_running_clock_decides_the_lateness_not_the_timeout() {
+    // The same 10 s connect timeout on the same fault: a lone timer gives 10.5 s; a clock kept
+    // running by other calls gives 10 s plus however long until its next tick.
+    let lone = run(&params("fetch-no-tls", &[("other_calls", "false")]));
+    assert_eq!(lone.timer(TimerKind::Connect).unwrap().fired_at, Some(21 * 500 * MS));
+    let ticks = lone.undici_clock().ticks();
+    assert_eq!(ticks.len(), 21, "the clock stops once its list is empty: {ticks:?}");
+    assert!(ticks.iter().enumerate().all(|(i, &t)| t == (i as u64 + 1) * 500 * MS));
+    for phase in [0u64, 1, 100, 250, 499] {
+        let sim = run(&params("fetch-no-tls", &[("tick_phase_ms", &phase.to_string())]));
+        assert_eq!(sim.timer(TimerKind::Connect).unwrap().fired_at, Some(phase * MS + 20 * 500 * MS), "phase {phase}");
+    }
+    // A tick right after arming is credited as a whole tick waited: 9,900 ms fires on the 20th
+    // tick, 400 ms before its deadline.
+    let early = run(&params("fetch-no-tls", &[("connect_timeout_ms", "9900")]));
+    assert_eq!(early.timer(TimerKind::Connect).unwrap().lateness(), Some(-400 * MS as i64));
+}
+
+#[test]
+fn node_timers_fire_a_millisecond_late_and_the_kernel_on_time() {
+    let sim = run(&params("abort-silent", &[("timer_late_ms", "4")]));
+    assert_eq!(sim.timer(TimerKind::Total).unwrap().lateness(), Some(4 * MS as i64));
+    let sim = run(&params("http-blackhole", &[]));
+    assert_eq!(sim.timer(TimerKind::OsConnect).unwrap().lateness(), Some(0));
+}
+
+#[test]
+fn linux_gives_up_after_its_syn_retransmissions() {
+    let sim = run(&params("http-blackhole", &[("os", "linux")]));
+    assert_eq!(text(&sim, "error"), "ETIMEDOUT");
+    assert_within_2pct("linux", num(&sim, "gave_up_ms"), 127_000.0);
+    let dns = MS; // one round trip to the resolver
+    let sends: Vec<Micros> = [0, 1, 3, 7, 15, 31, 63].iter().map(|s| dns + s * SEC).collect();
+    assert_eq!(sim.syn_sends(), sends);
+    let sim = run(&params("http-blackhole", &[("os", "linux"), ("syn_retries", "3")]));
+    assert_within_2pct("3 retries", num(&sim, "gave_up_ms"), 15_000.0);
+}
+
+#[test]
+fn nodes_timeout_option_only_emits_unless_the_handler_destroys() {
+    let sim = run(&params("http-timeout-event", &[("destroy_on_timeout", "true")]));
+    assert_eq!(text(&sim, "error"), "ECONNRESET");
+    assert_within_2pct("destroyed", num(&sim, "gave_up_ms"), 1_006.0);
+    assert!(!flag(&sim, "still_open_at_end"));
+    // It covers the connect too: it is set before the socket connects.
+    let sim = run(&params("http-blackhole", &[("http_timeout_ms", "1000"), ("destroy_on_timeout", "true")]));
+    assert_eq!(text(&sim, "error"), "ECONNRESET");
+    assert_eq!(text(&sim, "phase"), "connect");
+    assert!(flag(&sim, "safe_to_retry_without_key") && !flag(&sim, "error_proves_not_sent"));
+    // An idle timer: one byte a second keeps a 2 s one from ever firing.
+    let sim = run(&params("", &[("client", "node-http"), ("fault", "trickle"), ("http_timeout_ms", "2000")]));
+    assert_eq!(num(&sim, "timeout_events"), 0.0);
+    // The undici settings do nothing for node:http.
+    assert!(sim.timers().iter().all(|t| !matches!(t.kind, TimerKind::Connect | TimerKind::Headers | TimerKind::Body)));
+}
+
+#[test]
+fn a_body_timeout_fires_only_when_the_gap_is_longer() {
+    let sim = run(&params("body-timeout-trickle", &[("trickle_ms", "3000")]));
+    assert_eq!(text(&sim, "error"), "UND_ERR_BODY_TIMEOUT");
+    assert_eq!(text(&sim, "phase"), "body");
+    // Stalled with the defaults: 300 s of silence after the first chunk.
+    let sim = run(&params("", &[("fault", "stall")]));
+    assert_eq!(text(&sim, "error"), "UND_ERR_BODY_TIMEOUT");
+    assert_within_2pct("stall", num(&sim, "gave_up_ms"), 301_000.0);
+}
+
+/// With equal headers and body timeouts the parser refreshes its one timer instead of replacing
+/// it; alone in undici's list, the refresh restarts the clock. A long round trip puts the
+/// headers after the connect timer has left the list, where the difference shows.
+#[test]
+fn equal_headers_and_body_timeouts_share_one_timer() {
+    let body_due = |headers_ms: &str| {
+        let p = params("", &[("fault", "stall"), ("rtt_ms", "400"), ("headers_timeout_ms", headers_ms)]);
+        let sim = run(&p);
+        let body = sim.timer(TimerKind::Body).unwrap();
+        body.fired_at.unwrap() - body.armed_at
+    };
+    let shared = body_due("300000");
+    let replaced = body_due("299900");
+    assert_eq!(shared, ticks_for(300_000) * 500 * MS, "refreshed alone: a full tick first");
+    assert!(replaced < shared, "a new timer joins the running clock: {replaced} vs {shared}");
+}
+
+#[test]
+fn the_connect_timeout_covers_dns_and_node_http_waits_it_out() {
+    let sim = run(&params("", &[("fault", "dns-slow")]));
+    assert_eq!(text(&sim, "error"), "UND_ERR_CONNECT_TIMEOUT");
+    assert_eq!(text(&sim, "phase"), "dns");
+    let sim = run(&params("", &[("fault", "dns-slow"), ("client", "node-http")]));
+    assert_eq!(text(&sim, "error"), "none");
+    assert_within_2pct("completed", num(&sim, "completed_ms"), 15_004.0);
+}
+
+#[test]
+fn a_server_goes_on_working_after_the_client_gives_up() {
+    let sim = run(&params("abort-silent", &[("fault", "slow")]));
+    assert_eq!(text(&sim, "error"), "TimeoutError");
+    assert!(flag(&sim, "server_did_work"), "the handler finished at 5 s, after the abort at 2 s");
+    assert!(sim.now() > sim.server_done_at().unwrap());
+    assert!(!flag(&sim, "safe_to_retry_without_key"));
+    let sim = run(&params("", &[("fault", "refused")]));
+    assert_eq!(text(&sim, "error"), "ECONNREFUSED");
+    assert!(flag(&sim, "safe_to_retry_without_key") && flag(&sim, "error_proves_not_sent"));
+}
+
+#[test]
+fn a_healthy_call_completes_and_a_full_pool_waits_for_ever() {
+    let sim = run(&params("", &[("fault", "none")]));
+    assert_eq!(text(&sim, "error"), "none");
+    assert_eq!(text(&sim, "phase"), "done");
+    assert!(flag(&sim, "server_did_work") && !flag(&sim, "still_open_at_end"));
+    assert_eq!(
+        sim.phases().iter().map(|p| p.phase).collect::<Vec<_>>(),
+        [Phase::SIX.as_slice(), &[Phase::Done]].concat()
+    );
+    // No timer covers the pool wait but a total timeout started before it.
+    let sim = run(&params("", &[("fault", "pool-full")]));
+    assert!(flag(&sim, "still_open_at_end"));
+    assert_eq!(text(&sim, "phase"), "pool");
+    assert!(sim.timers().is_empty());
+    assert_eq!(num(&sim, "pool_wait_ms"), sim.now() as f64 / 1e3);
+}
+
+#[test]
+fn the_declaration_keeps_the_issues_names() {
+    let ids: Vec<&str> = SPEC.params.iter().map(|p| p.id).collect();
+    for id in [
+        "fault",
+        "client",
+        "connect_timeout_ms",
+        "headers_timeout_ms",
+        "body_timeout_ms",
+        "total_timeout_ms",
+        "http_timeout_ms",
+        "destroy_on_timeout",
+        "pool_size",
+        "os",
+        "server_ms",
+    ] {
+        assert!(ids.contains(&id), "parameter {id}");
+    }
+    let faults: Vec<&str> = Fault::ALL.iter().map(|f| f.id()).collect();
+    assert_eq!(
+        faults,
+        ["none", "pool-full", "dns-slow", "blackhole", "refused", "no-tls", "silent", "stall", "trickle", "slow"]
+    );
+    assert_eq!(Client::ALL.iter().map(|c| c.id()).collect::<Vec<_>>(), ["fetch", "node-http"]);
+    let presets: Vec<&str> = SPEC.presets.iter().map(|p| p.id).collect();
+    let mut expected: Vec<&str> = ROWS.iter().map(|r| r.0).collect();
+    expected.extend(["body-timeout-trickle", "covered"]);
+    for id in &expected {
+        assert!(presets.contains(id), "preset {id}");
+    }
+    for key in [
+        "error",
+        "gave_up_ms",
+        "phase",
+        "still_open_at_end",
+        "reached_server_app",
+        "server_did_work",
+        "safe_to_retry_without_key",
+        "pool_wait_ms",
+    ] {
+        assert!(SPEC.metric(key).is_some(), "metric {key}");
+    }
+    let d = SPEC.defaults();
+    for (id, v) in [("connect_timeout_ms", 10_000.0), ("headers_timeout_ms", 300_000.0), ("body_timeout_ms", 300_000.0)]
+    {
+        assert_eq!(d.get(id), v, "{id}");
+    }
+    assert_eq!((d.get("total_timeout_ms"), d.get("http_timeout_ms"), d.get("pool_size")), (0.0, 0.0, 10.0));
+    assert_eq!(SPEC.default_duration_ms, SPEC.duration_for(&d), "the default duration is the defaults' run length");
+}
+
+// Invariants for any parameters.
+
+fn any_params() -> impl Strategy<Value = Params> {
+    prop::collection::vec(prop_oneof![2 => 0.0..1.0f64, 1 => Just(0.0), 1 => Just(1.0)], SPEC.params.len()).prop_map(
+        |fractions| {
+            let mut p = SPEC.defaults();
+            for (spec, f) in SPEC.params.iter().zip(fractions) {
+                p.set(spec.id, spec.at_fraction(f));
+            }
+            p
+        },
+    )
+}
+
+/// What must hold at any moment of any run.
+fn check(sim: &WhichTimeout) -> Result<(), TestCaseError> {
+    let now = sim.now();
+    prop_assert!(sim.end_attempts() <= 1, "the call ended {} times", sim.end_attempts());
+    prop_assert_eq!(sim.stray_fires(), 0, "a timer fired that was not armed");
+    let mut ended_by = 0;
+    for t in sim.timers() {
+        prop_assert!(t.armed_at <= now && t.counting_from >= t.armed_at, "{:?}", t);
+        if let Some(fired) = t.fired_at {
+            prop_assert!(t.armed_at <= fired && fired <= now, "{:?}", t);
+            // Node's and the kernel's timers are never early; undici's at most a tick.
+            let early_by = if t.kind.clock() == TimerClock::UndiciTick { TICK_MS * MS } else { 0 };
+            prop_assert!(t.fired_deadline.is_some_and(|d| d <= fired + early_by), "fired early: {:?}", t);
+        }
+        if let Some(cleared) = t.cleared_at {
+            prop_assert!(t.armed_at <= cleared && cleared <= now && !t.ended_call, "{:?}", t);
+            prop_assert!(t.fires_at.is_none() && !t.is_pending(), "a cleared timer still pending: {:?}", t);
+        }
+        if let Some(due) = t.fires_at {
+            prop_assert!(due >= now, "a timer due in the past is still pending: {:?}", t);
+        }
+        if t.ended_call {
+            ended_by += 1;
+            prop_assert!(t.fired_at.is_some(), "{:?}", t);
+        }
+    }
+    prop_assert!(ended_by <= 1);
+    let phases = sim.phases();
+    for pair in phases.windows(2) {
+        prop_assert!(pair[0].phase < pair[1].phase, "phases out of order: {:?}", phases);
+        prop_assert!(pair[0].start <= pair[1].start && pair[0].end == Some(pair[1].start), "{:?}", phases);
+    }
+    prop_assert!(phases.iter().all(|p| p.start <= now && p.end.is_none_or(|e| p.start <= e && e <= now)));
+    let ticks = sim.undici_clock().ticks();
+    prop_assert!(ticks.windows(2).all(|w| w[0] < w[1]) && ticks.last().is_none_or(|&t| t <= now));
+
+    let m = sim.metrics();
+    let get = |k: &str| m.iter().find(|(key, _)| *key == k).unwrap().1.clone();
+    let b = |k: &str| get(k) == Value::Bool(true);
+    prop_assert!(!b("safe_to_retry_without_key") || !b("reached_server_app"), "safe but the server got it");
+    prop_assert!(!b("safe_to_retry_without_key") || sim.error().is_some());
+    prop_assert_eq!(b("still_open_at_end"), sim.outcome().is_none());
+    prop_assert_eq!(get("gave_up_ms") != Value::Null, sim.error_seen_at().is_some());
+    prop_assert!(!b("server_did_work") || b("reached_server_app"));
+    prop_assert!(!b("error_proves_not_sent") || b("safe_to_retry_without_key"), "the error says not sent, but it was");
+    if let Some(seen) = sim.error_seen_at() {
+        prop_assert!(sim.ended_at().is_some_and(|e| e <= seen) && seen <= now);
+    }
+    Ok(())
+}
+
+/// What the reading claims, against the metrics.
+fn check_reading(sim: &WhichTimeout) -> Result<(), TestCaseError> {
+    let reading = sim.reading();
+    let say = |k: &str| reading.iter().find(|(key, _)| *key == k).map(|(_, s)| s.clone()).unwrap_or_default();
+    let (first, caller, server, retry) = (say("first"), say("caller"), say("server"), say("retry"));
+    let m = sim.metrics();
+    let get = |k: &str| m.iter().find(|(key, _)| *key == k).unwrap().1.clone();
+    let b = |k: &str| get(k) == Value::Bool(true);
+
+    match sim.first_fired() {
+        Some((kind, _)) => prop_assert!(first.starts_with(&format!("First to fire: {}", kind.label())), "{}", first),
+        None => prop_assert!(first.starts_with("No timer"), "{}", first),
+    }
+    prop_assert_eq!(retry.starts_with("Safe to retry"), b("safe_to_retry_without_key"), "{}", retry);
+    prop_assert_eq!(
+        retry.contains("needs an idempotency key"),
+        sim.error().is_some() && !b("safe_to_retry_without_key"),
+        "{}",
+        retry
+    );
+    if let (Some(error), Some(_)) = (sim.error(), sim.error_seen_at()) {
+        prop_assert!(caller.contains(error.id()), "{} does not name {}", caller, error.id());
+    }
+    prop_assert_eq!(
+        caller.contains("still open") || caller.contains("still waiting"),
+        b("still_open_at_end"),
+        "{}",
+        caller
+    );
+    prop_assert_eq!(caller.contains("succeeded"), sim.completed_at().is_some(), "{}", caller);
+    prop_assert_eq!(server.contains("reached the server's code at"), b("reached_server_app"), "{}", server);
+    prop_assert_eq!(server.contains("the server did the work"), b("server_did_work"), "{}", server);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(96) })]
+
+    /// Whatever the parameters and however the page steps the run: the call ends at most once,
+    /// only armed timers fire, time never goes backwards, nothing panics, and a retry is called
+    /// safe only when the request never reached the server.
+    #[test]
+    fn invariants_hold_everywhere(p in any_params(), steps in prop::collection::vec(1u64..400_000, 1..12)) {
+        let end = SPEC.duration_for(&p).min(3_600_000) * MS;
+        let mut sim = WhichTimeout::new(&p, 3, end);
+        let mut i = 0;
+        while !sim.finished() {
+            let before = sim.now();
+            // Frames from a millisecond to a few minutes of simulated time.
+            sim.advance(before + steps[i % steps.len()] * MS / 100, 10_000);
+            prop_assert!(sim.now() >= before, "time went back from {} to {}", before, sim.now());
+            check(&sim)?;
+            if i % 7 == 0 {
+                check_reading(&sim)?;
+            }
+            i += 1;
+        }
+        check_reading(&sim)?;
+    }
+
+    /// The reading matches the metrics at the end of runs of any parameters.
+    #[test]
+    fn the_reading_says_what_the_metrics_say(p in any_params()) {
+        let sim = run(&p);
+        check(&sim)?;
+        check_reading(&sim)?;
+    }
+}
