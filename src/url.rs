@@ -8,13 +8,32 @@
 use crate::scenarios;
 use crate::sim::params::{ParamErrorKind, shorten};
 use crate::sim::scenario::{MAX_DURATION_MS, MIN_DURATION_MS};
-use crate::sim::{Params, ScenarioSpec};
+use crate::sim::{ParamKind, Params, ScenarioSpec};
 
 pub const DEFAULT_SEED: u64 = 1;
 pub const SPEEDS: &[f64] = &[0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0];
 /// Query keys that are not parameters. No scenario may declare a parameter with these ids.
-pub const RESERVED: &[&str] =
-    &["sim", "preset", "seed", "duration_ms", "speed", "embed", "controls", "autoplay", "bench", "debug"];
+pub const RESERVED: &[&str] = &[
+    "sim",
+    "preset",
+    "seed",
+    "duration_ms",
+    "speed",
+    "embed",
+    "controls",
+    "autoplay",
+    "bench",
+    "debug",
+    "sweep",
+    "by",
+    "sweep_metric",
+    "sweep_seeds",
+];
+/// What `controls=` may name besides parameters: the sweep view and the seed.
+pub const EXTRA_CONTROLS: &[&str] = &["sweep", "seed"];
+/// Seeds per point of a sweep: the default and the most a link may ask for.
+pub const SWEEP_SEEDS: usize = 5;
+pub const MAX_SWEEP_SEEDS: usize = 50;
 /// Limits on what a query may hold; no real state needs more, and anything longer is ignored
 /// with a notice rather than decoded.
 const MAX_PAIRS: usize = 100;
@@ -27,13 +46,33 @@ pub struct State {
     pub preset: Option<&'static str>,
     pub params: Params,
     pub seed: u64,
-    pub duration_ms: u64,
+    /// A duration the reader or author set; `None`: the run is as long as its parameters need.
+    pub duration_ms: Option<u64>,
     pub speed: f64,
     /// Embed layout: no app chrome.
     pub embed: bool,
     /// Only these sliders are shown (None: all).
     pub controls: Option<Vec<&'static str>>,
     pub autoplay: bool,
+    /// The sweep view, when open.
+    pub sweep: Option<SweepView>,
+}
+
+/// What the sweep view shows: x, the lines, the metric and how many seeds per point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SweepView {
+    pub x: &'static str,
+    pub by: Option<&'static str>,
+    pub metric: &'static str,
+    pub seeds: usize,
+}
+
+impl SweepView {
+    /// The scenario's default sweep.
+    pub fn default_for(scenario: &ScenarioSpec) -> Self {
+        let d = scenario.sweep;
+        Self { x: d.x, by: d.by, metric: d.metric, seeds: SWEEP_SEEDS }
+    }
 }
 
 impl PartialEq for ScenarioSpec {
@@ -55,11 +94,12 @@ impl State {
             preset: None,
             params: scenario.defaults(),
             seed: DEFAULT_SEED,
-            duration_ms: scenario.default_duration_ms,
+            duration_ms: None,
             speed: 1.0,
             embed: false,
             controls: None,
             autoplay: false,
+            sweep: None,
         }
     }
 
@@ -67,6 +107,11 @@ impl State {
     /// defaults with the preset applied.
     pub fn baseline(&self) -> Params {
         baseline(self.scenario, self.preset)
+    }
+
+    /// How long the run is: the duration set, or what the parameters need.
+    pub fn duration(&self) -> u64 {
+        self.duration_ms.unwrap_or_else(|| self.scenario.duration_for(&self.params))
     }
 }
 
@@ -92,7 +137,11 @@ pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (
         }
         let (k, v) = part.split_once('=').unwrap_or((part, ""));
         if k.len() + v.len() > MAX_PAIR_LEN {
-            notices.push(format!("'{}' is too long ({} characters) and was ignored.", shorten(&percent_decode(k)), v.len()));
+            notices.push(format!(
+                "'{}' is too long ({} characters) and was ignored.",
+                shorten(&percent_decode(k)),
+                v.len()
+            ));
             continue;
         }
         pairs.push((percent_decode(k), percent_decode(v)));
@@ -103,8 +152,12 @@ pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (
         Some(id) => match scenarios::find(id) {
             Some(s) => Some(s),
             None => {
-                notices.push(format!("Unknown simulation '{}'; showing {} instead. Known: {}.",
-                    shorten(id), default_scenario.map_or("the list", |s| s.title), scenarios::ids()));
+                notices.push(format!(
+                    "Unknown simulation '{}'; showing {} instead. Known: {}.",
+                    shorten(id),
+                    default_scenario.map_or("the list", |s| s.title),
+                    scenarios::ids()
+                ));
                 default_scenario
             }
         },
@@ -131,17 +184,26 @@ pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (
             "sim" | "preset" => {}
             "seed" => match text.trim().parse::<u64>() {
                 Ok(seed) => state.seed = seed,
-                Err(_) => notices.push(format!("seed: '{}' is not a whole number from 0 to {}; using {DEFAULT_SEED}.", shorten(text), u64::MAX)),
+                Err(_) => notices.push(format!(
+                    "seed: '{}' is not a whole number from 0 to {}; using {DEFAULT_SEED}.",
+                    shorten(text),
+                    u64::MAX
+                )),
             },
             "duration_ms" => match text.trim().parse::<f64>() {
                 Ok(d) if d.is_finite() => {
                     let clamped = d.clamp(MIN_DURATION_MS as f64, MAX_DURATION_MS as f64);
                     if clamped != d {
-                        notices.push(format!("duration_ms: {} is outside {MIN_DURATION_MS} to {MAX_DURATION_MS} ms; using {}.", shorten(text), clamped as u64));
+                        notices.push(format!(
+                            "duration_ms: {} is outside {MIN_DURATION_MS} to {MAX_DURATION_MS} ms; using {}.",
+                            shorten(text),
+                            clamped as u64
+                        ));
                     }
-                    state.duration_ms = clamped as u64;
+                    state.duration_ms = Some(clamped as u64);
                 }
-                _ => notices.push(format!("duration_ms: '{}' is not a number; using {}.", shorten(text), scenario.default_duration_ms)),
+                _ => notices
+                    .push(format!("duration_ms: '{}' is not a number; the run's own length is used.", shorten(text))),
             },
             "speed" => match text.trim().parse::<f64>() {
                 Ok(s) if s.is_finite() => {
@@ -154,14 +216,16 @@ pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (
                 _ => notices.push(format!("speed: '{}' is not a number; using 1×.", shorten(text))),
             },
             "embed" => state.embed = truthy(text),
-            "debug" | "bench" => {} // handled by the app before decoding
+            "sweep" | "by" | "sweep_metric" | "sweep_seeds" => {} // read together below
+            "debug" | "bench" => {}                               // handled by the app before decoding
             "autoplay" => state.autoplay = truthy(text),
             "controls" => {
                 let mut shown = Vec::new();
                 for id in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-                    match scenario.param(id) {
-                        Some(p) => shown.push(p.id),
-                        None => notices.push(format!("controls: unknown parameter '{}' ignored.", shorten(id))),
+                    match (scenario.param(id), EXTRA_CONTROLS.iter().find(|c| **c == id)) {
+                        (Some(p), _) => shown.push(p.id),
+                        (None, Some(extra)) => shown.push(*extra),
+                        (None, None) => notices.push(format!("controls: unknown parameter '{}' ignored.", shorten(id))),
                     }
                 }
                 state.controls = Some(shown);
@@ -173,7 +237,13 @@ pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (
                     Err(e) if e.kind == ParamErrorKind::OutOfRange => {
                         let v = spec.sanitize(text.trim().parse().unwrap_or(spec.default));
                         state.params.set(spec.id, v);
-                        notices.push(format!("{}: {} is outside {}; using {}.", spec.id, e.given, e.allowed, spec.format(v)));
+                        notices.push(format!(
+                            "{}: {} is outside {}; using {}.",
+                            spec.id,
+                            e.given,
+                            e.allowed,
+                            spec.format(v)
+                        ));
                     }
                     Err(e) => {
                         notices.push(format!("{e}; using {}.", spec.format(state.params.get(spec.id))));
@@ -182,7 +252,56 @@ pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (
             },
         }
     }
+    state.sweep = find("sweep").map(|x| decode_sweep(scenario, x, &find, &mut notices));
     (Some(state), notices)
+}
+
+/// The sweep view a link asks for; anything it cannot use falls back to the scenario's default
+/// sweep, with a notice.
+fn decode_sweep<'a>(
+    scenario: &'static ScenarioSpec,
+    x: &str,
+    find: &impl Fn(&str) -> Option<&'a str>,
+    notices: &mut Vec<String>,
+) -> SweepView {
+    let mut view = SweepView::default_for(scenario);
+    let numeric = |id: &str| scenario.param(id).filter(|p| p.kind == ParamKind::Number);
+    match numeric(x) {
+        Some(p) => {
+            if p.id != view.x {
+                view.by = None;
+            }
+            view.x = p.id;
+        }
+        None => {
+            notices.push(format!("sweep: '{}' is not a numeric parameter; sweeping {} instead.", shorten(x), view.x))
+        }
+    }
+    match find("by") {
+        None => {}
+        Some("none") => view.by = None,
+        Some(id) => match scenario.param(id).filter(|p| matches!(p.kind, ParamKind::Choice(_))) {
+            Some(p) => view.by = Some(p.id),
+            None => notices.push(format!("by: '{}' is not a choice parameter; ignored.", shorten(id))),
+        },
+    }
+    if let Some(key) = find("sweep_metric") {
+        match scenario.metric(key) {
+            Some(m) => view.metric = m.key,
+            None => notices.push(format!("sweep_metric: unknown metric '{}'; showing {}.", shorten(key), view.metric)),
+        }
+    }
+    if let Some(text) = find("sweep_seeds") {
+        match text.trim().parse::<usize>() {
+            Ok(k) if (1..=MAX_SWEEP_SEEDS).contains(&k) => view.seeds = k,
+            _ => notices.push(format!(
+                "sweep_seeds: '{}' is not a whole number from 1 to {MAX_SWEEP_SEEDS}; using {}.",
+                shorten(text),
+                view.seeds
+            )),
+        }
+    }
+    view
 }
 
 /// Encodes a state as a query string (without the `?`), naming only what differs from the
@@ -201,8 +320,8 @@ pub fn encode(state: &State) -> String {
     if state.seed != DEFAULT_SEED {
         out.push(format!("seed={}", state.seed));
     }
-    if state.duration_ms != state.scenario.default_duration_ms {
-        out.push(format!("duration_ms={}", state.duration_ms));
+    if let Some(d) = state.duration_ms {
+        out.push(format!("duration_ms={d}"));
     }
     if state.speed != 1.0 {
         out.push(format!("speed={}", state.speed));
@@ -215,6 +334,20 @@ pub fn encode(state: &State) -> String {
     }
     if state.autoplay {
         out.push("autoplay=1".into());
+    }
+    if let Some(v) = state.sweep {
+        out.push(format!("sweep={}", v.x));
+        let default = SweepView { x: v.x, ..SweepView::default_for(state.scenario) };
+        let default_by = if v.x == state.scenario.sweep.x { default.by } else { None };
+        if v.by != default_by {
+            out.push(format!("by={}", v.by.unwrap_or("none")));
+        }
+        if v.metric != default.metric {
+            out.push(format!("sweep_metric={}", v.metric));
+        }
+        if v.seeds != SWEEP_SEEDS {
+            out.push(format!("sweep_seeds={}", v.seeds));
+        }
     }
     out.join("&")
 }
@@ -234,15 +367,13 @@ fn percent_decode(s: &str) -> String {
     while i < bytes.len() {
         match bytes[i] {
             b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                    (Some(h), Some(l)) => {
-                        out.push(h * 16 + l);
-                        i += 2;
-                    }
-                    _ => out.push(b'%'),
+            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push(h * 16 + l);
+                    i += 2;
                 }
-            }
+                _ => out.push(b'%'),
+            },
             b => out.push(b),
         }
         i += 1;

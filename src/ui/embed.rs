@@ -33,7 +33,9 @@ pub fn report_height() {
         let _ = parent.post_message(&msg, "*");
     };
     let callback = Closure::<dyn FnMut()>::new(post);
-    if let (Ok(observer), Some(body)) = (web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()), document().body()) {
+    if let (Ok(observer), Some(body)) =
+        (web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()), document().body())
+    {
         observer.observe(&body);
     }
     // Lives as long as the page.

@@ -3,7 +3,7 @@
 //!
 //! `Playback` does the work on a `Box<dyn Simulation>`, so the animation loop and the shared
 //! controls are compiled once, not once per scenario (that keeps the wasm bundle small).
-//! `Runner<T>` is the typed handle a page holds to read its own simulation's charts.
+//! `Runner<M>` is the typed handle a page holds to read its own model's charts and config.
 
 use std::any::Any;
 use std::cell::Cell;
@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 
-use crate::sim::{Micros, Simulation};
+use crate::sim::{Host, Micros, Model, Simulation};
 
 /// The most events one animation frame may process, so no setting can freeze the page.
 pub const EVENTS_PER_FRAME: u64 = 200_000;
@@ -128,6 +128,28 @@ impl Playback {
         self.changed();
     }
 
+    /// Moves toward simulated time `t` by at most `max_events` events, rebuilding first when
+    /// `t` is before now: a view that plays in step with another run's clock (the comparison
+    /// columns) calls it each frame. Returns whether it got there.
+    pub fn follow(&self, t: Micros, max_events: u64) -> bool {
+        let before = self.sim.with_value(|s| s.now());
+        if before > t {
+            let build = self.build.get_value();
+            self.sim.set_value(build());
+        }
+        let (reached, moved) = self
+            .sim
+            .try_update_value(|s| {
+                s.advance(t, max_events);
+                (s.now() >= t.min(s.end()), before > t || s.now() != before)
+            })
+            .unwrap_or((true, false));
+        if moved {
+            self.changed();
+        }
+        reached
+    }
+
     /// Runs to the end in chunks of at most [`EVENTS_PER_SKIP_CHUNK`] events, one chunk per
     /// animation frame, so even a four-hour run at the highest rate never freezes the page
     /// (ten simulated minutes at the defaults finish in the first chunk). Play or Pause stops it.
@@ -178,44 +200,49 @@ impl Playback {
     }
 }
 
-/// A page's typed handle on its simulation; everything else comes from [`Playback`].
-pub struct Runner<T: Simulation> {
+/// A page's typed handle on its running model; everything else comes from [`Playback`].
+pub struct Runner<M: Model> {
     playback: Playback,
-    kind: PhantomData<fn() -> T>,
+    kind: PhantomData<fn() -> M>,
 }
 
-impl<T: Simulation> Clone for Runner<T> {
+impl<M: Model> Clone for Runner<M> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<T: Simulation> Copy for Runner<T> {}
+impl<M: Model> Copy for Runner<M> {}
 
-impl<T: Simulation> Deref for Runner<T> {
+impl<M: Model> Deref for Runner<M> {
     type Target = Playback;
     fn deref(&self) -> &Playback {
         &self.playback
     }
 }
 
-impl<T: Simulation> From<Runner<T>> for Playback {
-    fn from(r: Runner<T>) -> Playback {
+impl<M: Model> From<Runner<M>> for Playback {
+    fn from(r: Runner<M>) -> Playback {
         r.playback
     }
 }
 
-impl<T: Simulation> Runner<T> {
-    pub fn new(build: impl Fn() -> T + 'static, speed: f64, step: Micros) -> Self {
+impl<M: Model> Runner<M> {
+    pub fn new(build: impl Fn() -> Host<M> + 'static, speed: f64, step: Micros) -> Self {
         let build: Build = Rc::new(move || Box::new(build()));
         Self { playback: Playback::new(build, speed, step), kind: PhantomData }
     }
 
-    /// Reads the simulation and subscribes to its changes.
-    pub fn track<R>(&self, f: impl FnOnce(&T) -> R) -> R {
+    /// Reads the running model and subscribes to its changes.
+    pub fn track<R>(&self, f: impl FnOnce(&Host<M>) -> R) -> R {
         self.playback.track_dyn(|s| {
             let any: &dyn Any = s;
-            f(any.downcast_ref::<T>().expect("a runner holds the simulation type it was built with"))
+            f(any.downcast_ref::<Host<M>>().expect("a runner holds the model it was built with"))
         })
+    }
+
+    /// The configuration of the running model (tracked): what the page shows is what runs.
+    pub fn config(&self) -> M::Config {
+        self.track(|s| s.config().clone())
     }
 }
 

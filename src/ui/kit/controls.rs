@@ -3,27 +3,18 @@
 
 use leptos::prelude::*;
 
-use crate::sim::params::format_number;
-use crate::sim::{ParamKind, ParamSpec, Params};
-
-/// A value with its unit, as shown beside a slider and read by screen readers.
-pub fn with_unit(value: f64, unit: &str) -> String {
-    let v = format_number(value);
-    match unit {
-        "" => v,
-        "×" => format!("{v}×"),
-        u => format!("{v} {u}"),
-    }
-}
+use crate::format::with_unit;
+use crate::sim::{ChoiceOption, ParamKind, ParamSpec, Params};
 
 /// One control for one parameter. `params` is the page's state; `on_change` runs after an edit.
 #[component]
 pub fn ParamControl(spec: &'static ParamSpec, params: RwSignal<Params>, on_change: Callback<()>) -> impl IntoView {
-    let value = move || params.with(|p| p.get(spec.id));
+    let index = params.with_untracked(|p| p.index_of(spec.id)).expect("a control for a declared parameter");
+    let value = move || params.with(|p| p.values()[index]);
     let help_id = format!("help-{}", spec.id);
     let input_id = format!("param-{}", spec.id);
     let set = move |v: f64| {
-        params.update(|p| p.set(spec.id, v));
+        params.update(|p| p.set_at(index, v));
         on_change.run(());
     };
     match spec.kind {
@@ -82,16 +73,18 @@ pub fn ParamControl(spec: &'static ParamSpec, params: RwSignal<Params>, on_chang
     }
 }
 
-/// A segmented choice: a radio group that looks like a row of buttons (arrow keys move it).
+/// A segmented choice: a radio group that looks like a row of buttons (arrow keys move it),
+/// with what the chosen option does written under it.
 #[component]
 pub fn Segmented(
     name: &'static str,
     legend: &'static str,
     #[prop(optional)] help: &'static str,
-    options: &'static [&'static str],
+    options: &'static [ChoiceOption],
     selected: Signal<usize>,
     on_select: Callback<usize>,
 ) -> impl IntoView {
+    let chosen_help = move || options.get(selected.get()).map_or("", |o| o.help);
     view! {
         <fieldset class="segmented">
             <legend>{legend}</legend>
@@ -105,17 +98,18 @@ pub fn Segmented(
                                 <input
                                     type="radio"
                                     name=name
-                                    value=*option
+                                    value=option.id
                                     prop:checked=move || selected.get() == i
                                     on:change=move |_| on_select.run(i)
                                 />
-                                {*option}
+                                {option.label}
                             </label>
                         }
                     })
                     .collect_view()}
             </div>
             {(!help.is_empty()).then(|| view! { <p class="help">{help}</p> })}
+            <p class="help chosen" aria-live="polite">{chosen_help}</p>
         </fieldset>
     }
 }

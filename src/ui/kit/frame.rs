@@ -4,10 +4,13 @@
 use leptos::prelude::*;
 
 use super::controls::ParamControls;
+use super::metrics::Metrics;
 use super::play::PlayControls;
-use crate::sim::{Params, ScenarioSpec, Simulation};
+use super::spread::Spreads;
+use super::sweep::SweepPanel;
+use crate::sim::{Host, Model, Params, ScenarioSpec};
 use crate::ui::runner::{Playback, Runner};
-use crate::url::{self, State};
+use crate::url::{self, State, SweepView};
 
 /// The reader-editable state of one simulation page.
 #[derive(Clone, Copy)]
@@ -16,9 +19,12 @@ pub struct SimState {
     pub params: RwSignal<Params>,
     pub preset: RwSignal<Option<&'static str>>,
     pub seed: RwSignal<u64>,
-    pub duration_ms: u64,
+    /// A duration set by the link; `None`: the run is as long as its parameters need.
+    pub duration_ms: Option<u64>,
     pub embed: bool,
     pub autoplay: bool,
+    /// The sweep view, when open.
+    pub sweep: RwSignal<Option<SweepView>>,
     controls: StoredValue<Option<Vec<&'static str>>>,
     speed0: f64,
 }
@@ -33,6 +39,7 @@ impl SimState {
             duration_ms: state.duration_ms,
             embed: state.embed,
             autoplay: state.autoplay,
+            sweep: RwSignal::new(state.sweep),
             controls: StoredValue::new(state.controls),
             speed0: state.speed,
         }
@@ -50,13 +57,45 @@ impl SimState {
             embed,
             controls: if embed { self.controls.get_value() } else { None },
             autoplay: embed && self.autoplay,
+            sweep: self.sweep.get_untracked(),
         }
     }
 
-    /// Builds a runner for this page's simulation type; it rebuilds from the current state.
-    pub fn runner<T: Simulation + 'static>(&self, build: fn(&Params, u64, u64) -> T, step_us: u64) -> Runner<T> {
-        let (params, seed, duration_us) = (self.params, self.seed, self.duration_ms * 1000);
-        Runner::new(move || build(&params.get_untracked(), seed.get_untracked(), duration_us), self.speed0, step_us)
+    /// Builds a runner for this page's model; it rebuilds from the current state. `step_us` is
+    /// what one press of Step advances (0: one event).
+    pub fn runner<M: Model>(&self, step_us: u64) -> Runner<M> {
+        let (scenario, params, seed, duration_ms) = (self.scenario, self.params, self.seed, self.duration_ms);
+        let build = move || {
+            params.with_untracked(|p| {
+                let ms = duration_ms.unwrap_or_else(|| scenario.duration_for(p));
+                Host::<M>::new(p, seed.get_untracked(), ms * 1000)
+            })
+        };
+        Runner::new(build, self.speed0, step_us)
+    }
+
+    /// Sets the parameters to a preset's values (the declaration's defaults with the preset's
+    /// changes) and remembers the preset.
+    pub fn apply_preset(&self, id: &'static str) {
+        let mut p = self.scenario.defaults();
+        if let Some(preset) = self.scenario.preset(id) {
+            let _ = p.apply_preset(preset);
+        }
+        self.preset.set(Some(id));
+        self.params.set(p);
+    }
+
+    /// Whether the page shows `control` (a parameter id, or "sweep" or "seed"): all of them
+    /// outside an embed, the ones `controls=` names in one.
+    pub fn shows(&self, control: &str) -> bool {
+        self.controls.with_value(|c| c.as_ref().is_none_or(|c| c.contains(&control))) || !self.embed
+    }
+
+    /// Whether the parameters are exactly preset `id`'s.
+    pub fn is_preset(&self, id: &'static str) -> bool {
+        let scenario = self.scenario;
+        self.preset.get() == Some(id)
+            && self.params.with(|p| *p == url::State { preset: Some(id), ..State::new(scenario) }.baseline())
     }
 }
 
@@ -78,7 +117,8 @@ fn sync_url(query: String) {
             let w = window();
             let path = w.location().pathname().unwrap_or_default();
             if let Ok(history) = w.history() {
-                let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("{path}?{query}")));
+                let _ =
+                    history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("{path}?{query}")));
             }
         },
         std::time::Duration::from_millis(250),
@@ -96,33 +136,168 @@ pub fn embed_snippet(state: &State) -> String {
     )
 }
 
+/// The buttons that set a preset; the pressed one is the preset the parameters still match.
 #[component]
-pub fn SimFrame(state: SimState, #[prop(into)] runner: Playback, children: Children) -> impl IntoView {
+pub fn PresetBar(state: SimState, runner: Playback) -> impl IntoView {
+    view! {
+        <div class="presets-bar" role="group" aria-label="Presets">
+            {state
+                .scenario
+                .presets
+                .iter()
+                .map(|p| {
+                    view! {
+                        <button
+                            data-preset=p.id
+                            title=p.description
+                            aria-pressed=move || state.is_preset(p.id).to_string()
+                            on:click=move |_| {
+                                state.apply_preset(p.id);
+                                runner.rebuild();
+                            }
+                        >
+                            {p.label}
+                        </button>
+                    }
+                })
+                .collect_view()}
+        </div>
+    }
+}
+
+/// What a page puts before the play bar: a prediction to make, a question to hold in mind.
+#[slot]
+pub struct Lead {
+    children: Children,
+}
+
+/// The frame of every simulation page: title, presets, whatever the page leads with, the play
+/// bar, the page's own content, then the parameters and the share links. The reading order is
+/// the tab order; on a wide screen CSS moves the parameters to a column on the left.
+#[component]
+pub fn SimFrame(
+    state: SimState,
+    #[prop(into)] runner: Playback,
+    #[prop(optional)] lead: Option<Lead>,
+    children: Children,
+) -> impl IntoView {
     let scenario = state.scenario;
     // Keep the URL in step with the state.
     Effect::new(move |_| {
         state.params.track();
         state.preset.track();
         state.seed.track();
+        state.sweep.track();
         let speed = runner.speed.get();
         sync_url(url::encode(&state.snapshot(speed, state.embed)));
     });
+    let spreads = Spreads::provide(state);
+    // When the run hit one of the model's limits (a full backlog…), the reading says what and
+    // what it did; the frame shows it whatever the page.
+    let limit = Metrics::new(scenario, runner).reading_signal("limit");
     if state.autoplay {
         request_animation_frame(move || runner.play());
     }
-    let rebuild = Callback::new(move |_| runner.rebuild());
-    let choose_preset = move |id: &'static str| {
-        let mut p = scenario.defaults();
-        if let Some(preset) = scenario.preset(id) {
-            let _ = p.apply_preset(preset);
-        }
-        state.preset.set(Some(id));
-        state.params.set(p);
+    let full_link = move || {
+        state.params.track();
+        state.preset.track();
+        state.seed.track();
+        format!("?{}", url::encode(&state.snapshot(runner.speed.get(), false)))
+    };
+    view! {
+        <section class="sim" data-scenario=scenario.id>
+            {state.embed.then(|| view! {
+                <a class="open-full" href=full_link target="_blank" rel="noopener">"Open full lab ↗"</a>
+            })}
+            <h1>{scenario.title}</h1>
+            {(!state.embed).then(|| view! { <p class="chapter">{scenario.chapter}</p> })}
+            {(!state.embed).then(|| view! { <p class="summary">{scenario.summary}</p> })}
+            <PresetBar state runner/>
+            <div class="sim-layout">
+                <div class="results">
+                    {lead.map(|l| (l.children)())}
+                    <PlayControls runner/>
+                    <Show when=move || limit.with(|l| !l.is_empty())>
+                        <p class="limit-notice" role="status" data-limit>{limit}</p>
+                    </Show>
+                    {children()}
+                    <p class="spread-note help" data-spread-ms=move || spreads.took_ms().map(|t| format!("{t:.1}"))>
+                        {move || spreads.note()}
+                    </p>
+                    {state.shows("sweep").then(|| view! { <SweepToggle state/> })}
+                    <Show when=move || state.sweep.with(Option::is_some)>
+                        <SweepPanel state/>
+                    </Show>
+                </div>
+                <aside class="panel" aria-label="Parameters">
+                    <ParamControls
+                        specs=scenario.params
+                        params=state.params
+                        shown=state.controls.get_value()
+                        on_change=Callback::new(move |_| runner.rebuild())
+                    />
+                    {state.shows("seed").then(|| view! { <SeedControl state runner/> })}
+                </aside>
+            </div>
+            {(!state.embed).then(|| view! { <Share state runner full_link=Signal::derive(full_link)/> })}
+        </section>
+    }
+}
+
+/// Opens and closes the sweep view.
+#[component]
+fn SweepToggle(state: SimState) -> impl IntoView {
+    let open = move || state.sweep.with(Option::is_some);
+    let toggle = move |_| {
+        state.sweep.update(|s| *s = if s.is_some() { None } else { Some(SweepView::default_for(state.scenario)) })
+    };
+    view! {
+        <button class="sweep-toggle" data-action="sweep" aria-pressed=move || open().to_string() on:click=toggle>
+            {move || if open() { "Hide the sweep" } else { "Sweep: see the whole curve over many runs" }}
+        </button>
+    }
+}
+
+/// A seed the browser draws at random (its own source, through `getrandom`).
+fn random_seed() -> u64 {
+    let mut bytes = [0u8; 8];
+    // Never fails in a browser with crypto.getRandomValues; a fixed seed is a sane fallback.
+    let _ = getrandom::fill(&mut bytes);
+    u64::from_le_bytes(bytes) % 1_000_000_000
+}
+
+#[component]
+fn SeedControl(state: SimState, runner: Playback) -> impl IntoView {
+    let new_seed = move |_| {
+        state.seed.set(random_seed());
         runner.rebuild();
     };
-    let preset_active = move |id: &'static str| {
-        state.preset.get() == Some(id) && state.params.with(|p| *p == url::State { preset: Some(id), ..State::new(scenario) }.baseline())
-    };
+    view! {
+        <details open=state.embed>
+            <summary>"Seed"</summary>
+            <button data-action="new-seed" on:click=new_seed>"New seed"</button>
+            <label>
+                "Random seed "
+                <input
+                    type="number"
+                    name="seed"
+                    min="0"
+                    prop:value=move || state.seed.get().to_string()
+                    on:change=move |ev| {
+                        if let Ok(s) = event_target_value(&ev).trim().parse::<u64>() {
+                            state.seed.set(s);
+                            runner.rebuild();
+                        }
+                    }
+                />
+            </label>
+        </details>
+    }
+}
+
+/// The embed snippet and a link to this exact state.
+#[component]
+fn Share(state: SimState, runner: Playback, full_link: Signal<String>) -> impl IntoView {
     let snippet = RwSignal::new(String::new());
     // None until the button is pressed; then whether the clipboard took the snippet.
     let copied = RwSignal::new(None::<bool>);
@@ -131,84 +306,21 @@ pub fn SimFrame(state: SimState, #[prop(into)] runner: Playback, children: Child
         snippet.set(text.clone());
         copied.set(Some(true));
         // The clipboard may refuse (permissions, no focus): then the reader copies by hand.
-        let refused = wasm_bindgen::closure::Closure::<dyn FnMut(wasm_bindgen::JsValue)>::new(move |_| copied.set(Some(false)));
+        let refused =
+            wasm_bindgen::closure::Closure::<dyn FnMut(wasm_bindgen::JsValue)>::new(move |_| copied.set(Some(false)));
         let _ = window().navigator().clipboard().write_text(&text).catch(&refused);
         refused.forget(); // one small closure per press of the button
     };
-    let full_link = move || {
-        state.params.track();
-        state.preset.track();
-        state.seed.track();
-        format!("?{}", url::encode(&state.snapshot(runner.speed.get(), false)))
-    };
-    let shown = state.controls.get_value();
-    let presets = scenario.presets;
     view! {
-        <section class="sim" data-scenario=scenario.id>
-            {state.embed.then(|| view! {
-                <a class="open-full" href=full_link target="_blank" rel="noopener">"Open full lab ↗"</a>
-            })}
-            <h1>{scenario.title}</h1>
-            {(!state.embed).then(|| view! { <p class="chapter">{scenario.chapter}</p> })}
-            <p class="summary">{scenario.summary}</p>
-            <div class="presets-bar" role="group" aria-label="Presets">
-                {presets
-                    .iter()
-                    .map(|p| {
-                        view! {
-                            <button
-                                data-preset=p.id
-                                title=p.description
-                                aria-pressed=move || preset_active(p.id).to_string()
-                                on:click=move |_| choose_preset(p.id)
-                            >
-                                {p.label}
-                            </button>
-                        }
-                    })
-                    .collect_view()}
-            </div>
-            <div class="sim-layout">
-                <aside class="panel" aria-label="Parameters">
-                    <ParamControls specs=scenario.params params=state.params shown=shown on_change=rebuild/>
-                    {(!state.embed).then(|| view! {
-                        <details>
-                            <summary>"Seed"</summary>
-                            <label>
-                                "Random seed "
-                                <input
-                                    type="number"
-                                    name="seed"
-                                    min="0"
-                                    prop:value=move || state.seed.get().to_string()
-                                    on:change=move |ev| {
-                                        if let Ok(s) = event_target_value(&ev).trim().parse::<u64>() {
-                                            state.seed.set(s);
-                                            runner.rebuild();
-                                        }
-                                    }
-                                />
-                            </label>
-                        </details>
-                    })}
-                </aside>
-                <div class="results">
-                    <PlayControls runner/>
-                    {children()}
-                </div>
-            </div>
-            {(!state.embed).then(|| view! {
-                <div class="share">
-                    <button data-action="copy-embed" on:click=copy>"Copy embed snippet"</button>
-                    <a href=full_link>"Link to this state"</a>
-                    <Show when=move || copied.get().is_some()>
-                        <span role="status">
-                            {move || if copied.get() == Some(true) { "Copied. The snippet:" } else { "Select and copy the snippet:" }}
-                        </span>
-                        <textarea readonly rows="3" aria-label="Embed snippet">{move || snippet.get()}</textarea>
-                    </Show>
-                </div>
-            })}
-        </section>
+        <div class="share">
+            <button data-action="copy-embed" on:click=copy>"Copy embed snippet"</button>
+            <a href=full_link>"Link to this state"</a>
+            <Show when=move || copied.get().is_some()>
+                <span role="status">
+                    {move || if copied.get() == Some(true) { "Copied. The snippet:" } else { "Select and copy the snippet:" }}
+                </span>
+                <textarea readonly rows="3" aria-label="Embed snippet">{move || snippet.get()}</textarea>
+            </Show>
+        </div>
     }
 }

@@ -1,15 +1,25 @@
-//! The small kit every simulation page is built from.
+//! The kit every simulation page is built from: a page declares what it shows (which metrics,
+//! which charts, which readings) and the kit draws it the same way everywhere.
 
+pub mod background;
 pub mod canvas;
 pub mod chart;
+pub mod compare;
 pub mod controls;
 pub mod frame;
-pub mod lanes;
+pub mod metrics;
+pub mod moment;
 pub mod play;
+pub mod predict;
+pub mod spread;
 pub mod stat;
-pub mod swimlanes;
+pub mod sweep;
+pub mod timeline;
+pub mod tour;
 
 pub use chart::{Chart, ChartData, Line};
-pub use frame::{SimFrame, SimState};
-pub use stat::StatCard;
-pub use swimlanes::{Arrow, Fill, LegendItem, Meter, Shape, SwimBar, SwimLane, SwimMark, SwimlaneData, Swimlanes};
+pub use frame::{Lead, SimFrame, SimState};
+pub use metrics::Metrics;
+pub use stat::{StatCard, Tone};
+pub use timeline::Timeline;
+pub use tour::{Tour, TourState};

@@ -11,6 +11,10 @@ pub fn PlayControls(runner: Playback) -> impl IntoView {
         let (now, end) = runner.clock();
         format!("{:.1} s / {:.1} s", now as f64 / 1e6, end as f64 / 1e6)
     };
+    // One button that keeps its place and its focus: its label, its pressed state and its
+    // `data-action` say what a press does now.
+    let playing = move || runner.playing.get();
+    let toggle = move |_| if runner.playing.get_untracked() { runner.pause() } else { runner.play() };
     // A transform, not a width: it changes no layout.
     let progress = move || {
         let (now, end) = runner.clock();
@@ -19,14 +23,14 @@ pub fn PlayControls(runner: Playback) -> impl IntoView {
     let speed_label = |s: f64| if s < 1.0 { format!("{s}×") } else { format!("{}×", s as u32) };
     view! {
         <div class="play-controls" role="toolbar" aria-label="Playback">
-            <Show
-                when=move || runner.playing.get()
-                fallback=move || view! {
-                    <button class="primary" data-action="play" on:click=move |_| runner.play()>"Play"</button>
-                }
+            <button
+                class="primary play-pause"
+                data-action=move || if playing() { "pause" } else { "play" }
+                aria-pressed=move || playing().to_string()
+                on:click=toggle
             >
-                <button data-action="pause" on:click=move |_| runner.pause()>"Pause"</button>
-            </Show>
+                {move || if playing() { "Pause" } else { "Play" }}
+            </button>
             <button data-action="step" on:click=move |_| runner.step() title="Advance one step">"Step"</button>
             <button data-action="reset" on:click=move |_| runner.reset()>"Reset"</button>
             <button data-action="skip" on:click=move |_| runner.skip_to_end()>"Skip to end"</button>

@@ -1,34 +1,13 @@
-//! Stat cards: a number a reader can quote, with its unit. `data-stat` and `data-value`
-//! carry the metric key and the raw number for tests and automation.
+//! Stat cards: a number a reader can quote, with the label, unit and help its scenario
+//! declares. `data-stat` and `data-value` carry the metric key and the raw number for tests and
+//! automation. A page picks the metric and may add a sub-line; it never retypes the label.
 
 use leptos::prelude::*;
 
+use super::metrics::Metrics;
+use super::spread::Spreads;
+use crate::format;
 use crate::sim::Value;
-
-/// How a metric value reads on a card.
-pub fn display(value: &Value) -> String {
-    match value {
-        Value::Null => "—".into(),
-        Value::Bool(b) => (if *b { "yes" } else { "no" }).into(),
-        Value::Int(i) => group_thousands(*i),
-        Value::Num(x) if x.abs() >= 100.0 => group_thousands(libm::round(*x) as i64),
-        Value::Num(x) => format!("{x:.1}"),
-        Value::Text(t) => t.clone(),
-        Value::List(rows) => format!("{} rows", rows.len()),
-    }
-}
-
-fn group_thousands(i: i64) -> String {
-    let digits = i.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (n, c) in digits.chars().enumerate() {
-        if n > 0 && (digits.len() - n).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if i < 0 { format!("-{out}") } else { out }
-}
 
 /// The raw number behind a card (empty when there is none yet).
 pub fn raw(value: &Value) -> String {
@@ -38,30 +17,76 @@ pub fn raw(value: &Value) -> String {
     }
 }
 
+/// A tone for a card: how the reader should feel about the number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Tone {
+    #[default]
+    Plain,
+    Good,
+    Bad,
+}
+
+impl Tone {
+    pub fn bad_if(bad: bool) -> Self {
+        if bad { Tone::Bad } else { Tone::Plain }
+    }
+
+    fn class(self) -> &'static str {
+        match self {
+            Tone::Plain => "stat",
+            Tone::Good => "stat good",
+            Tone::Bad => "stat bad",
+        }
+    }
+}
+
 #[component]
 pub fn StatCard(
+    metrics: Metrics,
     key: &'static str,
-    label: &'static str,
-    #[prop(optional)] unit: &'static str,
-    value: Signal<Value>,
     /// A short line under the number (e.g. "×12 of capacity").
     #[prop(optional, into)]
     note: Option<Signal<String>>,
-    /// Extra classes: "bad", "good", "big".
-    #[prop(optional, into)]
-    tone: Option<Signal<&'static str>>,
+    #[prop(optional, into)] tone: Option<Signal<Tone>>,
+    /// The headline card of a page, drawn larger.
+    #[prop(optional)]
+    big: bool,
 ) -> impl IntoView {
-    let class = move || format!("stat {}", tone.map(|t| t.get()).unwrap_or(""));
+    let spec = metrics.spec(key);
+    let value = metrics.signal(key);
+    let class = move || {
+        let base = tone.map(|t| t.get()).unwrap_or_default().class();
+        if big { format!("{base} big") } else { base.to_string() }
+    };
     // Memos: the DOM is touched only when the shown text changes, not on every frame.
-    let shown = Memo::new(move |_| value.with(display));
+    let shown = Memo::new(move |_| value.with(format::value));
     let raw_value = Memo::new(move |_| value.with(raw));
+    let unit = spec.unit;
+    // A headline card shows its metric's spread over seeds, once the background runs are done.
+    let spread = use_context::<Spreads>()
+        .filter(|_| metrics.scenario.headline.contains(&key))
+        .map(|spreads| Memo::new(move |_| spreads.of(key)));
+    let headline = metrics.scenario.headline.contains(&key).then_some("");
     view! {
-        <div class=class data-stat=key data-value=raw_value aria-live="off">
-            <span class="label">{label}</span>
+        <div class=class data-stat=key data-value=raw_value data-headline=headline title=spec.help>
+            <span class="label">{spec.label}</span>
             <span class="value">{shown}</span>
             // No unit after a dash: "— ms" reads as a broken number.
             {(!unit.is_empty()).then(|| view! { <span class="unit" hidden=move || value.with(|v| *v == Value::Null)>{unit}</span> })}
             {note.map(|n| view! { <span class="note">{move || n.get()}</span> })}
+            {spread.map(|s| view! {
+                <span
+                    class="spread"
+                    data-spread=key
+                    data-median=move || s.with(|s| s.as_ref().map(|s| s.median.to_string()))
+                    data-p10=move || s.with(|s| s.as_ref().map(|s| s.p10.to_string()))
+                    data-p90=move || s.with(|s| s.as_ref().map(|s| s.p90.to_string()))
+                    data-n=move || s.with(|s| s.as_ref().map(|s| s.n.to_string()))
+                    title=move || s.with(|s| s.as_ref().map(|s| s.detail(unit)))
+                >
+                    {move || s.with(|s| s.as_ref().map(|s| s.text()))}
+                </span>
+            })}
         </div>
     }
 }

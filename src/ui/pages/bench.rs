@@ -6,8 +6,7 @@
 use leptos::prelude::*;
 
 use crate::bench::measure;
-use crate::scenarios::slow_server::SlowServer;
-use crate::sim::{Micros, SEC, Simulation};
+use crate::sim::{Micros, SEC};
 use crate::ui::runner::now_ms;
 
 fn clock() -> f64 {
@@ -49,25 +48,28 @@ fn core_report() -> String {
     out
 }
 
-/// A one-hour run at 1,000 requests/s (a stable configuration, so the model's own state stays
-/// bounded), building the charts' data every simulated second as the page would.
+/// A one-hour slow-server run at 1,000 requests/s (a stable configuration, so the model's own
+/// state stays bounded), reading its metrics and its reading every simulated second as the page
+/// does.
 fn memory_report() -> String {
-    let spec = &crate::scenarios::slow_server::SPEC;
+    let Some(spec) = crate::scenarios::find("slow-server") else { return "[]".into() };
     let mut params = spec.defaults();
-    params.set("rate", 1000.0);
-    params.set("service_ms", 1.0);
-    params.set("policy", 2.0); // least-outstanding
-    let mut sim = SlowServer::new(&params, 1, 3600 * SEC);
+    for (id, value) in [("rate", "1000"), ("service_ms", "1"), ("policy", "least-outstanding")] {
+        params.set_text(id, value).expect("slow-server declares these");
+    }
+    let mut sim = spec.start(&params, 1, 3_600_000);
     let mut rows = Vec::new();
     for minutes in [1u64, 10, 60] {
         let target: Micros = minutes * 60 * SEC;
         while sim.now() < target {
             sim.advance((sim.now() + SEC).min(target), u64::MAX);
-            let c = sim.charts();
-            std::hint::black_box((c.queues.times_ms.clone(), c.latency.values.clone(), sim.metrics()));
+            std::hint::black_box((sim.metrics(), sim.reading()));
         }
         let (wasm, js) = memory();
-        rows.push(format!("{{\"minutes\":{minutes},\"wasm_bytes\":{wasm},\"js_heap_bytes\":{js},\"arrived\":{}}}", sim.arrived()));
+        rows.push(format!(
+            "{{\"minutes\":{minutes},\"wasm_bytes\":{wasm},\"js_heap_bytes\":{js},\"events\":{}}}",
+            sim.events()
+        ));
     }
     format!("[{}]", rows.join(","))
 }

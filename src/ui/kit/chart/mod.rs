@@ -1,0 +1,156 @@
+//! A live time-series chart on Canvas 2D: several line series or stacked bars, axes with
+//! units, marker lines, shaded ranges, crisp on HiDPI screens, a legend in HTML and a text
+//! summary for screen readers. It redraws only when its data changes.
+
+use leptos::prelude::*;
+
+mod draw;
+mod labels;
+
+use super::canvas::drawn_canvas;
+use crate::sim::stats::Series;
+
+/// Palette slots; each has a light and a dark colour, both readable on their background.
+const LIGHT: [&str; 8] = ["#0969da", "#cf222e", "#1a7f37", "#8250df", "#bc4c00", "#1b7c83", "#bf3989", "#6e7781"];
+const DARK: [&str; 8] = ["#4493f8", "#ff7b72", "#3fb950", "#bc8cff", "#ffa657", "#39c5cf", "#ff80c8", "#9198a1"];
+
+/// The palette slots by name, so pages say which colour they mean.
+pub mod slot {
+    pub const BLUE: usize = 0;
+    pub const RED: usize = 1;
+    pub const GREEN: usize = 2;
+    pub const PURPLE: usize = 3;
+    pub const ORANGE: usize = 4;
+    pub const TEAL: usize = 5;
+    pub const PINK: usize = 6;
+    pub const GRAY: usize = 7;
+}
+
+pub fn color(slot: usize, dark: bool) -> &'static str {
+    if dark { DARK[slot % 8] } else { LIGHT[slot % 8] }
+}
+
+pub fn prefers_dark() -> bool {
+    window().match_media("(prefers-color-scheme: dark)").ok().flatten().is_some_and(|m| m.matches())
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Line {
+    pub label: String,
+    pub color: usize,
+    pub xs: Vec<f64>,
+    pub ys: Vec<f64>,
+    pub dashed: bool,
+}
+
+impl Line {
+    /// One column of a model's series, picked by name, against the series' times.
+    pub fn of<R: Copy>(series: &Series<R>, label: impl Into<String>, color: usize, pick: impl Fn(&R) -> f64) -> Self {
+        Self { label: label.into(), color, xs: series.times_ms().to_vec(), ys: series.column(pick), dashed: false }
+    }
+
+    pub fn dashed(self) -> Self {
+        Self { dashed: true, ..self }
+    }
+}
+
+/// Stacked bars: one bar per x (bin start), each split into the stacks in order.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Bars {
+    pub xs: Vec<f64>,
+    pub width: f64,
+    pub stacks: Vec<(String, usize, Vec<f64>)>,
+}
+
+/// A shaded band between two curves, e.g. the 10th to 90th percentile over seeds.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Band {
+    pub color: usize,
+    pub xs: Vec<f64>,
+    pub lo: Vec<f64>,
+    pub hi: Vec<f64>,
+}
+
+/// What the x axis measures.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum XAxis {
+    /// Simulated time in ms, labelled in seconds.
+    #[default]
+    Time,
+    /// A parameter's value, labelled with its unit.
+    Value(&'static str),
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct ChartData {
+    /// The x range (ms of simulated time, or the parameter's values).
+    pub x_range: (f64, f64),
+    pub x_axis: XAxis,
+    pub y_unit: &'static str,
+    pub lines: Vec<Line>,
+    /// Drawn under the lines.
+    pub bands: Vec<Band>,
+    pub bars: Option<Bars>,
+    /// Vertical markers: (x, label).
+    pub markers: Vec<(f64, String)>,
+    /// Shaded x ranges: (from, to, label).
+    pub shaded: Vec<(f64, f64, String)>,
+    /// Horizontal reference lines: (y, label).
+    pub hlines: Vec<(f64, String)>,
+    pub log_y: bool,
+    /// At least this y maximum (so a flat line near zero does not fill the chart).
+    pub y_min_max: f64,
+}
+
+#[component]
+pub fn Chart(
+    title: &'static str,
+    data: Signal<ChartData>,
+    /// What the chart shows now, in words, for screen readers.
+    summary: Signal<String>,
+    #[prop(optional)] id: &'static str,
+) -> impl IntoView {
+    let (canvas, data) = drawn_canvas(data, draw::draw);
+    let legend = move || {
+        let dark = prefers_dark();
+        data.with(|d| {
+            let mut items: Vec<(String, usize)> = d.lines.iter().map(|l| (l.label.clone(), l.color)).collect();
+            if let Some(b) = &d.bars {
+                items.extend(b.stacks.iter().map(|(l, c, _)| (l.clone(), *c)));
+            }
+            items
+                .into_iter()
+                .filter(|(l, _)| !l.is_empty())
+                .map(|(label, c)| {
+                    let style = format!("background:{}", color(c, dark));
+                    view! { <li><span class="swatch" style=style></span>{label}</li> }
+                })
+                .collect_view()
+        })
+    };
+    view! {
+        <figure class="chart" id=id>
+            <figcaption>{title}</figcaption>
+            <canvas node_ref=canvas role="img" aria-label=move || format!("{title}. {}", summary.get())></canvas>
+            <ul class="legend">{legend}</ul>
+            <p class="visually-hidden" aria-live="polite">{move || summary.get()}</p>
+        </figure>
+    }
+}
+
+/// Round numbers for axis ticks: 1, 2 or 5 times a power of ten.
+pub fn nice_step(range: f64, target_ticks: f64) -> f64 {
+    let raw = (range / target_ticks).max(1e-9);
+    let mag = libm::pow(10.0, libm::floor(libm::log10(raw)));
+    let norm = raw / mag;
+    let nice = if norm < 1.5 {
+        1.0
+    } else if norm < 3.5 {
+        2.0
+    } else if norm < 7.5 {
+        5.0
+    } else {
+        10.0
+    };
+    nice * mag
+}

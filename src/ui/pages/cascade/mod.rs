@@ -1,0 +1,90 @@
+//! The cascade page (Chapter 1, Part 3, "The measured run"): one hung dependency fills the
+//! shared pool and takes /checkout down with it, or not, depending on the fix picked in the
+//! parameters (or by a preset). Every sentence about the outcome is the run's own reading
+//! (`scenarios::cascade::reading`); the chapter's figures are shown beside it, labelled.
+
+mod charts;
+mod pools;
+mod table;
+mod tour;
+
+use leptos::prelude::*;
+
+use crate::scenarios::cascade::{Cascade, SAMPLE_EVERY};
+use crate::ui::kit::moment::keep_moment;
+use crate::ui::kit::{Lead, Metrics, SimFrame, SimState, StatCard, Tone};
+
+pub fn page(state: SimState) -> AnyView {
+    view! { <CascadePage state/> }.into_any()
+}
+
+/// A stat card: the metric it shows and the reading that writes the line under it.
+type Card = (&'static str, &'static str);
+
+/// The chapter's table in numbers: /home in flight, /checkout succeeded and failed, p99.
+const HEADLINE: &[Card] = &[
+    ("home_in_flight_end", "note_home"),
+    ("checkout_ok", "note_ok"),
+    ("checkout_failed", "note_failed"),
+    ("checkout_p99_ms", "note_p99"),
+];
+
+/// Where the waiting happened: the pool, its queue, the downstream.
+const POOL_CARDS: &[Card] = &[
+    ("home_in_flight_growth_per_s", "note_growth"),
+    ("pool_in_use_max", "note_pool"),
+    ("pool_waiting_max", ""),
+    ("checkout_queued", ""),
+    ("downstream_open_connections_max", "note_downstream"),
+];
+
+#[component]
+fn CascadePage(state: SimState) -> impl IntoView {
+    let runner = state.runner::<Cascade>(SAMPLE_EVERY * 5);
+    let metrics = Metrics::new(state.scenario, runner.into());
+    keep_moment(state, runner.into());
+    view! {
+        <SimFrame state runner>
+            <Lead slot>
+                <p class="fix-caption" data-fix>{metrics.reading_signal("fix")}</p>
+            </Lead>
+            <Cards metrics cards=HEADLINE/>
+            <charts::HomeChart runner/>
+            <p class="verdict" data-reading="verdict">{metrics.reading_signal("verdict")}</p>
+            <pools::Pools runner metrics/>
+            <Cards metrics cards=POOL_CARDS/>
+            <tour::CascadeTour runner metrics/>
+            <table::ChapterTable runner metrics/>
+            <charts::OtherCharts runner metrics/>
+        </SimFrame>
+    }
+}
+
+/// How a card's number should feel: bad where the cascade shows, good where /checkout is fine.
+fn tone(metrics: Metrics, key: &str) -> Tone {
+    let n = |k: &str| metrics.num(k).unwrap_or(0.0);
+    match key {
+        "home_in_flight_end" | "home_in_flight_growth_per_s" => Tone::bad_if(n("home_in_flight_growth_per_s") >= 1.0),
+        "checkout_ok" if n("checkout_failed") == 0.0 && n("checkout_ok") > 0.0 => Tone::Good,
+        "checkout_ok" | "checkout_failed" => Tone::bad_if(n("checkout_failed") > 0.0),
+        "pool_waiting_max" | "checkout_queued" => Tone::bad_if(n(key) > 0.0),
+        "downstream_open_connections_max" => Tone::bad_if(n(key) > n("pool_in_use_max").max(100.0)),
+        _ => Tone::Plain,
+    }
+}
+
+/// Stat cards from their declarations, each with its reading's line.
+#[component]
+fn Cards(metrics: Metrics, cards: &'static [Card]) -> impl IntoView {
+    view! {
+        <div class="stats cascade-stats" style=format!("--cards: {}", cards.len())>
+            {cards
+                .iter()
+                .map(|&(key, note)| {
+                    let tone = Signal::derive(move || tone(metrics, key));
+                    view! { <StatCard metrics key note=metrics.reading_signal(note) tone/> }
+                })
+                .collect_view()}
+        </div>
+    }
+}

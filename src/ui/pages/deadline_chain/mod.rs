@@ -1,0 +1,131 @@
+//! The deadline-chain page (Chapter 1, Part 4): one request through A, B and C on the kit's
+//! timeline, with fixed timeouts or a propagated budget (the mode is the parameter panel's one
+//! control). Every sentence is the run's own reading (`scenarios::deadline_chain::reading`):
+//! the verdict, the notes under the cards, the chapter's table beside this run, the moments.
+
+mod table;
+mod timeline;
+
+use leptos::prelude::*;
+
+use crate::scenarios::deadline_chain::DeadlineChain;
+use crate::sim::Simulation;
+use crate::ui::kit::{Lead, Metrics, SimFrame, SimState, StatCard, Timeline, Tone};
+use crate::ui::runner::Runner;
+
+pub fn page(state: SimState) -> AnyView {
+    view! { <DeadlineChainPage state/> }.into_any()
+}
+
+#[component]
+fn DeadlineChainPage(state: SimState) -> impl IntoView {
+    // Step goes one event at a time: a request, a timer, an answer.
+    let runner = state.runner::<DeadlineChain>(0);
+    let metrics = Metrics::new(state.scenario, runner.into());
+    let verdict = metrics.reading_signal("verdict");
+    view! {
+        <SimFrame state runner>
+            <Lead slot>
+                <p class="lead">"As it plays, watch who is still working after the user has stopped waiting."</p>
+            </Lead>
+            <Stats metrics runner/>
+            <TimelineView state runner verdict/>
+            <p class="verdict" role="status" data-verdict>{verdict}</p>
+            <div class="stats">
+                <StatCard metrics key="c_budget_told_ms" note=metrics.reading_signal("told_note")/>
+            </div>
+            <table::ChapterTable metrics/>
+            <Moments metrics/>
+        </SimFrame>
+    }
+}
+
+#[component]
+fn Stats(metrics: Metrics, runner: Runner<DeadlineChain>) -> impl IntoView {
+    let finished = Signal::derive(move || runner.track(|s| s.finished()));
+    let answer_tone = Signal::derive(move || {
+        let late = metrics.num("user_in_budget") == Some(0.0) || metrics.num("user_gave_up_ms").is_some();
+        Tone::bad_if(late)
+    });
+    let b_tone = Signal::derive(move || Tone::bad_if(metrics.reading("b_note").ends_with("after the user left")));
+    let c_tone = Signal::derive(move || {
+        let note = metrics.reading("c_note");
+        if note.ends_with("for nobody") {
+            Tone::Bad
+        } else if note.starts_with("stopped") {
+            Tone::Good
+        } else {
+            Tone::Plain
+        }
+    });
+    let waste_tone = Signal::derive(move || match metrics.num("wasted_work_ms") {
+        Some(w) if w > 0.0 => Tone::Bad,
+        _ if finished.get() => Tone::Good,
+        _ => Tone::Plain,
+    });
+    view! {
+        <div class="stats">
+            <StatCard metrics key="user_answer_ms" note=metrics.reading_signal("answer_note") tone=answer_tone/>
+            <StatCard metrics key="b_gives_up_ms" note=metrics.reading_signal("b_note") tone=b_tone/>
+            <StatCard metrics key="c_end_ms" note=metrics.reading_signal("c_note") tone=c_tone/>
+            <StatCard metrics key="wasted_work_ms" tone=waste_tone/>
+        </div>
+    }
+}
+
+/// The timeline, over the whole run or zoomed on where the chain unwinds.
+#[component]
+fn TimelineView(state: SimState, runner: Runner<DeadlineChain>, verdict: Signal<String>) -> impl IntoView {
+    // The zoomed window comes from this run played to its end, so it stays put while it plays.
+    let window = Memo::new(move |_| {
+        let end = runner.track(|s| s.end());
+        let config = runner.config();
+        timeline::unwind_window(config, state.seed.get(), end)
+    });
+    let zoom = RwSignal::new(false);
+    let zoom_label = Signal::derive(move || timeline::window_words(window.get()));
+    let data = Signal::derive(move || {
+        let range = zoom.get().then(|| window.get());
+        runner.track(|s| timeline::data(s, range))
+    });
+    view! {
+        <Timeline id="timeline" title="One request through A, B and C" data summary=verdict/>
+        <div class="zoom" role="group" aria-label="Time range shown">
+            <button data-zoom="whole" aria-pressed=move || (!zoom.get()).to_string() on:click=move |_| zoom.set(false)>
+                "Whole run"
+            </button>
+            <button
+                data-zoom="end"
+                title="The 170 ms around the end of the user's wait, where the chain unwinds"
+                aria-pressed=move || zoom.get().to_string()
+                on:click=move |_| zoom.set(true)
+            >
+                "Zoom: "
+                {zoom_label}
+            </button>
+        </div>
+    }
+}
+
+/// Every moment so far, in words: the text equivalent of the timeline.
+#[component]
+fn Moments(metrics: Metrics) -> impl IntoView {
+    let moments = metrics.reading_signal("moments");
+    let items = move || {
+        moments.with(|m| {
+            m.lines()
+                .map(|line| {
+                    let (t, text) = line.split_once(": ").unwrap_or(("", line));
+                    let (t, text) = (t.to_string(), text.to_string());
+                    view! { <li><span class="t">{t}</span>" "{text}</li> }
+                })
+                .collect_view()
+        })
+    };
+    view! {
+        <section class="moments" aria-labelledby="moments-title">
+            <h2 id="moments-title">"The run so far, moment by moment"</h2>
+            <ol data-moments>{items}</ol>
+        </section>
+    }
+}

@@ -1,0 +1,160 @@
+//! The double-click page (Chapter 2, Part 3): pick a fix in the panel (or a preset), play or
+//! step through one purchase, and watch every click, attempt, server run and charge on the
+//! kit's timeline, with the charges counted beside what the buyer was told. Every sentence is
+//! the run's own reading (`scenarios::double_click::reading`).
+
+mod events;
+mod timeline;
+
+use leptos::prelude::*;
+
+use crate::format;
+use crate::scenarios::double_click::{AMOUNT_CENTS, ButtonState, DoubleClick};
+use crate::sim::{Model, Simulation};
+use crate::ui::kit::{Lead, Metrics, SimFrame, SimState, StatCard, Timeline, Tone};
+use crate::ui::runner::Runner;
+
+/// Without `speed` in the link, the page plays at half speed: a 1 s timeout then takes 2 s
+/// to watch, and the whole story about 7 s.
+const DEFAULT_SPEED: f64 = 0.5;
+
+pub fn page(state: SimState) -> AnyView {
+    view! { <DoubleClickPage state/> }.into_any()
+}
+
+/// Whether the link sets a speed.
+fn link_has_speed() -> bool {
+    let search = window().location().search().unwrap_or_default();
+    search.trim_start_matches('?').split('&').any(|kv| kv.split('=').next() == Some("speed"))
+}
+
+#[component]
+fn DoubleClickPage(state: SimState) -> impl IntoView {
+    // Step goes one event at a time: a click, an arrival, a commit, an answer.
+    let runner = state.runner::<DoubleClick>(0);
+    if !link_has_speed() {
+        runner.speed.set(DEFAULT_SPEED);
+    }
+    let metrics = Metrics::new(state.scenario, runner.into());
+    // Nothing left to happen: finish the run rather than play an idle clock to its end.
+    Effect::new(move |_| {
+        let idle = runner.track(|s| s.next_event_time().is_none() && !s.finished());
+        if idle && runner.playing.get_untracked() {
+            runner.skip_to_end();
+        }
+    });
+    view! {
+        <SimFrame state runner>
+            <Lead slot>
+                <p class="lead">"Before you press Play: how many charges will this fix leave on the card?"</p>
+            </Lead>
+            <Stats metrics/>
+            <TimelineView state runner/>
+            <Board runner metrics/>
+            <events::LastEvent runner metrics/>
+            <MoreStats metrics runner/>
+            <events::EventList metrics/>
+        </SimFrame>
+    }
+}
+
+/// The headline cards: what the card shows against what the buyer was told.
+#[component]
+fn Stats(metrics: Metrics) -> impl IntoView {
+    let charged_tone = Signal::derive(move || Tone::bad_if(metrics.num("card_charged").unwrap_or(0.0) > 1.0));
+    view! {
+        <div class="stats">
+            <StatCard metrics key="card_charged" note=metrics.reading_signal("chapter") tone=charged_tone/>
+            <StatCard metrics key="client_outcome"/>
+            <StatCard metrics key="server_requests"/>
+            <StatCard metrics key="timeouts_seen"/>
+        </div>
+    }
+}
+
+/// What the buyer sees (the Pay button and the message under it) beside the verdict.
+#[component]
+fn Board(runner: Runner<DoubleClick>, metrics: Metrics) -> impl IntoView {
+    let button = Signal::derive(move || {
+        runner.track(|s| {
+            let cents = s.timeline().clicks.last().map_or(AMOUNT_CENTS, |c| c.amount_cents);
+            let price = format::dollars(cents as u64);
+            match s.button() {
+                ButtonState::Enabled => ("dc-pay enabled", format!("Pay {price}")),
+                ButtonState::Disabled => ("dc-pay disabled", format!("Pay {price}")),
+                ButtonState::Receipt => ("dc-pay receipt", "\u{2713} Paid".to_string()),
+            }
+        })
+    });
+    let verdict_class = Signal::derive(move || match runner.track(|s| s.story_matches_card(s.now())) {
+        Some(true) => "verdict good",
+        Some(false) => "verdict bad",
+        None => "verdict",
+    });
+    let outcome = Signal::derive(move || metrics.text("client_outcome").unwrap_or_default());
+    view! {
+        <div class="dc-board">
+            <div class="dc-buyer" data-outcome=outcome>
+                <span class="label">"What the buyer sees"</span>
+                <div class="dc-mock">
+                    <span class=move || button.get().0>{move || button.get().1}</span>
+                    <span class="dc-message">{metrics.reading_signal("buyer_sees")}</span>
+                </div>
+            </div>
+            <p class=verdict_class data-verdict role="status">{metrics.reading_signal("verdict")}</p>
+        </div>
+    }
+}
+
+#[component]
+fn TimelineView(state: SimState, runner: Runner<DoubleClick>) -> impl IntoView {
+    // The scale and the rows come from this run played to its end, so they stay put.
+    let ext = Memo::new(move |_| {
+        let end = runner.track(|s| s.end());
+        let config = runner.config();
+        timeline::extent(config, state.seed.get(), end)
+    });
+    let data = Signal::derive(move || {
+        let e = ext.get();
+        runner.track(|s| timeline::data(s, e))
+    });
+    let summary = Signal::derive(move || {
+        runner.track(|s| {
+            let t = s.timeline();
+            format!(
+                "At {}: {}, {}, {}, {}.",
+                format::us_as_ms(s.now()),
+                format::counted(t.clicks.len() as u64, "click", "clicks"),
+                format::counted(t.attempts.len() as u64, "attempt sent", "attempts sent"),
+                format::counted(t.server.len() as u64, "request at the server", "requests at the server"),
+                format::counted(t.ledger.len() as u64, "charge committed", "charges committed"),
+            )
+        })
+    });
+    view! { <Timeline id="timeline" title="Every click, attempt, server run and charge" data summary/> }
+}
+
+/// The other counts; 422s and resets only where the settings can produce them.
+#[component]
+fn MoreStats(metrics: Metrics, runner: Runner<DoubleClick>) -> impl IntoView {
+    let amount_changes = Signal::derive(move || runner.track(|s| s.config().amount_changes));
+    let crash = Signal::derive(move || runner.track(|s| s.config().crash_after_charge));
+    let amount = Signal::derive(move || {
+        metrics.num("amount_charged_cents").filter(|c| *c > 0.0).map_or(String::new(), |c| format::dollars(c as u64))
+    });
+    view! {
+        <div class="stats">
+            <StatCard metrics key="charge_ids" note=amount/>
+            <StatCard metrics key="client_attempts"/>
+            <StatCard metrics key="aborted_waits"/>
+            <StatCard metrics key="conflicts_409"/>
+            <StatCard metrics key="replays"/>
+            <Show when=move || amount_changes.get()>
+                <StatCard metrics key="rejected_422"/>
+            </Show>
+            <Show when=move || crash.get()>
+                <StatCard metrics key="resets_seen"/>
+            </Show>
+        </div>
+    }
+}

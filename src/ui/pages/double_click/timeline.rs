@@ -1,0 +1,249 @@
+//! One purchase on the kit's timeline: the page, the helper's attempts (a row per click), the
+//! server's runs and the card's charges as lanes; requests and answers as links.
+
+use crate::scenarios::double_click::{
+    AttemptOutcome, BuyerOutcome, ClickEffect, DoubleClick, DoubleClickConfig, ServerResult, Timeline as Records,
+};
+use crate::sim::{Host, Micros, Model, Simulation};
+use crate::ui::kit::chart::slot::{self, GRAY, GREEN, ORANGE, PINK, RED};
+use crate::ui::kit::timeline::{At, Bar, Key, Lane, LegendItem, Link, Mark, Shape, Span, TimelineData};
+
+// Blue and purple for the two clicks; the other colours mark outcomes.
+const CLICK_COLORS: [usize; 2] = [slot::BLUE, slot::PURPLE];
+const PAGE: usize = 0;
+const HELPER: usize = 1;
+const SERVER: usize = 2;
+const CARD: usize = 3;
+
+fn click_color(click: usize) -> usize {
+    CLICK_COLORS[click.min(1)]
+}
+
+fn outcome_color(o: AttemptOutcome) -> usize {
+    match o {
+        AttemptOutcome::Pending | AttemptOutcome::Aborted => GRAY,
+        AttemptOutcome::Timeout | AttemptOutcome::Reset => RED,
+        AttemptOutcome::Conflict => ORANGE,
+        AttemptOutcome::Ok { .. } => GREEN,
+        AttemptOutcome::Rejected => PINK,
+    }
+}
+
+fn ms(t: Micros) -> f64 {
+    t as f64 / 1000.0
+}
+
+/// Server rows: each request goes in the first row free at its arrival.
+fn server_rows(t: &Records) -> Vec<usize> {
+    let mut ends: Vec<Micros> = Vec::new();
+    t.server
+        .iter()
+        .map(|s| {
+            let end = s.end.unwrap_or(Micros::MAX);
+            match ends.iter().position(|&e| e <= s.arrived) {
+                Some(r) => {
+                    ends[r] = end;
+                    r
+                }
+                None => {
+                    ends.push(end);
+                    ends.len() - 1
+                }
+            }
+        })
+        .collect()
+}
+
+/// What the whole run will need, from the run played to its end: the time axis and the rows,
+/// so the timeline's scale and height stay still while it plays.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Extent {
+    x_max_ms: f64,
+    clicks: usize,
+    server_rows: usize,
+}
+
+pub fn extent(config: DoubleClickConfig, seed: u64, end: Micros) -> Extent {
+    let mut sim = Host::<DoubleClick>::start(config, seed, end);
+    sim.run_to_end();
+    let t = sim.timeline();
+    let last_said = sim.happenings(end).last().map_or(0, |h| h.at);
+    let timeout = crate::sim::rng::ms_to_us(sim.config().attempt_timeout_ms);
+    let last_timer = t.attempts.iter().map(|a| a.start + timeout).max().unwrap_or(0).min(end);
+    let last = ms(last_said.max(last_timer));
+    // Up to the next half second, with a little room for the last labels.
+    let x_max_ms = (libm::ceil((last * 1.04 + 100.0) / 500.0) * 500.0).min(ms(end));
+    Extent { x_max_ms, clicks: t.clicks.len().max(1), server_rows: server_rows(&t).iter().max().map_or(1, |m| m + 1) }
+}
+
+pub fn data(sim: &Host<DoubleClick>, ext: Extent) -> TimelineData {
+    let t = sim.timeline();
+    let now = sim.now();
+    let rows = server_rows(&t);
+    let mut links = Vec::new();
+    let (page, spans) = page_lane(&t, now);
+    let helper = helper_lane(&t, ext, now);
+    let server = server_lane(&t, &rows, ext, now, sim.config().network_ms, &mut links);
+    let card = card_lane(&t, &rows, &mut links);
+    TimelineData {
+        x_range: (0.0, ext.x_max_ms),
+        lanes: vec![page, helper, server, card],
+        links,
+        spans,
+        now: Some(ms(now)),
+        legend: legend(ext, !t.disabled.is_empty()),
+    }
+}
+
+fn page_lane(t: &Records, now: Micros) -> (Lane, Vec<Span>) {
+    let mut spans = Vec::new();
+    for d in t.disabled {
+        let until = ms(d.until.unwrap_or(now));
+        spans.push(Span {
+            lane: Some(PAGE),
+            from: ms(d.from),
+            to: until,
+            color: GRAY,
+            label: "button disabled".into(),
+        });
+    }
+    if let Some(paid) = t.clicks.iter().filter(|c| c.outcome == BuyerOutcome::Paid).find_map(|c| c.finished_at) {
+        spans.push(Span { lane: Some(PAGE), from: ms(paid), to: ms(now), color: GREEN, label: "receipt shown".into() });
+    }
+    let mut marks = Vec::new();
+    for (i, c) in t.clicks.iter().enumerate() {
+        let (color, label) = match c.effect {
+            ClickEffect::Started => (click_color(i), format!("click {}", i + 1)),
+            _ => (GRAY, format!("click {}: ignored", i + 1)),
+        };
+        marks.push(Mark { row: 0, at: ms(c.at), color, shape: Shape::Triangle, label });
+        let Some(done) = c.finished_at else { continue };
+        let (color, label) = match c.outcome {
+            BuyerOutcome::Paid => (GREEN, "\u{201c}paid\u{201d}"),
+            BuyerOutcome::Failed => (RED, "\u{201c}payment failed\u{201d}"),
+            BuyerOutcome::Processing => (ORANGE, "\u{201c}processing\u{201d}"),
+            BuyerOutcome::Rejected => (PINK, "error"),
+            _ => continue,
+        };
+        marks.push(Mark { row: 0, at: ms(done), color, shape: Shape::Diamond, label: label.into() });
+    }
+    (Lane { label: "Page".into(), rows: vec!["button".into()], marks, ..Default::default() }, spans)
+}
+
+fn helper_lane(t: &Records, ext: Extent, now: Micros) -> Lane {
+    let mut lane = Lane {
+        label: "Helper".into(),
+        rows: (0..ext.clicks.max(t.clicks.len()).max(1)).map(|i| format!("click {}", i + 1)).collect(),
+        ..Default::default()
+    };
+    for (i, c) in t.clicks.iter().enumerate().filter(|(_, c)| c.effect != ClickEffect::Started) {
+        let why =
+            if c.effect == ClickEffect::IgnoredDisabled { "nothing sent: disabled" } else { "nothing sent: paid" };
+        lane.marks.push(Mark { row: i, at: ms(c.at), color: GRAY, shape: Shape::Ring, label: why.into() });
+    }
+    for a in t.attempts {
+        lane.bars.push(Bar {
+            row: a.click,
+            from: ms(a.start),
+            to: ms(a.end.unwrap_or(now)),
+            open: a.end.is_none(),
+            color: click_color(a.click),
+            label: format!("attempt {}", a.number),
+            end: a.end.map(|_| (a.outcome.label(), outcome_color(a.outcome))),
+            ..Default::default()
+        });
+    }
+    lane
+}
+
+fn server_lane(t: &Records, rows: &[usize], ext: Extent, now: Micros, network_ms: f64, links: &mut Vec<Link>) -> Lane {
+    let row_count = ext.server_rows.max(rows.iter().max().map_or(1, |m| m + 1));
+    let mut lane = Lane { label: "Server".into(), rows: vec![String::new(); row_count], ..Default::default() };
+    for (i, s) in t.server.iter().enumerate() {
+        let row = rows[i];
+        let a = &t.attempts[s.attempt];
+        links.push(Link {
+            from: At { lane: HELPER, row: a.click, t: ms(a.start) },
+            to: At { lane: SERVER, row, t: ms(s.arrived) },
+            color: click_color(a.click),
+            dashed: false,
+            cross: false,
+            label: String::new(),
+        });
+        let dot = |color: usize, label: String| Mark { row, at: ms(s.arrived), color, shape: Shape::Dot, label };
+        match s.result {
+            ServerResult::Running | ServerResult::Charged { .. } => {
+                let end = match s.result {
+                    ServerResult::Charged { charge } => {
+                        let crash = if s.crashed { ", then crash" } else { "" };
+                        Some((format!("commit ch_{charge}{crash}"), if charge == 1 { GREEN } else { RED }))
+                    }
+                    _ => None,
+                };
+                lane.bars.push(Bar {
+                    row,
+                    from: ms(s.arrived),
+                    to: ms(s.end.unwrap_or(now)),
+                    open: s.end.is_none(),
+                    color: click_color(a.click),
+                    label: "charging".into(),
+                    end,
+                    ..Default::default()
+                });
+            }
+            ServerResult::Conflict => lane.marks.push(dot(ORANGE, "409".into())),
+            ServerResult::Replayed { charge } => lane.marks.push(dot(GREEN, format!("replay ch_{charge}"))),
+            ServerResult::Rejected => lane.marks.push(dot(PINK, "422".into())),
+        }
+        // The answer on its way back: to the attempt that waits for it, or to nobody.
+        let Some(e) = s.end else { continue };
+        let back = ms(e) + network_ms;
+        if back <= ms(now) {
+            let dropped = matches!(a.outcome, AttemptOutcome::Timeout | AttemptOutcome::Aborted);
+            links.push(Link {
+                from: At { lane: SERVER, row, t: ms(e) },
+                to: At { lane: HELPER, row: a.click, t: back },
+                color: if dropped { GRAY } else { outcome_color(a.outcome) },
+                dashed: dropped,
+                cross: dropped,
+                label: String::new(),
+            });
+        }
+    }
+    lane
+}
+
+fn card_lane(t: &Records, rows: &[usize], links: &mut Vec<Link>) -> Lane {
+    let mut lane = Lane { label: "Card".into(), rows: vec!["ledger".into()], ..Default::default() };
+    for c in t.ledger {
+        let color = if c.id == 1 { GREEN } else { RED };
+        let label = format!("ch_{}", c.id);
+        lane.marks.push(Mark { row: 0, at: ms(c.at), color, shape: Shape::Dot, label });
+        links.push(Link {
+            from: At { lane: SERVER, row: rows[c.server], t: ms(c.at) },
+            to: At { lane: CARD, row: 0, t: ms(c.at) },
+            color,
+            dashed: false,
+            cross: false,
+            label: String::new(),
+        });
+    }
+    lane
+}
+
+fn legend(ext: Extent, disabled: bool) -> Vec<LegendItem> {
+    let item = |label: &str, color: usize, key: Key| LegendItem { label: label.into(), color, key };
+    let mut items = vec![item("click 1's requests", click_color(0), Key::Fill(Default::default()))];
+    if ext.clicks > 1 {
+        items.push(item("click 2's requests", click_color(1), Key::Fill(Default::default())));
+    }
+    items.extend([
+        item("a click", GRAY, Key::Shape(Shape::Triangle)),
+        item("what the page tells the buyer", GRAY, Key::Shape(Shape::Diamond)),
+        item("an answer nobody waits for any more", GRAY, Key::Link { dashed: true, cross: true }),
+    ]);
+    if disabled {
+        items.push(item("the button disabled", GRAY, Key::Span));
+    }
+    items
+}

@@ -1,0 +1,141 @@
+//! The retry-storm page (Chapter 2, Part 1): predict how the first ticks after the outage
+//! compare with the provider's capacity, watch the attempts per tick, then compare fixed,
+//! exponential and jittered backoff side by side on the same seed. The backoff is chosen in
+//! the parameter panel or by a preset; every sentence is the run's own reading
+//! (`scenarios::retry_storm::reading`).
+
+mod charts;
+
+use leptos::prelude::*;
+
+use crate::scenarios::retry_storm::{RetryStorm, TICK};
+use crate::sim::Simulation;
+use crate::ui::kit::compare::{Compare, CompareSpec};
+use crate::ui::kit::predict::{Guess, Predict};
+use crate::ui::kit::{Lead, Metrics, SimFrame, SimState, StatCard, Tone};
+use charts::{AttemptsChart, ClientsStrip, WaitingChart, attempts_chart, tallest};
+
+const PREDICTIONS: &[Guess] =
+    &[("near", "what it can take, or less"), ("double", "up to about twice that"), ("storm", "several times that")];
+
+/// A peak above this multiple of the capacity reads as a storm (red), at or below it as fine.
+const STORM_RATIO: f64 = 1.5;
+
+/// The sentences under the headline chart, each with what it is about.
+const READINGS: &[(&str, &str)] = &[
+    ("backoff", "The backoff"),
+    ("traffic", "Traffic during the outage"),
+    ("budget", "Retry budget"),
+    ("layers", "Calls per user action"),
+];
+
+/// The chapter's three runs, side by side.
+static COMPARE: CompareSpec<RetryStorm> = CompareSpec {
+    param: "mode",
+    options: &["fixed", "exponential", "jitter"],
+    cards: &["peak_after_recovery"],
+    line: "summary",
+    tone: Some(peak_tone),
+    chart_title: "Attempts per 100 ms tick",
+    chart: attempts_chart,
+    tallest,
+};
+
+pub fn page(state: SimState) -> AnyView {
+    view! { <RetryStormPage state/> }.into_any()
+}
+
+fn peak_tone(metrics: &Metrics) -> Tone {
+    match (metrics.num("peak_after_recovery"), metrics.num("capacity_per_tick")) {
+        (Some(peak), Some(cap)) if peak > STORM_RATIO * cap => Tone::Bad,
+        (Some(_), _) => Tone::Good,
+        _ => Tone::Plain,
+    }
+}
+
+#[component]
+fn RetryStormPage(state: SimState) -> impl IntoView {
+    let runner = state.runner::<RetryStorm>(TICK);
+    let metrics = Metrics::new(state.scenario, runner.into());
+    // The answer waits until the clients are done retrying, when the peak has shown itself.
+    let ready = Signal::derive(move || runner.track(|s| s.recovered_at().is_some()));
+    let finished = Signal::derive(move || runner.track(|s| s.finished()));
+    let outcome = Signal::derive(move || Some(metrics.reading("prediction")).filter(|p| !p.is_empty()));
+    let answer = metrics.reading_signal("verdict");
+    view! {
+        <SimFrame state runner>
+            <Lead slot>
+                <Predict
+                    question="Predict: once the provider is back, its busiest 100 ms tick gets…"
+                    options=PREDICTIONS
+                    ready
+                    finished
+                    outcome
+                    answer
+                />
+            </Lead>
+            <HeadlineStats metrics/>
+            <AttemptsChart runner/>
+            <Readings metrics/>
+            <MoreStats metrics/>
+            <Compare
+                state
+                runner
+                spec=&COMPARE
+                label="Compare fixed, exponential and jitter side by side"
+                help="The same clients, seed and settings, with only the backoff changed. The three runs play with the \
+                      main clock (Skip to end finishes all of them), and their charts share one y scale."
+            />
+            <div class="charts-grid">
+                <WaitingChart runner/>
+                <ClientsStrip runner/>
+            </div>
+        </SimFrame>
+    }
+}
+
+#[component]
+fn HeadlineStats(metrics: Metrics) -> impl IntoView {
+    let tone = Signal::derive(move || peak_tone(&metrics));
+    view! {
+        <div class="stats headline">
+            <StatCard metrics key="peak_after_recovery" note=metrics.reading_signal("peak_note") tone big=true/>
+            <StatCard metrics key="waves_after_recovery" note=metrics.reading_signal("waves_note")/>
+            <StatCard metrics key="recovered_ms" note=metrics.reading_signal("recovered_note")/>
+            <StatCard metrics key="outage_traffic_vs_normal" note=metrics.reading_signal("traffic_note")/>
+        </div>
+    }
+}
+
+#[component]
+fn MoreStats(metrics: Metrics) -> impl IntoView {
+    view! {
+        <div class="stats">
+            <StatCard metrics key="amplification" note=metrics.reading_signal("amplification_note")/>
+            <StatCard metrics key="max_calls_per_user_action" note=metrics.reading_signal("calls_note")/>
+            <StatCard metrics key="outage_retry_pct" note=metrics.reading_signal("retry_note")/>
+            <StatCard metrics key="attempts_total" note=metrics.reading_signal("attempts_note")/>
+        </div>
+    }
+}
+
+/// What the run's numbers mean, in the run's own sentences.
+#[component]
+fn Readings(metrics: Metrics) -> impl IntoView {
+    view! {
+        <dl class="readings">
+            {READINGS
+                .iter()
+                .map(|&(key, title)| {
+                    let text = metrics.reading_signal(key);
+                    view! {
+                        <div data-reading=key>
+                            <dt>{title}</dt>
+                            <dd>{move || text.get()}</dd>
+                        </div>
+                    }
+                })
+                .collect_view()}
+        </dl>
+    }
+}
