@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Benchmarks (never timed tests): the core natively, then the built app in headless Chromium.
-# Prints one table with each figure next to its goal. Run on an otherwise idle machine.
+# Benchmarks (never timed tests): the core natively, the CLI sweep's thread scaling, then the
+# built app in headless Chromium, then where the bundle's bytes go. Prints tables with each
+# figure next to its goal. Run on an otherwise idle machine.
 set -euo pipefail
 source "$(dirname "$0")/setup.sh"
 setup_web
@@ -10,14 +11,21 @@ cd "$ROOT"
 cargo build --release --bin resilience-lab >&2
 native=$(mktemp)
 ./target/release/resilience-lab bench --json > "$native"
+# The default sweep of slow-server (300 runs), on one thread and on two: best of three each.
+best() {
+  local best=999
+  for _ in 1 2 3; do
+    local t0 t1
+    t0=$(date +%s.%N)
+    ./target/release/resilience-lab sweep slow-server --threads "$1" --json > /dev/null
+    t1=$(date +%s.%N)
+    best=$(echo "t = $t1 - $t0; if (t < $best) t else $best" | bc -l)
+  done
+  echo "$best"
+}
+sweeps="$(best 1),$(best 2)"
 web_env trunk build --release --offline >&2
-# The floor under the bundle goal: Leptos and every model with one trivial page
-# (examples/bundle_floor.rs), through the same wasm-bindgen and wasm-opt steps as Trunk's.
-floor=$(mktemp -d)
-web_env cargo build --target wasm32-unknown-unknown --profile web --example bundle_floor >&2
-wasm-bindgen --target web --no-typescript --out-dir "$floor" "$WEB_TARGET_DIR/wasm32-unknown-unknown/web/examples/bundle_floor.wasm"
-opt_params=$(sed -n 's/.*data-wasm-opt-params="\([^"]*\)".*/\1/p' index.html)
-# shellcheck disable=SC2086 # the parameters are separate words
-"$ROOT/node_modules/.bin/wasm-opt" -Oz $opt_params "$floor/bundle_floor_bg.wasm" -o "$floor/bundle_floor_bg.wasm"
 echo "Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(chromium --version 2>/dev/null || true)"
-node scripts/bench-browser.mjs "$native" "$floor"
+node scripts/bench-browser.mjs "$native" "$sweeps"
+echo
+scripts/bundle.sh

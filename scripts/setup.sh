@@ -37,7 +37,8 @@ setup_wasm_target() {
     return
   fi
   local debian_ready=
-  if [ -x /usr/bin/rustc ] && [ -d /usr/lib/rustlib/src/rust/library ] && command -v rust-lld >/dev/null; then
+  if [ -x /usr/bin/rustc ] && [ -d /usr/lib/rustlib/src/rust/library ] && command -v rust-lld >/dev/null \
+     && [ -x /usr/bin/cargo-clippy ]; then
     debian_ready=1
   fi
   if [ -z "$debian_ready" ] && [ ! -e "$ROOT/target/.rustup-target-add-failed" ]; then
@@ -49,7 +50,7 @@ setup_wasm_target() {
     mkdir -p "$ROOT/target" && touch "$ROOT/target/.rustup-target-add-failed"
   fi
   if [ -z "$debian_ready" ]; then
-    apt_install rustc-web cargo-web rust-web-src rust-web-llvm lld-22
+    apt_install rustc-web cargo-web rust-web-src rust-web-llvm rust-web-clippy lld-22
   fi
   WASM_MODE=build-std
 }

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Runs every test: the core's native unit, property and CLI tests, then the browser tests
-# against the app built as a user builds it. Installs what is missing first.
+# Runs every test: formatting and lints, the core's native unit, property and CLI tests, then
+# the browser tests against the app built as a user builds it. Installs what is missing first.
 set -euo pipefail
 source "$(dirname "$0")/setup.sh"
 setup_web
 prebuild_web
 setup_browser
 cd "$ROOT"
+
+echo "== format and lints (rustfmt, clippy -D warnings, native and wasm32)"
+cargo fmt --check
+cargo clippy --release --all-targets -- -D warnings 2>&1
+web_env cargo clippy --target wasm32-unknown-unknown --profile web --bin resilience-lab-web -- -D warnings 2>&1
 
 echo "== native tests (cargo test)"
 cargo test --release --all-targets 2>&1

@@ -4,10 +4,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serve, launch, openPage, ready, stat } from './harness.mjs';
+import { serve, launch, openPage, ready, stat, scenarioIds } from './harness.mjs';
 
 const axePath = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules', 'axe-core', 'axe.min.js');
-const PAGES = ['', '?sim=slow-server', '?sim=cascade', '?sim=deadline-chain', '?sim=retry-storm', '?sim=double-click'];
+const PAGES = ['', ...scenarioIds().map((id) => `?sim=${id}`)];
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
@@ -52,6 +52,26 @@ test('the slow-server page works from the keyboard alone', async () => {
   await page.focus('[data-action="reset"]');
   await page.keyboard.press('Space');
   assert.equal(await stat(page, 'time_s'), 0);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('play and pause are one button that keeps the keyboard focus', async () => {
+  const page = await openPage(browser);
+  // A long run, so it is still playing when the second key press comes.
+  await page.goto(`${server.base}/?sim=slow-server&duration_ms=3600000`);
+  await ready(page);
+  await page.focus('[data-action="play"]');
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => document.activeElement?.getAttribute('aria-pressed') === 'true');
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.action), 'pause', 'the same button now pauses');
+  await page.waitForFunction(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) > 0);
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => document.activeElement?.getAttribute('aria-pressed') === 'false');
+  const paused = await stat(page, 'time_s');
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.action), 'play', 'focus stayed on the button');
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  assert.equal(await stat(page, 'time_s'), paused, 'paused');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });

@@ -1,11 +1,13 @@
-// The cascade page (Chapter 1 Part 3, "The measured run"): each fix shows the chapter's table
-// row, the pools are drawn slot by slot, and the guided mode walks the chapter's seven moments
-// of the real run.
+// The cascade page (Chapter 1 Part 3, "The measured run"): the fix is picked in the parameter
+// panel or by a preset (one control), the pools are drawn slot by slot, the chapter's table sits
+// beside this run's row, and the tour walks the chapter's seven moments with this run's figures
+// at the same moment. Every sentence about the outcome is the run's reading: the cases below
+// are runs where the chapter's words would be false.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, stat, setSlider } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, stat, setSlider, untilFinished } from './harness.mjs';
 
-// The chapter's timeline (GUIDED_STEPS in src/scenarios/cascade.rs): time and title per step.
+// The chapter's timeline (GUIDED_STEPS in src/scenarios/cascade/mod.rs): time and title per step.
 const STEPS = [
   [0, 'Recommendations stops answering'],
   [0.2, 'Hung calls pile up'],
@@ -15,6 +17,7 @@ const STEPS = [
   [10, 'The load stops'],
   [15.01, 'The last checkout fails'],
 ];
+const PRESETS = ['no-timeout', 'timeout', 'bulkhead', 'both', 'unbounded-pool'];
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -27,18 +30,37 @@ async function open(query, options) {
   const page = await openPage(browser, options);
   await page.goto(`${server.base}/?sim=cascade${query}`);
   await ready(page);
-  await page.waitForSelector('[data-guided-step]');
+  await page.waitForSelector('[data-tour-step]');
   return page;
 }
 
-const slots = (page, pool, kind) => page.$$eval(`[data-pool="${pool}"] .slots .slot${kind ? '.' + kind : ''}`, (els) => els.length);
-const guidedStep = async (page) => Number(await page.getAttribute('[data-guided-step]', 'data-guided-step'));
-const runRow = (page) => page.textContent('[data-run-row]');
-
-test('no-timeout: the chapter\'s row (479 in flight, growing 48/s, 4 ok, 95 failed), a pool full of hung calls', async () => {
-  const page = await open('&preset=no-timeout');
+async function skip(page) {
   await page.click('[data-action="skip"]');
-  near(await stat(page, 'home_in_flight_end'), 479, 5, '/home in flight');
+  await untilFinished(page);
+}
+
+const slots = (page, pool, kind) => page.$$eval(`[data-pool="${pool}"] .slots .slot${kind ? '.' + kind : ''}`, (els) => els.length);
+const tourStep = async (page) => Number(await page.getAttribute('[data-tour-step]', 'data-tour-step'));
+const text = async (page, sel) => (await page.textContent(sel)).trim();
+const runRow = (page) => text(page, '[data-run-row]');
+const runCells = (page) => page.$$eval('[data-run-row] th, [data-run-row] td', (els) => els.map((e) => e.textContent.trim()));
+const verdict = (page) => text(page, '[data-reading="verdict"]');
+const thisRun = (page, key) => text(page, `[data-tour-run="${key}"]`);
+// What the tour says about this run: its "This run" lines and its explanation (not the chapter's figures).
+const tourRunText = (page) => page.$$eval('[data-tour] .run-figure, [data-tour] [data-tour-explanation]', (els) => els.map((e) => e.textContent).join(' '));
+const currentChapterRow = (page) => page.$$eval('.chapter-table tbody tr.current th', (els) => els.map((e) => e.textContent.trim()));
+const pickFix = (page, id) => page.click(`label:has(> input[name="variant"][value="${id}"])`);
+const noSideways = async (page, what) => {
+  const [sw, w] = await page.evaluate(() => [document.documentElement.scrollWidth, innerWidth]);
+  assert.ok(sw <= w, `${what}: the page is ${sw}px wide on a ${w}px screen`);
+};
+
+test('no-timeout: the chapter\'s row (479, growing about 48 per second; 4 of 99; 95 failed), a pool full of hung calls', async () => {
+  const page = await open('&preset=no-timeout');
+  assert.match(await text(page, '[data-fix]'), /^No fix: one shared pool of 20 connections/);
+  await skip(page);
+  const n = await stat(page, 'home_in_flight_end');
+  near(n, 479, 5, '/home in flight');
   near(await stat(page, 'home_in_flight_growth_per_s'), 48, 2, 'growth');
   assert.equal(await stat(page, 'checkout_ok'), 4);
   assert.equal(await stat(page, 'checkout_failed'), 95);
@@ -47,13 +69,15 @@ test('no-timeout: the chapter\'s row (479 in flight, growing 48/s, 4 ok, 95 fail
   assert.equal(await stat(page, 'downstream_open_connections_max'), 20);
   assert.equal(await slots(page, 'shared'), 20);
   assert.equal(await slots(page, 'shared', 'recs'), 20);
-  assert.equal(await page.$('[data-pool="recs"]'), null, 'no second pool without a bulkhead');
-  const row = await runRow(page);
-  assert.match(row, /479, growing about 48 per second/);
-  assert.match(row, /4 of 99 \(the first 0\.4 s\)/);
-  assert.match(row, /95$/);
-  assert.match(await page.textContent('[data-stat="checkout_ok"]'), /of 99 sent \(those sent in the first 0\.4 s\)/);
-  assert.equal(await page.getAttribute('[data-variant="no-timeout"]', 'aria-pressed'), 'true');
+  assert.equal(await page.isHidden('[data-pool="recs"]'), true, 'no second pool without a bulkhead');
+  assert.deepEqual(await runCells(page), [
+    'This run: No timeout, one shared pool of 20', `${n}, growing about 48 per second`, '4 of 99 (the first 0.4 s)', '95',
+  ]);
+  assert.deepEqual(await currentChapterRow(page), ['No timeout, one shared pool (the chapter)']);
+  assert.match(await text(page, '[data-stat="checkout_ok"]'), /of 99 sent \(those sent in the first 0\.4 s\)/);
+  assert.match(await verdict(page), /95 of 99 failed/);
+  assert.equal(await page.$('[data-variant]'), null, 'no fix picker on the page: the panel has the one control');
+  assert.equal(await page.isChecked('input[name="variant"][value="no-timeout"]'), true);
   await screenshot(page, 'cascade-no-timeout-desktop');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
@@ -61,23 +85,26 @@ test('no-timeout: the chapter\'s row (479 in flight, growing 48/s, 4 ok, 95 fail
 
 test('timeout: 15 in flight and flat, 99 of 99, p99 about 10 ms, 0 failed', async () => {
   const page = await open('&preset=timeout');
-  await page.click('[data-action="skip"]');
+  await skip(page);
   near(await stat(page, 'home_in_flight_end'), 15, 2, '/home in flight');
-  near(await stat(page, 'home_in_flight_growth_per_s'), 0, 1, 'growth');
+  near(await stat(page, 'home_in_flight_growth_per_s'), 0, 0.9, 'growth');
   assert.equal(await stat(page, 'checkout_ok'), 99);
   assert.equal(await stat(page, 'checkout_failed'), 0);
   near(await stat(page, 'checkout_p99_ms'), 10, 1.5, 'p99');
   assert.equal(await slots(page, 'shared', 'recs'), 0, 'no hung call keeps a connection');
-  const row = await runRow(page);
-  assert.match(row, /15, flat/);
-  assert.match(row, /99 of 99, p99 10 ms/);
+  const [label, home, ok, failed] = await runCells(page);
+  assert.equal(label, 'This run: 300 ms timeout on recommendations, one shared pool of 20');
+  assert.match(home, /^1[45], flat$/);
+  assert.match(ok, /^99 of 99, p99 1\d(\.\d)? ms$/);
+  assert.equal(failed, '0');
+  assert.deepEqual(await currentChapterRow(page), ['300 ms timeout on recommendations, page renders without them (the chapter)']);
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
 
 test('bulkhead: about 480 and still growing, 99 of 99, p99 about 11 ms; two pools drawn', async () => {
   const page = await open('&preset=bulkhead', { width: 390, height: 844, colorScheme: 'dark' });
-  await page.click('[data-action="skip"]');
+  await skip(page);
   near(await stat(page, 'home_in_flight_end'), 480, 5, '/home in flight');
   near(await stat(page, 'home_in_flight_growth_per_s'), 48, 2, 'growth');
   assert.equal(await stat(page, 'checkout_ok'), 99);
@@ -86,58 +113,135 @@ test('bulkhead: about 480 and still growing, 99 of 99, p99 about 11 ms; two pool
   assert.equal(await slots(page, 'recs'), 20);
   assert.equal(await slots(page, 'recs', 'recs'), 20, 'the bulkhead is full of hung calls');
   assert.equal(await slots(page, 'shared', 'recs'), 0, 'the shared pool holds none');
-  assert.match(await runRow(page), /99 of 99, p99 1\d ms/);
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  assert.ok(width <= 390, `page is ${width}px wide on a 390px screen`);
+  const [, home, ok] = await runCells(page);
+  assert.match(home, /^4\d\d, growing about 48 per second$/);
+  assert.match(ok, /^99 of 99, p99 1\d(\.\d)? ms$/);
+  await noSideways(page, 'bulkhead on a phone');
   await screenshot(page, 'cascade-bulkhead-phone-dark');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
 
-test('the fix picker rebuilds the run at the same moment and sets the URL', async () => {
-  const page = await open('');
-  await page.click('[data-action="skip"]');
-  assert.equal(await stat(page, 'checkout_failed'), 95);
-  await page.click('[data-variant="timeout"]');
-  near(await stat(page, 'time_s'), 15.5, 0.01, 'time after switching');
-  assert.equal(await stat(page, 'checkout_ok'), 99);
-  assert.equal(await page.getAttribute('[data-variant="timeout"]', 'aria-pressed'), 'true');
-  assert.equal(await page.isChecked('input[name="variant"][value="timeout"]'), true, 'the side panel follows');
-  await page.waitForFunction(() => location.search.includes('preset=timeout'), null, { timeout: 5000 });
-  // A slider change shows in the picker's text.
-  await setSlider(page, 'recs_timeout_ms', 1000);
-  assert.match(await page.textContent('[data-variant="timeout"]'), /1000 ms on recommendations/);
+test('a 5 s timeout is not the chapter\'s 300 ms: about 240 in flight, /checkout p99 about 4,620 ms, and the page says so', async () => {
+  const page = await open('&preset=timeout&recs_timeout_ms=5000');
+  assert.match(await text(page, '[data-fix]'), /^A 5 s timeout on recommendations/);
+  await skip(page);
+  const n = await stat(page, 'home_in_flight_end');
+  near(n, 240, 5, '/home in flight');
+  near(await stat(page, 'checkout_p99_ms'), 4620, 50, 'p99');
+  const body = await page.textContent('main');
+  assert.ok(!body.includes('15 /home in flight, flat, and /checkout is fine'), 'the chapter\'s words for 300 ms are not this run\'s');
+  const [label, home, ok, failed] = await runCells(page);
+  assert.equal(label, 'This run: 5 s timeout on recommendations, one shared pool of 20');
+  assert.equal(home, `${n}, flat`);
+  assert.match(ok, /^99 of 99, p99 4,6\d\d ms$/);
+  assert.equal(failed, '0');
+  assert.deepEqual(await currentChapterRow(page), [], 'no chapter row is this run');
+  assert.match(await verdict(page), /close to the 5 s after which the client gives up/);
+  assert.ok(!(await verdict(page)).includes('fail'));
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
 
-test('guided mode: 1 / 7 to 7 / 7 and back, each step the real run at the chapter\'s moment', async () => {
+test('recommendations that never stop within the run: nothing says /checkout fails when 99 of 99 succeed', async () => {
+  const page = await open('&recs_stops_at_ms=600000');
+  await skip(page);
+  assert.equal(await stat(page, 'checkout_ok'), 99);
+  assert.equal(await stat(page, 'checkout_failed'), 0);
+  assert.match(await verdict(page), /^Recommendations answers throughout this run/);
+  for (const [what, t] of [['verdict', await verdict(page)], ['fix', await text(page, '[data-fix]')], ['tour', await page.textContent('[data-tour] [data-tour-explanation]')]]) {
+    assert.ok(!/fail|gave up|never return/.test(t), `${what}: ${t}`);
+  }
+  const [label, , ok, failed] = await runCells(page);
+  assert.match(label, /\(also changed: Recommendations stops at\)$/);
+  assert.match(ok, /^99 of 99, p99 /);
+  assert.equal(failed, '0');
+  assert.match(await thisRun(page, 'tour_checkout'), /99 ok .*, 0 failed, 0 waiting/);
+  assert.match(await thisRun(page, 'tour_recs'), /answering \(it stops at 600 s\)/);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('unbounded pool: about 480 hung calls are about 481 open connections, drawn small; nothing reads as the pool of 20', async () => {
+  const page = await open('&preset=unbounded-pool');
+  await skip(page);
+  const open_ = await stat(page, 'downstream_open_connections_max');
+  near(open_, 481, 5, 'downstream connections');
+  assert.equal(await stat(page, 'checkout_failed'), 0);
+  near(await slots(page, 'shared'), 481, 5, 'slots drawn');
+  assert.ok(await page.$('[data-pool="shared"] .slots.tiny'), 'many slots are drawn small');
+  const [label] = await runCells(page);
+  assert.equal(label, 'This run: No timeout, no connection limit');
+  assert.deepEqual(await currentChapterRow(page), [], 'not the chapter\'s shared pool of 20');
+  assert.equal(await tourStep(page), 7);
+  const tour = await tourRunText(page);
+  assert.ok(!/20 of 20|healthy endpoint died first|fail(ed|s)? /.test(tour.replace(', 0 failed,', '')), tour);
+  assert.match(await thisRun(page, 'tour_pool'), /\(no limit\)/);
+  assert.match(await text(page, '[data-tour-explanation]'), new RegExp(`^With no connection limit .* ${open_} open on the downstream host`));
+  assert.match(await verdict(page), new RegExp(`${open_} at most`));
+  await screenshot(page, 'cascade-unbounded-desktop');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('the fix is picked in the panel; the run keeps its moment, and the URL follows', async () => {
   const page = await open('');
-  assert.equal(await guidedStep(page), 1);
-  assert.equal(await page.isDisabled('[data-action="guided-back"]'), true);
-  assert.match(await page.textContent('[data-guided]'), /stops answering at 0 s/);
+  await skip(page);
+  assert.equal(await stat(page, 'checkout_failed'), 95);
+  await pickFix(page, 'timeout');
+  await untilFinished(page);
+  near(await stat(page, 'time_s'), 15.5, 0.01, 'time after switching');
+  assert.equal(await stat(page, 'checkout_ok'), 99);
+  assert.equal(await page.isChecked('input[name="variant"][value="timeout"]'), true);
+  await page.waitForFunction(() => location.search.includes('variant=timeout'), null, { timeout: 5000 });
+  assert.match(await text(page, '[data-fix]'), /^A 300 ms timeout on recommendations/);
+  // A slider changes what the caption and the row say.
+  await setSlider(page, 'recs_timeout_ms', 1000);
+  await untilFinished(page);
+  assert.match(await text(page, '[data-fix]'), /^A 1 s timeout on recommendations/);
+  assert.match((await runCells(page))[0], /^This run: 1 s timeout on recommendations/);
+  // A preset keeps the moment too.
+  await page.click('[data-preset="bulkhead"]');
+  await untilFinished(page);
+  near(await stat(page, 'time_s'), 15.5, 0.01, 'time after the preset');
+  assert.equal(await page.getAttribute('[data-preset="bulkhead"]', 'aria-pressed'), 'true');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('tour: 1 / 7 to 7 / 7 and back; each step is the run at the chapter\'s moment, the chapter\'s figure beside it', async () => {
+  const page = await open('');
+  assert.equal(await tourStep(page), 1);
+  assert.equal(await page.isDisabled('[data-action="tour-back"]'), true);
+  assert.match(await page.textContent('[data-tour]'), /The chapter: stops answering at 0 s/);
   const seen = new Set();
   for (let i = 1; i < STEPS.length; i++) {
-    await page.click('[data-action="guided-next"]');
+    await page.click('[data-action="tour-next"]');
     const [t, title] = STEPS[i];
-    assert.equal(await guidedStep(page), i + 1);
-    assert.equal((await page.textContent('[data-guided-step]')).trim(), `${i + 1} / 7`);
+    assert.equal(await tourStep(page), i + 1);
+    assert.equal(await text(page, '[data-tour-step]'), `${i + 1} / 7`);
     near(await stat(page, 'time_s'), t, 1e-6, `time at step ${i + 1}`);
-    assert.match(await page.textContent('[data-guided] h2'), new RegExp(title.replace('/', '\\/')));
-    const explanation = await page.textContent('[data-guided-explanation]');
+    assert.ok((await page.textContent('[data-tour] h2')).includes(title), `title at step ${i + 1}`);
+    const explanation = await text(page, '[data-tour-explanation]');
     assert.ok(explanation.length > 40 && !seen.has(explanation), `step ${i + 1} explanation: ${explanation}`);
     seen.add(explanation);
     if (i + 1 === 3) {
       assert.equal(await slots(page, 'shared', 'recs'), 20, 'step 3: the pool is full of hung calls');
-      await screenshot(page, 'cascade-guided-step3-desktop-light');
+      assert.match(await thisRun(page, 'tour_pool'), /^20 of 20 in use, 20 by recommendations/);
+      await screenshot(page, 'cascade-tour-step3-desktop-light');
     }
-    if (i + 1 === 6) assert.match(await page.textContent('[data-guided]'), /479 in flight/);
+    if (i + 1 === 5) assert.match(await thisRun(page, 'tour_home'), /^264 in flight/);
+    if (i + 1 === 6) {
+      assert.match(await page.textContent('[data-tour]'), /The chapter: 479 in flight, grew about 48 per second/);
+      assert.match(await thisRun(page, 'tour_home'), /^4\d\d in flight, 0 answered$/);
+      assert.match(await thisRun(page, 'tour_checkout'), /^4 ok .*, 45 failed, 50 waiting/);
+    }
   }
-  assert.equal(await page.isDisabled('[data-action="guided-next"]'), true);
+  assert.equal(await page.isDisabled('[data-action="tour-next"]'), true);
   assert.equal(await stat(page, 'checkout_failed'), 95);
   for (let i = STEPS.length - 2; i >= 0; i--) {
-    await page.click('[data-action="guided-back"]');
-    assert.equal(await guidedStep(page), i + 1);
+    await page.click('[data-action="tour-back"]');
+    assert.equal(await tourStep(page), i + 1);
     near(await stat(page, 'time_s'), STEPS[i][0], 1e-6, `time back at step ${i + 1}`);
   }
   assert.equal(await stat(page, 'checkout_failed'), 0);
@@ -145,77 +249,120 @@ test('guided mode: 1 / 7 to 7 / 7 and back, each step the real run at the chapte
   await page.context().close();
 });
 
-test('guided mode on a phone in dark mode, and with another fix', async () => {
+test('tour: "This run" is the run at the step\'s moment, not at the clock; another fix keeps the moment', async () => {
   const page = await open('', { width: 390, height: 844, colorScheme: 'dark' });
-  for (let i = 0; i < 3; i++) await page.click('[data-action="guided-next"]');
-  assert.equal(await guidedStep(page), 4);
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  assert.ok(width <= 390, `page is ${width}px wide on a 390px screen`);
-  await screenshot(page, 'cascade-guided-step4-phone-dark');
-  // Another fix at the same moment: the note says so, and one click goes back to the chapter's run.
-  await page.click('[data-variant="timeout"]');
+  for (let i = 0; i < 4; i++) await page.click('[data-action="tour-next"]');
+  assert.equal(await tourStep(page), 5);
+  // Ten steps of 0.1 s: the clock is at 6.5 s, the tour still on 5.51 s.
+  for (let i = 0; i < 10; i++) await page.click('[data-action="step"]');
+  near(await stat(page, 'time_s'), 6.5, 1e-6, 'the clock');
+  assert.equal(await tourStep(page), 5);
+  assert.match(await thisRun(page, 'tour_home'), /^264 in flight, 0 answered$/);
+  assert.ok((await stat(page, 'home_in_flight_end')) > 300, 'now there are more');
+  await noSideways(page, 'tour on a phone');
+  await screenshot(page, 'cascade-tour-step5-phone-dark');
+  // Back to the moment, then another fix in the panel: the same moment, and the tour says the
+  // chapter's figures are the chapter's.
+  await page.click('[data-action="tour-back"]');
+  assert.equal(await tourStep(page), 4);
+  await pickFix(page, 'timeout');
+  await page.waitForFunction(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) > 0.5, null, { timeout: 5000 });
   near(await stat(page, 'time_s'), 0.51, 1e-6, 'same moment');
-  assert.equal(await guidedStep(page), 4);
-  assert.match(await page.textContent('[data-guided]'), /You are watching Timeout/);
-  await page.click('[data-action="guided-chapter"]');
-  assert.equal(await page.getAttribute('[data-variant="no-timeout"]', 'aria-pressed'), 'true');
-  assert.equal(await page.$('[data-action="guided-chapter"]'), null);
-  near(await stat(page, 'time_s'), 0.51, 1e-6, 'still the same moment');
+  assert.equal(await tourStep(page), 4);
+  assert.match(await page.textContent('[data-tour]'), /The chapter's figures are from its measured run/);
+  assert.match(await thisRun(page, 'tour_pool'), /; 0 calls waiting$/);
+  assert.ok(!(await text(page, '[data-tour-explanation]')).includes('queues behind /home'), 'this run\'s explanation, not the chapter\'s');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
 
-test('guided step on a phone in light mode; desktop dark at the end', async () => {
+test('tour step on a phone in light mode; desktop dark at the end', async () => {
   let page = await open('', { width: 390, height: 844 });
-  for (let i = 0; i < 4; i++) await page.click('[data-action="guided-next"]');
-  assert.equal(await guidedStep(page), 5);
-  await screenshot(page, 'cascade-guided-step5-phone-light');
+  for (let i = 0; i < 2; i++) await page.click('[data-action="tour-next"]');
+  assert.equal(await tourStep(page), 3);
+  await screenshot(page, 'cascade-tour-step3-phone-light');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
   page = await open('', { colorScheme: 'dark' });
-  await page.click('[data-action="skip"]');
-  assert.equal(await guidedStep(page), 7, 'the guided step follows the clock');
+  await skip(page);
+  assert.equal(await tourStep(page), 7, 'the tour step follows the clock');
   await screenshot(page, 'cascade-no-timeout-desktop-dark');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
 
-test('unbounded pool: 480 hung calls become 480 open connections, drawn small', async () => {
-  const page = await open('&preset=unbounded-pool');
-  await page.click('[data-action="skip"]');
-  near(await stat(page, 'downstream_open_connections_max'), 480, 5, 'downstream connections');
-  assert.equal(await stat(page, 'checkout_failed'), 0);
-  const drawn = await slots(page, 'shared');
-  near(drawn, 481, 5, 'slots drawn');
-  assert.ok(await page.$('[data-pool="shared"] .slots.tiny'), 'many slots are drawn small');
-  await screenshot(page, 'cascade-unbounded-desktop');
+test('a ten-minute load: the run lasts 605.5 s, the row says after 600 s, the tour stays on the chapter\'s moments', async () => {
+  const page = await open('&load_ms=600000');
+  assert.match(await text(page, '.play-controls .clock'), /\/ 605\.5 s$/);
+  await skip(page);
+  const [label, home] = await runCells(page);
+  assert.match(label, /\(also changed: Load lasts\)$/);
+  assert.match(home, /, growing about 48 per second after 600 s$/);
+  assert.equal(await tourStep(page), 7);
+  // The tour's "This run" is the run at 15.01 s, not at 605.5 s.
+  assert.match(await thisRun(page, 'tour_home'), /^7\d\d in flight, 0 answered$/);
+  assert.ok((await stat(page, 'home_in_flight_end')) > 20000);
+  assert.match(await page.getAttribute('#chart-home canvas', 'aria-label'), /at 605\.5 s/);
+  await noSideways(page, 'a long run');
+  await screenshot(page, 'cascade-long-run');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
+});
+
+test('no sideways scroll: every preset at 320 and 360 px, page and embed, before and after skipping to the end', async () => {
+  for (const width of [320, 360]) {
+    for (const embed of ['', '&embed=1']) {
+      const page = await openPage(browser, { width, height: 720 });
+      for (const preset of PRESETS) {
+        await page.goto(`${server.base}/?sim=cascade&preset=${preset}${embed}`);
+        await ready(page);
+        await page.waitForSelector('[data-tour-step]');
+        await noSideways(page, `${preset} ${width}px${embed} before`);
+        await skip(page);
+        await noSideways(page, `${preset} ${width}px${embed} after`);
+      }
+      if (width === 360 && embed) await screenshot(page, 'cascade-embed-360');
+      assert.deepEqual(page.problems(), []);
+      await page.context().close();
+    }
+  }
+});
+
+test('an embed 720 px tall shows the headline chart without scrolling (600 px wide and up)', async () => {
+  for (const width of [600, 800, 1280]) {
+    const page = await openPage(browser, { width, height: 720 });
+    await page.goto(`${server.base}/?sim=cascade&embed=1`);
+    await ready(page);
+    await page.waitForSelector('#chart-home canvas');
+    const bottom = await page.evaluate(() => document.querySelector('#chart-home canvas').getBoundingClientRect().bottom);
+    assert.ok(bottom <= 720, `${width}px: the headline chart ends at ${bottom}px`);
+    if (width === 800) await screenshot(page, 'cascade-embed-800');
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  }
 });
 
 test('pool_size at its maximum: 200 slots fit a phone', async () => {
   const page = await open('&pool_size=200', { width: 390, height: 844 });
-  await page.click('[data-action="skip"]');
+  await skip(page);
   assert.equal(await slots(page, 'shared'), 200);
   assert.equal(await slots(page, 'shared', 'recs'), 200);
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  assert.ok(width <= 390, `page is ${width}px wide on a 390px screen`);
-  await screenshot(page, 'cascade-pool200-phone');
+  await noSideways(page, 'pool of 200');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
 
-test('playing moves the guided step with the clock; the home page lists the scenario and its presets', async () => {
+test('playing moves the tour step with the clock; the home page lists the scenario and its presets', async () => {
   const page = await open('&speed=8');
   await page.click('[data-action="play"]');
   await page.waitForFunction(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) > 1.5, null, { timeout: 20000 });
   await page.click('[data-action="pause"]');
-  assert.equal(await guidedStep(page), 4, 'past 0.51 s and before 5.51 s');
+  assert.equal(await tourStep(page), 4, 'past 0.51 s and before 5.51 s');
   assert.ok((await stat(page, 'home_in_flight_end')) > 50);
   await page.goto(`${server.base}/`);
   await ready(page);
   const presets = await page.$$eval('[data-scenario="cascade"] a.button', (els) => els.map((e) => new URL(e.href).searchParams.get('preset')));
-  assert.deepEqual(presets, ['no-timeout', 'timeout', 'bulkhead', 'both', 'unbounded-pool']);
+  assert.deepEqual(presets, PRESETS);
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });

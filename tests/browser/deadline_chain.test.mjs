@@ -12,20 +12,26 @@ function near(actual, want, tol, what) {
 }
 
 const note = (page, key) => page.textContent(`[data-stat="${key}"] .note`);
+const cell = (page, row, col) => page.textContent(`[data-chapter-table] tr[data-row="${row}"] td[data-col="${col}"]`);
 
-async function openPreset(preset, opts = {}) {
+async function open(query, opts = {}) {
   const page = await openPage(browser, opts);
-  await page.goto(`${server.base}/?sim=deadline-chain&preset=${preset}`);
+  await page.goto(`${server.base}/?sim=deadline-chain&${query}`);
   await ready(page);
-  await page.waitForSelector('#swimlanes canvas');
+  await page.waitForSelector('#timeline canvas[data-labels]');
   return page;
+}
+
+async function skip(page) {
+  await page.click('[data-action="skip"]');
+  await page.waitForFunction(() => /^(\d+(\.\d+)?) s \/ \1 s$/.test(document.querySelector('.play-controls .clock').textContent));
 }
 
 // The chapter's table (Chapter 1 Part 4), within ±5 ms: the model is within 3.5 ms of every
 // figure (see the model's doc comment on why it cannot be closer).
-test('deadline-chain fixed: the user gets 504 at about 2,004 ms, B gives up at 2,509, C commits at 3,510 for nobody', async () => {
-  const page = await openPreset('fixed');
-  await page.click('[data-action="skip"]');
+test('deadline-chain fixed: 504 at about 2,004 ms, B gives up at 2,509, C commits at 3,510 for nobody; the chapter\'s column beside', async () => {
+  const page = await open('preset=fixed');
+  await skip(page);
   near(await stat(page, 'user_answer_ms'), 2004, 5, 'A answers the user');
   assert.match(await note(page, 'user_answer_ms'), /^504 from A/);
   near(await stat(page, 'b_gives_up_ms'), 2509, 5, 'B gives up on C');
@@ -33,22 +39,23 @@ test('deadline-chain fixed: the user gets 504 at about 2,004 ms, B gives up at 2
   near(await stat(page, 'c_end_ms'), 3510, 5, "C's work ends");
   assert.equal(await note(page, 'c_end_ms'), 'committed, for nobody');
   assert.equal(await stat(page, 'c_budget_told_ms'), null);
-  assert.ok((await stat(page, 'wasted_work_ms')) > 1000, 'work for nobody');
-  // The chapter's table beside the cards: this mode's column is the current one.
-  const cell = (row, mode) => page.textContent(`td[data-row="${row}"][data-mode="${mode}"]`);
-  assert.match(await cell('answer', 'fixed'), /^504 at 2,00\d ms$/);
-  assert.match(await cell('c_work', 'fixed'), /^Finished and committed at 3,51\d ms, for nobody$/);
-  assert.match(await cell('c_work', 'propagated'), /^Stopped at 1,96\d ms/);
-  assert.equal(await page.getAttribute('td[data-row="answer"][data-mode="fixed"]', 'class'), 'current');
-  assert.match(await page.textContent('[data-verdict]'), /for nobody/);
+  assert.equal(await stat(page, 'wasted_work_ms'), 1513.5, 'C worked from the end of the user\'s 2,000 ms to its commit');
+  // This run's column beside the chapter's, labelled as the chapter's, and a claim from the cells shown.
+  assert.match(await page.textContent('[data-chapter-table] thead'), /This run.*The chapter's run/);
+  assert.equal(await cell(page, 'table_answer', 'run'), '504 at 2,008 ms');
+  assert.equal(await cell(page, 'table_answer', 'chapter'), '504 at 2,004 ms');
+  assert.equal(await cell(page, 'table_c_work', 'chapter'), 'Finished and committed at 3,510 ms, for nobody');
+  assert.equal(await page.textContent('[data-table-claim]'),
+    "Every row reads as the chapter's, and every time is within 4 ms of the chapter's figure.");
+  assert.match(await page.textContent('[data-verdict]'), /Work done for nobody: 1,514 ms\.$/);
   assert.ok((await page.$$('[data-moments] li')).length >= 12, 'the list of moments');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
 
 test('deadline-chain propagated: B\'s 504 reaches the user at about 1,966 ms, C told 1,448 ms and stopped', async () => {
-  const page = await openPreset('propagated');
-  await page.click('[data-action="skip"]');
+  const page = await open('preset=propagated');
+  await skip(page);
   near(await stat(page, 'user_answer_ms'), 1966, 5, 'A answers the user');
   assert.match(await note(page, 'user_answer_ms'), /^504 from B/);
   near(await stat(page, 'b_gives_up_ms'), 1963, 5, 'B gives up on C');
@@ -56,33 +63,66 @@ test('deadline-chain propagated: B\'s 504 reaches the user at about 1,966 ms, C 
   assert.equal(await note(page, 'c_end_ms'), 'stopped (caller left)');
   near(await stat(page, 'c_budget_told_ms'), 1448, 0, 'C was told');
   assert.equal(await stat(page, 'wasted_work_ms'), 0);
-  const moments = await page.textContent('[data-moments]');
-  assert.match(moments, /B calls C with x-request-timeout-ms: 1448/);
-  assert.equal(await page.getAttribute('td[data-row="answer"][data-mode="propagated"]', 'class'), 'current');
-  // Zoomed on the end of the user's budget, where the chain unwinds.
+  assert.equal(await cell(page, 'table_c_told', 'run'), '1,448 ms');
+  assert.equal(await cell(page, 'table_c_told', 'chapter'), '1,448 ms');
+  assert.match(await page.textContent('[data-table-claim]'), /within 3 ms of the chapter's figure/);
+  assert.match(await page.textContent('[data-moments]'), /B calls C with x-request-timeout-ms: 1448/);
+  // Zoomed on the end of the user's wait, where the chain unwinds.
   await page.click('[data-zoom="end"]');
   assert.equal(await page.getAttribute('[data-zoom="end"]', 'aria-pressed'), 'true');
   assert.match(await page.textContent('[data-zoom="end"]'), /1,850 to 2,020 ms/);
+  await page.waitForFunction(() => document.querySelector('#timeline canvas').dataset.labels.includes('"1,900 ms"'));
   await screenshot(page, 'deadline-chain-propagated-zoom-desktop');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
 
-test('deadline-chain: the mode switch changes the run and keeps a finished run finished', async () => {
-  const page = await openPreset('fixed');
-  await page.click('[data-action="skip"]');
-  await page.click('[data-mode-switch] input[value="propagated"]', { force: true });
-  await page.waitForFunction(() => document.querySelector('[data-stat="c_budget_told_ms"]').dataset.value === '1448');
+test('deadline-chain: both hop timeouts at 0, the 200 comes after the user\'s 2,000 ms: every sentence says so', async () => {
+  const page = await open('mode=fixed&a_to_b_timeout_ms=0&b_to_c_timeout_ms=0');
+  await skip(page);
+  near(await stat(page, 'user_answer_ms'), 3521, 1, 'A answers the user');
+  assert.match(await note(page, 'user_answer_ms'), /^200 from C/);
+  assert.equal(await page.getAttribute('[data-stat="user_answer_ms"]', 'class'), 'stat bad');
+  const wasted = await stat(page, 'wasted_work_ms');
+  assert.equal(wasted, 1513.5);
+  const verdict = await page.textContent('[data-verdict]');
+  assert.match(verdict, /^A answered the user with a 200 \(from C\) at 3,521 ms, 1,521 ms after the user's 2,000 ms had run out: too late to be of use\./);
+  assert.match(verdict, /C committed at 3,514 ms, 1,514 ms after the user stopped waiting: for nobody\. Work done for nobody: 1,514 ms\.$/);
+  assert.equal(await note(page, 'c_end_ms'), 'committed, for nobody');
+  assert.match(await page.textContent('[data-moments]'), /The user's 2,000 ms run out: an answer from now on comes too late\./);
+  assert.match(await page.textContent('[data-table-claim]'), /^This run differs from the chapter's in: A answers the user; B gives up on C; every other time is within 4 ms/);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('deadline-chain: one control for the mode, in the panel, with its help from the declaration', async () => {
+  const page = await open('preset=fixed');
+  assert.equal(await page.$$eval('input[type="radio"][value="propagated"]', (r) => r.length), 1, 'one mode control');
+  assert.match(await page.textContent('fieldset.segmented .chosen'), /every hop keeps working after its caller has left/);
+  await page.click('input[name="mode"][value="propagated"]', { force: true });
+  await skip(page);
+  assert.equal(await stat(page, 'c_budget_told_ms'), 1448);
   near(await stat(page, 'user_answer_ms'), 1966, 5, 'A answers the user after switching');
-  assert.equal(await stat(page, 'time_s'), 4);
-  assert.equal(await page.isChecked('input[name="mode"][value="propagated"]'), true, 'the panel follows the switch');
+  assert.equal(await stat(page, 'time_s'), 4, 'a 4 s run');
+  assert.match(await page.textContent('[data-chapter-table] caption'), /propagated budget/);
   await page.waitForFunction(() => location.search.includes('mode=propagated'), null, { timeout: 5000 });
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
 
+test('deadline-chain: C\'s 10 s of work makes the run longer, and the table fills in as the run plays', async () => {
+  const page = await open('c_work_ms=10000&a_to_b_timeout_ms=0&b_to_c_timeout_ms=0');
+  assert.match(await page.textContent('.play-controls .clock'), /\/ 11\.0 s$/);
+  assert.equal(await cell(page, 'table_answer', 'run'), 'not yet');
+  assert.match(await page.textContent('[data-table-claim]'), /fills in as the run plays/);
+  await skip(page);
+  assert.match(await note(page, 'c_end_ms'), /^committed, for nobody$/);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
 test('deadline-chain: stepping goes one event at a time, then play carries on', async () => {
-  const page = await openPreset('propagated');
+  const page = await open('preset=propagated&duration_ms=600000');
   await page.click('[data-action="step"]');
   const first = await stat(page, 'time_s');
   assert.ok(first > 0 && first < 0.01, `first event at ${first} s`);
@@ -90,7 +130,6 @@ test('deadline-chain: stepping goes one event at a time, then play carries on', 
   await page.click('[data-action="step"]');
   assert.ok((await stat(page, 'time_s')) > first);
   assert.ok((await page.$$('[data-moments] li')).length >= 3);
-  // Playing moves the playhead on from there.
   await page.click('[data-action="play"]');
   await page.waitForFunction(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) > 0.3, null, { timeout: 10000 });
   await page.click('[data-action="pause"]');
@@ -99,24 +138,24 @@ test('deadline-chain: stepping goes one event at a time, then play carries on', 
   await page.context().close();
 });
 
-test('deadline-chain: the wrong-order preset loads: the browser gives up first, C commits for nobody', async () => {
-  const page = await openPreset('wrong-order');
+test('deadline-chain: the wrong-order preset: the browser gives up first, C commits for nobody', async () => {
+  const page = await open('preset=wrong-order');
   assert.equal(await page.getAttribute('[data-preset="wrong-order"]', 'aria-pressed'), 'true');
-  await page.click('[data-action="skip"]');
+  await skip(page);
   assert.equal(await stat(page, 'user_answer_ms'), null);
-  assert.match(await note(page, 'user_answer_ms'), /browser gave up at 2,00\d ms/);
+  assert.match(await note(page, 'user_answer_ms'), /browser gave up at 2,001 ms/);
   assert.equal(await note(page, 'c_end_ms'), 'committed, for nobody');
-  await screenshot(page, 'deadline-chain-wrong-order-desktop');
+  assert.match(await page.textContent('[data-verdict]'), /^The browser gave up at 2,001 ms with no answer\./);
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
 
-test('deadline-chain: screenshots, desktop and phone, light and dark', async () => {
-  for (const [w, h, name] of [[1280, 900, 'desktop'], [390, 844, 'phone']]) {
+test('deadline-chain: screenshots, desktop and phone, light and dark; no sideways scroll', async () => {
+  for (const [w, h, name] of [[1280, 900, 'desktop'], [360, 800, 'phone']]) {
     for (const colorScheme of ['light', 'dark']) {
       for (const preset of ['fixed', 'propagated']) {
-        const page = await openPreset(preset, { width: w, height: h, colorScheme });
-        await page.click('[data-action="skip"]');
+        const page = await open(`preset=${preset}`, { width: w, height: h, colorScheme });
+        await skip(page);
         const width = await page.evaluate(() => document.documentElement.scrollWidth);
         assert.ok(width <= w, `page is ${width}px wide on a ${w}px screen`);
         await screenshot(page, `deadline-chain-${preset}-${name}-${colorScheme}`);
@@ -126,7 +165,7 @@ test('deadline-chain: screenshots, desktop and phone, light and dark', async () 
     }
   }
   // Mid-run, with the playhead and the budgets still shrinking.
-  const page = await openPreset('propagated');
+  const page = await open('preset=propagated');
   for (let i = 0; i < 7; i++) await page.click('[data-action="step"]');
   await screenshot(page, 'deadline-chain-propagated-midrun-desktop');
   assert.deepEqual(page.problems(), []);

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { serve, launch, openPage, ready, screenshot, stat } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, stat, scenarioIds } from './harness.mjs';
 
 const hostPage = (src, width) => `<!doctype html><html><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>Chapter host</title></head>
@@ -180,4 +180,51 @@ test('every iframe snippet in the README loads its simulation with exactly the c
   }
   assert.deepEqual(page.problems(), []);
   await page.context().close();
+});
+
+test('embed.js sizes every lab iframe on a chapter page to its content: no frame scrolls inside', async () => {
+  const frames = ['slow-server', 'retry-storm', 'double-click'].filter((id) => scenarioIds().includes(id))
+    .map((id, i) => `<iframe src="/lab/?sim=${id}&embed=1" title="Simulation ${i}" style="width:100%;height:300px;border:0;display:block"></iframe>`);
+  const html = `<!doctype html><html><head><meta charset="utf-8"><title>Chapter</title>
+    <script src="/lab/embed.js" async></script></head><body style="margin:0;max-width:720px">
+    <p>Before.</p>${frames.join('<p>Between.</p>')}<p>After.</p>
+    <iframe id="other" srcdoc="<p>not a lab</p>" style="height:50px"></iframe></body></html>`;
+  const host = await serve({ '/chapter.html': html });
+  const page = await openPage(browser, { width: 720, height: 900 });
+  await page.goto(`${host.base}/chapter.html`);
+  // A message from a window that is not one of the lab frames changes nothing.
+  await page.evaluate(() => window.postMessage({ type: 'resilience-lab:height', height: 9999 }, '*'));
+  // Every lab frame grows from its 300 px until its content fits without scrolling inside.
+  await page.waitForFunction(() => [...document.querySelectorAll('iframe[src]')].every((f) => {
+    const doc = f.contentDocument;
+    return doc && doc.querySelector('main') && doc.documentElement.scrollHeight <= f.clientHeight + 1 && f.clientHeight > 300;
+  }), null, { timeout: 20000 });
+  assert.equal(await page.$eval('#other', (f) => f.style.height), '50px', 'a frame that is not a lab is left alone');
+  await screenshot(page, 'embed-js-chapter');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+  await host.close();
+});
+
+test('every README snippet, 720 px wide at its own fallback height, shows its headline chart whole without scrolling', async () => {
+  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  const snippets = [...readme.matchAll(/<iframe src="https:\/\/example\.org\/lab\/(\?[^"]+)"[^>]*?height:(\d+)px/gs)]
+    .map((m) => ({ query: m[1], height: Number(m[2]) }))
+    .filter(({ query }) => scenarioIds().includes(new URLSearchParams(query).get('sim')));
+  assert.ok(snippets.length >= 5, `found ${snippets.length} snippets`);
+  const cut = [];
+  for (const { query, height } of snippets) {
+    const page = await openPage(browser, { width: 720, height });
+    await page.goto(`${server.base}/${query}`);
+    await ready(page);
+    // The spreads under the headline cards arrive after the first render: measure after them.
+    await page.waitForSelector('[data-spread-ms]:not([data-spread-ms=""])', { timeout: 30000 });
+    const bottom = await page.$eval('main .results figure', (f) => f.getBoundingClientRect().bottom);
+    const id = await page.$eval('main .results figure', (f) => f.id || f.className);
+    if (bottom > height) cut.push(`${query}: the headline chart (${id}) ends at ${Math.round(bottom)} px of ${height}`);
+    await screenshot(page, `embed-720-${new URLSearchParams(query).get('sim')}`);
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  }
+  assert.deepEqual(cut, []);
 });

@@ -2,9 +2,9 @@
 // minimum, then at its maximum, then every toggle flipped, and the run skipped to the end.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, scenarioIds, untilFinished } from './harness.mjs';
 
-const SCENARIOS = ['slow-server', 'cascade', 'deadline-chain', 'retry-storm', 'double-click'];
+const SCENARIOS = scenarioIds();
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
@@ -24,11 +24,7 @@ for (const id of SCENARIOS) {
       await page.$$eval('.controls input[type="checkbox"]', (els) => els.forEach((el) => el.click()));
       await page.click('[data-action="skip"]');
       // Skipping runs in chunks; wait for the end of the (short) run.
-      await page.waitForFunction(() => {
-        const clock = document.querySelector('.play-controls .clock').textContent;
-        const [now, total] = clock.split('/').map((s) => parseFloat(s));
-        return now >= total;
-      }, null, { timeout: 30000 });
+      await untilFinished(page);
       const text = await page.textContent('main');
       assert.ok(!/\bNaN\b|undefined|Infinity/.test(text), `${id} at ${end}: ${text.match(/.{0,60}(NaN|undefined|Infinity).{0,60}/)?.[0]}`);
       const values = await page.$$eval('[data-stat]', (els) => els.map((e) => e.dataset.value));

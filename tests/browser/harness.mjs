@@ -1,6 +1,7 @@
 // Shared by the browser tests: serves dist/ on 127.0.0.1 (at / and under the sub-path /lab/),
 // launches Debian's Chromium through playwright-core, and fails a page on any console error.
 import { createServer } from 'node:http';
+import { execFileSync } from 'node:child_process';
 import { readFile, mkdir } from 'node:fs/promises';
 import { extname, join, normalize, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -100,4 +101,29 @@ export async function setSlider(page, name, value) {
     el.value = String(v);
     el.dispatchEvent(new Event('input', { bubbles: true }));
   }, value);
+}
+
+/**
+ * Every scenario's declaration as the CLI lists it (`resilience-lab list --json`): the tests
+ * take the scenario ids, presets and parameters from here, never from a list of their own.
+ */
+let declarations;
+export function scenarios() {
+  declarations ??= JSON.parse(execFileSync('cargo', ['run', '--quiet', '--release', '--bin', 'resilience-lab', '--', 'list', '--json'],
+    { cwd: root, encoding: 'utf8' }));
+  return declarations;
+}
+
+/** The scenario ids, in the app's order. */
+export function scenarioIds() {
+  return scenarios().map((s) => s.id);
+}
+
+/** Waits until the run has reached its end (the clock reads now = end). */
+export async function untilFinished(page, timeout = 30000) {
+  await page.waitForFunction(() => {
+    const clock = document.querySelector('.play-controls .clock').textContent;
+    const [now, total] = clock.split('/').map((s) => parseFloat(s));
+    return now >= total;
+  }, null, { timeout });
 }

@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, stat } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, stat, untilFinished } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -8,11 +8,23 @@ after(async () => { await browser?.close(); await server?.close(); });
 
 const CAPACITY = 8;
 
+async function open(query = '', viewport = {}) {
+  const page = await openPage(browser, viewport);
+  await page.goto(`${server.base}/?sim=retry-storm${query}`);
+  await ready(page);
+  return page;
+}
+
+/** Skips to the end and waits until the run is there. */
+async function skip(page) {
+  await page.click('[data-action="skip"]');
+  await untilFinished(page);
+}
+
 /** Clicks a preset, skips to the end, and reads the stats the chapter compares. */
 async function runPreset(page, id) {
   await page.click(`[data-preset="${id}"]`);
-  await page.click('[data-action="skip"]');
-  await page.waitForFunction(() => document.querySelector('[data-stat="peak_after_recovery"]').dataset.value !== '');
+  await skip(page);
   return {
     peak: await stat(page, 'peak_after_recovery'),
     recovered: await stat(page, 'recovered_ms'),
@@ -26,73 +38,144 @@ async function columnPeak(page, mode) {
   return v === null || v === '' ? null : Number(v);
 }
 
-test('retry-storm: switching the mode changes the displayed peak', async () => {
-  const page = await openPage(browser);
-  await page.goto(`${server.base}/?sim=retry-storm`);
-  await ready(page);
-  assert.equal(await page.getAttribute('[data-mode="fixed"]', 'aria-pressed'), 'true');
-  await page.click('[data-action="skip"]');
+const reading = (page, key) => page.textContent(`[data-reading="${key}"] dd`);
+
+test('retry-storm: one picker for the backoff, the panel\'s, and it changes the run', async () => {
+  const page = await open();
+  // No second row of mode buttons: the panel's radio group is the only control for the choice.
+  assert.equal(await page.$('[data-mode]'), null);
+  assert.equal(await page.$$eval('input[name="mode"]', (els) => els.length), 5);
+  assert.equal(await page.isChecked('input[name="mode"][value="fixed"]'), true);
+  await skip(page);
   const fixed = await stat(page, 'peak_after_recovery');
-  await page.click('[data-mode="jitter"]');
-  assert.equal(await page.getAttribute('[data-mode="jitter"]', 'aria-pressed'), 'true');
-  // The panel's segmented choice follows the prominent switch.
+  assert.match(await reading(page, 'backoff'), /^Fixed: every client waits the same 1 s/);
+  await page.click('label:has(> input[name="mode"][value="jitter"])');
   assert.equal(await page.isChecked('input[name="mode"][value="jitter"]'), true);
-  await page.click('[data-action="skip"]');
+  await skip(page);
   const jitter = await stat(page, 'peak_after_recovery');
   assert.ok(Number.isFinite(fixed) && Number.isFinite(jitter), `fixed ${fixed}, jitter ${jitter}`);
-  assert.notEqual(fixed, jitter);
+  assert.ok(jitter < fixed, `fixed ${fixed}, jitter ${jitter}`);
+  // What the backoff does, in words and the run's numbers, never in notation.
+  const backoff = await reading(page, 'backoff');
+  assert.match(backoff, /^Exp \+ jitter: .*starts at 100 ms and doubles with every attempt up to 2 s/);
+  assert.doesNotMatch(backoff, /2\^|fixed_ms|base_ms/);
   await page.waitForFunction(() => location.search.includes('mode=jitter'), null, { timeout: 5000 });
-  // And back through the panel's radio.
-  await page.click('label:has(> input[name="mode"][value="fixed"])');
-  await page.click('[data-action="skip"]');
-  assert.equal(await stat(page, 'peak_after_recovery'), fixed);
+  // Presets set the same control.
+  await page.click('[data-preset="exponential"]');
+  assert.equal(await page.isChecked('input[name="mode"][value="exponential"]'), true);
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
 
-test('retry-storm: the three presets give fixed ≥ exponential > jitter, jitter near capacity', async () => {
-  const page = await openPage(browser);
-  await page.goto(`${server.base}/?sim=retry-storm`);
-  await ready(page);
+test('retry-storm: fixed and exponential peak far above the capacity, jitter near it', async () => {
+  const page = await open();
   const fixed = await runPreset(page, 'fixed');
   const exponential = await runPreset(page, 'exponential');
   const jitter = await runPreset(page, 'jitter');
   const runs = JSON.stringify({ fixed, exponential, jitter });
-  // Fixed and exponential both let the first synchronised wave hold every client (they tie
-  // at 40 with the defaults); jitter breaks it up.
-  assert.ok(fixed.peak >= exponential.peak, runs);
-  assert.ok(exponential.peak > jitter.peak, runs);
-  assert.ok(fixed.peak >= 3 * CAPACITY, runs);
-  assert.ok(exponential.peak >= 3 * CAPACITY, runs);
+  assert.ok(fixed.peak >= 4 * CAPACITY, runs);
+  assert.ok(exponential.peak >= 4 * CAPACITY, runs);
   assert.ok(jitter.peak <= 1.5 * CAPACITY, runs);
-  // Exponential's waves are spaced further apart, so its clients finish retrying later than
-  // fixed's; jitter finishes first.
-  assert.ok(exponential.recovered > fixed.recovered, runs);
-  assert.ok(jitter.recovered < fixed.recovered, runs);
-  assert.ok(fixed.waves >= 2 && exponential.waves >= 2, runs);
-  // The peak card says it against the capacity.
+  assert.ok(fixed.waves >= 3 && exponential.waves >= 2, runs);
+  // Exponential's waves are further apart, so its clients finish later; jitter finishes first.
+  assert.ok(exponential.recovered > fixed.recovered && jitter.recovered < fixed.recovered, runs);
+  // The peak card says it against the capacity, and the prediction's answer agrees.
   const note = await page.textContent('[data-stat="peak_after_recovery"] .note');
-  assert.match(note, new RegExp(`×${(jitter.peak / CAPACITY).toFixed(1)} of capacity`));
+  assert.match(note, new RegExp(`^×${(jitter.peak / CAPACITY).toFixed(1)} of capacity`));
+  await page.click('input[name="prediction"][value="storm"]');
+  assert.equal(await page.getAttribute('[data-answer] [data-verdict]', 'data-verdict'), 'wrong');
+  assert.match(await page.textContent('[data-answer]'), /No tick went over capacity after the provider came back/);
+  await page.click('[data-preset="fixed"]');
+  await skip(page);
+  assert.equal(await page.getAttribute('[data-answer] [data-verdict]', 'data-verdict'), 'right');
+  assert.match(await page.textContent('[data-answer]'), /5 waves went over capacity after the provider came back, 1 s apart/);
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
 
 test('retry-storm: three layers × 3 make 27 calls for one user action', async () => {
-  const page = await openPage(browser);
-  await page.goto(`${server.base}/?sim=retry-storm&preset=three-layers`);
-  await ready(page);
-  await page.click('[data-action="skip"]');
+  const page = await open('&preset=three-layers');
+  await skip(page);
   assert.equal(await stat(page, 'max_calls_per_user_action'), 27);
   assert.match(await page.textContent('[data-stat="max_calls_per_user_action"] .note'), /3 × 3 × 3 = 27/);
+  assert.match(await reading(page, 'layers'), /up to 3 × 3 × 3 = 27 provider calls for one user action\. The most one action made in this run: 27\./);
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
 
-test('retry-storm: the compare view shows the three modes side by side on the same seed', async () => {
-  const page = await openPage(browser);
-  await page.goto(`${server.base}/?sim=retry-storm`);
+test('retry-storm: amplification is 1.0 when no layer retries', async () => {
+  const page = await open('&max_attempts=1');
+  await skip(page);
+  assert.equal(await stat(page, 'amplification'), 1);
+  // Every call was a user action's first call: as many calls as actions.
+  assert.match(await page.textContent('[data-stat="amplification"] .note'), /^([\d,]+) calls for \1 user actions$/);
+  assert.match(await reading(page, 'layers'), /every user action makes exactly one provider call.*amplification ×1\.0\.$/);
+  // Three layers of one attempt each do not retry either; the chapter's defaults do.
+  await page.goto(`${server.base}/?sim=retry-storm&max_attempts=1&layers=3&attempts_per_layer=1`);
   await ready(page);
-  // The single runs, for reference.
+  await skip(page);
+  assert.equal(await stat(page, 'amplification'), 1);
+  await page.click('[data-preset="fixed"]');
+  await skip(page);
+  assert.ok(await stat(page, 'amplification') > 1.5);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('retry-storm: the outage is compared with the traffic before it, per tick', async () => {
+  const page = await open();
+  await skip(page);
+  // Fixed: retries are thousands of percent of the outage's few user calls, but the provider
+  // got under twice its normal traffic, and the card says so.
+  const share = await stat(page, 'outage_retry_pct');
+  const traffic = await stat(page, 'outage_traffic_vs_normal');
+  assert.ok(share >= 1000, `retry share ${share}%`);
+  assert.ok(traffic > 1 && traffic < 2.5, `outage traffic ×${traffic}`);
+  assert.equal(await page.textContent('[data-stat="outage_traffic_vs_normal"] .label'), 'Outage traffic');
+  assert.match(await page.textContent('[data-stat="outage_traffic_vs_normal"] .note'), /^[\d.]+ calls per tick, [\d.]+ before$/);
+  assert.match(await reading(page, 'traffic'), new RegExp(`calls per 100 ms tick, ×${traffic.toFixed(1)} the [\\d.]+ per tick before it went down`));
+  assert.equal(await page.textContent('[data-stat="outage_retry_pct"] .label'), 'Retry share during the outage');
+  assert.match(await page.getAttribute('[data-stat="outage_retry_pct"]', 'title'), /the share a retry budget caps/);
+  // The chapter: under a long outage a 10% budget grows traffic by about 10%, none by about 3×.
+  await page.goto(`${server.base}/?sim=retry-storm&preset=budget&down_until_ms=32000`);
+  await ready(page);
+  await skip(page);
+  const withBudget = await stat(page, 'outage_traffic_vs_normal');
+  await page.goto(`${server.base}/?sim=retry-storm&preset=budget&down_until_ms=32000&budget_pct=0`);
+  await ready(page);
+  await skip(page);
+  const without = await stat(page, 'outage_traffic_vs_normal');
+  assert.ok(withBudget <= 1.35 && without >= 2.5, `with a budget ×${withBudget}, without ×${without}`);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('retry-storm: the budget\'s explanation is visible text, computed from the run', async () => {
+  // A phone: no hover, and the text must still be there to read.
+  const page = await open('&preset=budget', { width: 360, height: 800 });
+  await skip(page);
+  const budget = page.locator('[data-reading="budget"]');
+  await budget.scrollIntoViewIfNeeded();
+  assert.equal(await budget.isVisible(), true);
+  const text = await budget.textContent();
+  assert.match(text, /A 10% retry budget/);
+  const window = text.match(/those 10 s held (\d+) user calls \((\d+) of them made before the outage\) and (\d+) retries/);
+  assert.ok(window, text);
+  assert.ok(Number(window[2]) > 0, text);
+  // The outage's own share is the card's number, and it is above 10% because of the window.
+  const share = await stat(page, 'outage_retry_pct');
+  assert.ok(share >= 12 && share <= 16, `retry share ${share}%`);
+  assert.match(text, new RegExp(`${Math.round(share)}% of them: above the budget, because the window still counted the calls from before the outage`));
+  // Without a budget the same place says so.
+  await page.click('[data-preset="fixed"]');
+  await skip(page);
+  assert.match(await reading(page, 'budget'), /^No retry budget/);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('retry-storm: the compare view plays fixed, exponential and jitter in step with the main clock', async () => {
+  const page = await open();
   const single = {};
   for (const mode of ['fixed', 'exponential', 'jitter']) single[mode] = (await runPreset(page, mode)).peak;
 
@@ -101,43 +184,45 @@ test('retry-storm: the compare view shows the three modes side by side on the sa
   const columns = await page.$$eval('[data-compare]', (els) => els.map((e) => e.dataset.compare));
   assert.deepEqual(columns, ['fixed', 'exponential', 'jitter']);
   // The main run is at its end, so the three columns are too.
+  await page.waitForFunction(() => document.querySelector('[data-compare="fixed"] [data-stat="peak_after_recovery"]').dataset.value !== '');
   const peaks = {};
   for (const mode of columns) peaks[mode] = await columnPeak(page, mode);
   assert.deepEqual(peaks, single, `compare ${JSON.stringify(peaks)} vs single runs ${JSON.stringify(single)}`);
-  assert.ok(peaks.fixed >= peaks.exponential && peaks.exponential > peaks.jitter, JSON.stringify(peaks));
-  // The column of the selected mode is marked.
   assert.match(await page.getAttribute('[data-compare="jitter"]', 'class'), /current/);
+  // The backoff picked in the panel moves the mark.
+  await page.click('label:has(> input[name="mode"][value="fixed"])');
+  assert.match(await page.getAttribute('[data-compare="fixed"]', 'class'), /current/);
+  assert.doesNotMatch(await page.getAttribute('[data-compare="jitter"]', 'class'), /current/);
 
-  // Reset: all three start over with the main clock; play a little and they advance together.
+  // Reset: all three start over with the main clock; skip finishes them with it.
   await page.click('[data-action="reset"]');
   assert.equal(await columnPeak(page, 'fixed'), null);
-  await page.click('[data-action="skip"]');
+  await skip(page);
+  await page.waitForFunction(() => document.querySelector('[data-compare="fixed"] [data-stat="peak_after_recovery"]').dataset.value !== '');
   assert.equal(await columnPeak(page, 'fixed'), single.fixed);
-
-  await page.waitForTimeout(300);
-  await screenshot(page, 'retry-storm-compare-desktop');
-  const phone = await openPage(browser, { width: 390, height: 844, colorScheme: 'dark' });
-  await phone.goto(`${server.base}/?sim=retry-storm`);
-  await ready(phone);
-  await phone.click('[data-action="compare"]');
-  await phone.click('[data-action="skip"]');
-  await phone.waitForTimeout(300);
-  const width = await phone.evaluate(() => document.documentElement.scrollWidth);
-  assert.ok(width <= 390, `page is ${width}px wide on a 390px screen`);
-  await screenshot(phone, 'retry-storm-compare-phone-dark');
-
   await page.click('[data-action="compare"]');
   assert.equal(await page.$('[data-compare]'), null);
   assert.deepEqual(page.problems(), []);
-  assert.deepEqual(phone.problems(), []);
-  await phone.context().close();
   await page.context().close();
+
+  // Playing: paused mid-run, the column with the main run's backoff shows the main run's numbers.
+  const live = await open('&speed=4&duration_ms=600000');
+  await live.click('[data-action="compare"]');
+  await live.click('[data-action="play"]');
+  await live.waitForFunction(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) > 7, null, { timeout: 20000 });
+  await live.click('[data-action="pause"]');
+  await live.waitForTimeout(100);
+  const main = await stat(live, 'peak_after_recovery');
+  assert.ok(main !== null, 'the main run has a peak');
+  assert.equal(await columnPeak(live, 'fixed'), main);
+  const mainSummary = await live.textContent('[data-compare="fixed"] .compare-detail');
+  assert.match(mainSummary, new RegExp(`^×${(main / CAPACITY).toFixed(1)} of capacity`));
+  assert.deepEqual(live.problems(), []);
+  await live.context().close();
 });
 
 test('retry-storm: play runs live, the client dots follow the states', async () => {
-  const page = await openPage(browser);
-  await page.goto(`${server.base}/?sim=retry-storm&speed=8`);
-  await ready(page);
+  const page = await open('&speed=8&duration_ms=600000');
   assert.equal(await page.$$eval('.clients-strip .dots .dot', (d) => d.length), 40);
   await page.click('[data-action="play"]');
   // Just after the outage starts every client that was in a call is waiting to retry.
@@ -145,17 +230,73 @@ test('retry-storm: play runs live, the client dots follow the states', async () 
   await page.click('[data-action="pause"]');
   const waiting = await page.$$eval('.clients-strip .dots .dot.waiting', (d) => d.length);
   assert.ok(waiting >= 20, `${waiting} clients waiting to retry during the outage`);
+  assert.match(await page.textContent('[data-answer], .predict .answer'), /Press play|Pick an answer/);
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
 
-test('retry-storm screenshots: desktop and phone, light and dark', async () => {
-  for (const [w, h, name] of [[1280, 900, 'desktop'], [390, 844, 'phone']]) {
+test('retry-storm: a ten-minute outage runs 14 s past it and charts a bar per few ticks', async () => {
+  const page = await open('&down_until_ms=600000');
+  assert.match(await page.textContent('.play-controls .clock'), /\/ 614\.0 s$/);
+  await skip(page);
+  const recovered = await stat(page, 'recovered_ms');
+  assert.ok(recovered > 600000 && recovered < 614000, `done retrying at ${recovered} ms`);
+  assert.equal(await page.textContent('[data-per-bar]'), 'Each bar is the busiest 100 ms tick of 0.6 s.');
+  assert.equal(await page.isVisible('[data-per-bar]'), true);
+  assert.match(await reading(page, 'traffic'), /While it was down the provider got/);
+  await screenshot(page, 'retry-storm-long-outage');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('retry-storm: a chapter-length run charts one bar per tick', async () => {
+  const page = await open();
+  await skip(page);
+  assert.equal(await page.isVisible('[data-per-bar]'), false);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('retry-storm: the embed shows the attempts chart in 720 px', async () => {
+  for (const width of [1280, 720]) {
+    const page = await open('&embed=1', { width, height: 720 });
+    const box = await page.locator('#chart-attempts canvas').boundingBox();
+    assert.ok(box && box.y + box.height <= 720, `width ${width}: chart ends at ${box && box.y + box.height}`);
+    await screenshot(page, `retry-storm-embed-${width}`);
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  }
+});
+
+test('retry-storm: no sideways scroll at 320 and 360 px, page and embed, every preset, before and after a run', async () => {
+  const presets = [null, 'fixed', 'exponential', 'jitter', 'budget', 'three-layers'];
+  for (const width of [320, 360]) {
+    for (const embed of ['', '&embed=1']) {
+      const page = await open(embed, { width, height: 800 });
+      for (const preset of presets) {
+        if (preset) await page.click(`[data-preset="${preset}"]`);
+        for (const phase of ['before', 'after']) {
+          if (phase === 'after') await skip(page);
+          const scroll = await page.evaluate(() => document.documentElement.scrollWidth);
+          assert.ok(scroll <= width, `${width}px${embed} ${preset ?? 'defaults'} ${phase}: ${scroll}px wide`);
+        }
+      }
+      await page.click('[data-action="compare"]');
+      await page.waitForSelector('[data-compare]');
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= width, `${width}px${embed} compare`);
+      assert.deepEqual(page.problems(), []);
+      await page.context().close();
+    }
+  }
+});
+
+test('retry-storm screenshots: desktop and phone, light and dark, with the comparison', async () => {
+  for (const [w, h, name] of [[1280, 900, 'desktop'], [360, 800, 'phone']]) {
     for (const scheme of ['light', 'dark']) {
-      const page = await openPage(browser, { width: w, height: h, colorScheme: scheme });
-      await page.goto(`${server.base}/?sim=retry-storm`);
-      await ready(page);
-      await page.click('[data-action="skip"]');
+      const page = await open('', { width: w, height: h, colorScheme: scheme });
+      await skip(page);
+      await page.click('[data-action="compare"]');
+      await page.waitForSelector('[data-compare]');
       await page.waitForTimeout(300);
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(width <= w, `page is ${width}px wide on a ${w}px screen`);

@@ -21,7 +21,7 @@ test('home page lists every simulation, no console error', async () => {
 
 test('slow-server: play advances time, p99 rises after the slowdown and B\'s queue grows', async () => {
   const page = await openPage(browser);
-  await page.goto(`${server.base}/?sim=slow-server&speed=8`);
+  await page.goto(`${server.base}/?sim=slow-server&speed=8&duration_ms=60000`);
   await ready(page);
   assert.equal(await stat(page, 'time_s'), 0);
   await page.click('input[name="prediction"][value="double"]');
@@ -49,8 +49,9 @@ test('slow-server: the answer waits for a guess, and explains the policy, the lo
     await page.waitForSelector('[data-answer]', { timeout: 20000 });
     return page.textContent('[data-answer]');
   };
-  // Past the slowdown but no guess yet: no answer, an invitation instead.
-  await page.goto(`${server.base}/?sim=slow-server&speed=64`);
+  // Past the slowdown but no guess yet: no answer, an invitation instead. A ten-minute run, so
+  // the run is still going (and Pause still means pause) whenever the test gets to press it.
+  await page.goto(`${server.base}/?sim=slow-server&speed=64&duration_ms=600000`);
   await ready(page);
   await page.click('[data-action="play"]');
   await page.waitForFunction(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) > 3.5, null, { timeout: 20000 });
@@ -59,11 +60,12 @@ test('slow-server: the answer waits for a guess, and explains the policy, the lo
   assert.match(await page.textContent('.predict .answer'), /Pick an answer/);
   await page.click('input[name="prediction"][value="explodes"]');
   assert.match(await page.textContent('[data-answer]'), /^You said: p99 grows many times over/);
+  assert.equal(await page.getAttribute('[data-verdict]', 'data-verdict'), 'right');
 
   assert.match(await answerAfterSkip('&policy=random'), /Random choice still sends B its share, 50 req\/s on average, but B can now serve only 20 req\/s/);
   assert.match(await answerAfterSkip('&rate=30'), /Even slowed, B can serve 20 req\/s, more than its share of 10 req\/s/);
   assert.match(await answerAfterSkip('&rate=60'), /B's share, 20 req\/s, is now 100% of what B can serve/);
-  assert.match(await answerAfterSkip('&preset=timeout-cancel'), /leaves the queue, so queues stay bounded/);
+  assert.match(await answerAfterSkip('&preset=timeout-cancel'), /left its server's queue with its client, so queues stay bounded/);
   assert.match(await answerAfterSkip('&preset=least-outstanding'), /looks at the servers' load/);
   const never = await answerAfterSkip('&slow_at_ms=15000&duration_ms=5000');
   assert.match(never, /B does not slow down within this run/);
