@@ -11,7 +11,7 @@ use crate::sim::ScenarioSpec;
 #[macro_export]
 macro_rules! simulations {
     ($then:ident) => {
-        $then! { slow_server, cascade, deadline_chain, retry_storm, double_click }
+        $then! { slow_server, cascade, deadline_chain, retry_storm, double_click, which_timeout, at_least_once }
     };
 }
 

@@ -79,11 +79,6 @@ impl<M: Model> Host<M> {
         &self.model
     }
 
-    /// The time of the next event that will be handled, if any (before the end).
-    pub fn next_event_time(&self) -> Option<Micros> {
-        self.queue.peek_time().filter(|&t| t < self.end)
-    }
-
     /// Entries waiting in the event queue (memory checks).
     pub fn queued_events(&self) -> usize {
         self.queue.len()
@@ -113,6 +108,10 @@ impl<M: Model> Simulation for Host<M> {
 
     fn events(&self) -> u64 {
         self.queue.processed()
+    }
+
+    fn next_event_time(&self) -> Option<Micros> {
+        self.queue.peek_time().filter(|&t| t < self.end)
     }
 
     fn metrics(&self) -> Vec<(&'static str, Value)> {

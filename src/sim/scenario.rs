@@ -62,6 +62,8 @@ pub trait Simulation: std::any::Any {
     fn advance(&mut self, until: Micros, max_events: u64) -> StepOutcome;
     /// Events processed since the start.
     fn events(&self) -> u64;
+    /// The time of the next event that will be handled, if any (before the end).
+    fn next_event_time(&self) -> Option<Micros>;
     /// The scenario's metrics, keyed as declared.
     fn metrics(&self) -> Vec<(&'static str, Value)>;
     /// Sentences that explain this run, computed from its configuration and its metrics.

@@ -21,6 +21,9 @@ pub const EVENTS_PER_FRAME: u64 = 200_000;
 pub const EVENTS_PER_SKIP_CHUNK: u64 = 400_000;
 /// Wall time longer than this between frames (a background tab) is not caught up on.
 const MAX_FRAME_GAP_MS: f64 = 100.0;
+/// With `skip_idle`, a stretch with no event longer than this much wall time at the current
+/// speed is jumped over.
+const IDLE_JUMP_WALL_MS: f64 = 1_500.0;
 
 type Build = Rc<dyn Fn() -> Box<dyn Simulation>>;
 
@@ -33,6 +36,8 @@ pub struct Playback {
     pub playing: RwSignal<bool>,
     /// Simulated seconds per wall second.
     pub speed: RwSignal<f64>,
+    /// Jump over long idle stretches while playing (a redelivery four days later plays at once).
+    pub skip_idle: RwSignal<bool>,
     /// What one press of Step advances: a span of simulated time, or 0 for one event.
     step: Micros,
     /// Identifies the running animation loop, so a reset or pause ends the old one.
@@ -47,6 +52,7 @@ impl Playback {
             frame: RwSignal::new(0),
             playing: RwSignal::new(false),
             speed: RwSignal::new(speed),
+            skip_idle: RwSignal::new(false),
             step,
             generation: StoredValue::new_local(Rc::new(Cell::new(0))),
         }
@@ -181,8 +187,13 @@ impl Playback {
         let now = now_ms();
         let wall_ms = (now - last).clamp(0.0, MAX_FRAME_GAP_MS);
         let speed = self.speed.get_untracked();
+        let skip_idle = self.skip_idle.get_untracked();
         let finished = self.sim.try_update_value(|s| {
-            let target = s.now() + (wall_ms * speed * 1000.0) as Micros;
+            let mut target = s.now() + (wall_ms * speed * 1000.0) as Micros;
+            let longest_wait = (IDLE_JUMP_WALL_MS * speed * 1000.0) as Micros;
+            if let Some(next) = s.next_event_time().filter(|&t| skip_idle && t > s.now() + longest_wait) {
+                target = target.max(next);
+            }
             s.advance(target, EVENTS_PER_FRAME);
             s.finished()
         });

@@ -37,6 +37,11 @@ const PAGES = [
     runs: ['', '&preset=propagated', '&preset=wrong-order', '&preset=every-hop', '&a_to_b_timeout_ms=0&b_to_c_timeout_ms=0'] },
   { sim: 'double-click', names: ['Page', 'Helper', 'Server', 'Card'],
     runs: ['', '&preset=key', '&preset=part3-table', '&preset=same-ms-race', '&preset=amount-changed'] },
+  { sim: 'which-timeout', names: ['Call', 'Timers', 'Server'],
+    runs: ['', '&preset=covered', '&preset=http-timeout-event', '&preset=body-timeout-trickle', '&preset=pool-wait'] },
+  // Its lanes are the events something happened to, named by event: no fixed names to check.
+  { sim: 'at-least-once', names: [],
+    runs: ['', '&preset=ack-first', '&preset=txn-dedupe', '&preset=long-jobs', '&preset=short-window'] },
 ];
 
 for (const { sim, names, runs } of PAGES) {

@@ -11,6 +11,7 @@ use leptos::prelude::*;
 use crate::format;
 use crate::scenarios::double_click::{AMOUNT_CENTS, ButtonState, DoubleClick};
 use crate::sim::{Model, Simulation};
+use crate::ui::kit::frame::link_sets_speed;
 use crate::ui::kit::{Lead, Metrics, SimFrame, SimState, StatCard, Timeline, Tone};
 use crate::ui::runner::Runner;
 
@@ -22,17 +23,11 @@ pub fn page(state: SimState) -> AnyView {
     view! { <DoubleClickPage state/> }.into_any()
 }
 
-/// Whether the link sets a speed.
-fn link_has_speed() -> bool {
-    let search = window().location().search().unwrap_or_default();
-    search.trim_start_matches('?').split('&').any(|kv| kv.split('=').next() == Some("speed"))
-}
-
 #[component]
 fn DoubleClickPage(state: SimState) -> impl IntoView {
     // Step goes one event at a time: a click, an arrival, a commit, an answer.
     let runner = state.runner::<DoubleClick>(0);
-    if !link_has_speed() {
+    if !link_sets_speed() {
         runner.speed.set(DEFAULT_SPEED);
     }
     let metrics = Metrics::new(state.scenario, runner.into());

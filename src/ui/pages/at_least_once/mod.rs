@@ -1,0 +1,87 @@
+//! The at-least-once page (Chapter 2, Part 5): a producer, a broker that delivers at least
+//! once, consumers that crash, and a ledger. The reader picks the order of the consumer's
+//! steps (the panel's one choice, or a preset) and watches the deliveries, the ledger and the
+//! chapter's table with this run's row beside it. Every sentence is the run's own reading
+//! (`scenarios::at_least_once::reading`).
+
+mod deliveries;
+mod ledger;
+mod table;
+
+use leptos::prelude::*;
+
+use crate::scenarios::at_least_once::AtLeastOnce;
+use crate::sim::Simulation;
+use crate::ui::kit::frame::speed_to_watch;
+use crate::ui::kit::{Lead, Metrics, SimFrame, SimState, StatCard, Tone};
+
+/// The publishing plays in about this many seconds unless the link sets a speed.
+const WATCH_SECONDS: f64 = 15.0;
+
+pub fn page(state: SimState) -> AnyView {
+    view! { <AtLeastOncePage state/> }.into_any()
+}
+
+#[component]
+fn AtLeastOncePage(state: SimState) -> impl IntoView {
+    // Step goes one event at a time: a publish, a step's end, a crash, a lease running out.
+    let runner = state.runner::<AtLeastOnce>(0);
+    // A redelivery four days later plays at once instead of after hours of an idle clock.
+    runner.skip_idle.set(true);
+    speed_to_watch(runner.into(), WATCH_SECONDS, move || {
+        let c = runner.config();
+        c.messages as f64 / c.publish_rate
+    });
+    let metrics = Metrics::new(state.scenario, runner.into());
+    let finished = Signal::derive(move || runner.track(|s| s.finished()));
+    view! {
+        <SimFrame state runner>
+            <Lead slot>
+                <p class="lead">"Before you press Play: with this order, will the ledger lose credits, double them, or neither?"</p>
+            </Lead>
+            <Stats metrics finished/>
+            <p class="verdict" role="status" data-verdict>{metrics.reading_signal("answer")}</p>
+            <ledger::Ledger runner metrics/>
+            <deliveries::Deliveries runner/>
+            <table::ChapterTable runner metrics/>
+            <MoreStats metrics/>
+        </SimFrame>
+    }
+}
+
+/// The headline: the three fates of an event, and the copies the dedupe store caught.
+#[component]
+fn Stats(metrics: Metrics, finished: Signal<bool>) -> impl IntoView {
+    let count = move |key: &'static str| metrics.num(key).unwrap_or(0.0);
+    let lost_tone = Signal::derive(move || Tone::bad_if(count("lost") > 0.0));
+    let duplicated_tone = Signal::derive(move || Tone::bad_if(count("duplicated") > 0.0));
+    let once_tone = Signal::derive(move || {
+        let clean = count("lost") == 0.0 && count("duplicated") == 0.0;
+        if clean && finished.get() { Tone::Good } else { Tone::Plain }
+    });
+    view! {
+        <div class="stats">
+            <StatCard metrics key="lost" tone=lost_tone/>
+            <StatCard metrics key="duplicated" tone=duplicated_tone/>
+            <StatCard metrics key="effectively_once" tone=once_tone/>
+            <StatCard metrics key="skipped_as_duplicate"/>
+        </div>
+    }
+}
+
+/// The broker's side and the faults behind the fates.
+#[component]
+fn MoreStats(metrics: Metrics) -> impl IntoView {
+    view! {
+        <div class="stats">
+            <StatCard metrics key="deliveries"/>
+            <StatCard metrics key="redeliveries"/>
+            <StatCard metrics key="crashes"/>
+            <StatCard metrics key="crashes_between"/>
+            <StatCard metrics key="leases_outlived"/>
+            <StatCard metrics key="republished"/>
+            <StatCard metrics key="late_redeliveries"/>
+            <StatCard metrics key="dead_lettered"/>
+        </div>
+    }
+}

@@ -1,0 +1,57 @@
+//! The chapter's order-of-operations table, with this run's row beside the chapter's row for
+//! the same order: what a crash in the middle did here, and the guarantee the ledger shows.
+
+use leptos::prelude::*;
+
+use crate::scenarios::at_least_once::{AtLeastOnce, CHAPTER_TABLE};
+use crate::ui::kit::Metrics;
+use crate::ui::runner::Runner;
+
+#[component]
+pub fn ChapterTable(runner: Runner<AtLeastOnce>, metrics: Metrics) -> impl IntoView {
+    let run = Memo::new(move |_| runner.track(|s| s.run_row()));
+    let rows = move || {
+        let run = run.get();
+        CHAPTER_TABLE
+            .iter()
+            .map(|row| {
+                let this = row.order == run.order;
+                let matches = this && row.guarantee == run.guarantee;
+                let run_row = this.then(|| {
+                    let class = if matches { "run-row good" } else { "run-row bad" };
+                    view! {
+                        <tr class=class data-row="run">
+                            <th scope="row">"This run"</th>
+                            <td data-col="middle">{run.crash_in_the_middle.clone()}</td>
+                            <td data-col="guarantee">{run.guarantee.label()}</td>
+                        </tr>
+                    }
+                });
+                view! {
+                    <tr data-row=row.order.id() aria-current=this.then_some("true")>
+                        <th scope="row">{row.order_text}</th>
+                        <td>{row.crash_in_the_middle}</td>
+                        <td>{row.guarantee.label()}</td>
+                    </tr>
+                    {run_row}
+                }
+            })
+            .collect_view()
+    };
+    view! {
+        <div class="table-wrap">
+            <table class="data" data-chapter-table>
+                <caption>"The chapter's table, with this run's row under its order"</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">"Order"</th>
+                        <th scope="col">"Crash in the middle"</th>
+                        <th scope="col">"Result"</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+        <p class="help" data-reading="crash_in_the_middle">{metrics.reading_signal("crash_in_the_middle")}</p>
+    }
+}

@@ -1,0 +1,92 @@
+//! The which-timeout page (Chapter 1, Parts 1–2): one call through the six phases, every timer
+//! the client armed racing to its deadline, what the caller sees, whether the server did the
+//! work, and the same settings against every fault. Every sentence is the run's own reading
+//! (`scenarios::which_timeout::reading`).
+
+mod faults;
+mod phases;
+mod timeline;
+mod timers;
+
+use leptos::prelude::*;
+
+use crate::format;
+use crate::scenarios::which_timeout::WhichTimeout;
+use crate::sim::{SEC, Simulation};
+use crate::ui::kit::frame::speed_to_watch;
+use crate::ui::kit::{Lead, Metrics, SimFrame, SimState, StatCard, Timeline, Tone};
+use crate::ui::runner::Runner;
+
+/// A run plays in about this many seconds unless the link sets a speed.
+const WATCH_SECONDS: f64 = 10.0;
+
+pub fn page(state: SimState) -> AnyView {
+    view! { <WhichTimeoutPage state/> }.into_any()
+}
+
+#[component]
+fn WhichTimeoutPage(state: SimState) -> impl IntoView {
+    // Step goes one event at a time: a phase starting, a tick, a timer firing.
+    let runner = state.runner::<WhichTimeout>(0);
+    // Long hangs (300 s) and short ones (2 s) both play in about ten seconds.
+    speed_to_watch(runner.into(), WATCH_SECONDS, move || runner.track(|s| s.end()) as f64 / SEC as f64);
+    let metrics = Metrics::new(state.scenario, runner.into());
+    view! {
+        <SimFrame state runner>
+            <Lead slot>
+                <p class="lead">"Before you press Play: which timer fires first, and will the server have done the work?"</p>
+            </Lead>
+            <Stats metrics/>
+            <phases::PhaseStrip runner/>
+            <TimelineView runner metrics/>
+            <Readings metrics/>
+            <timers::TimerTable runner/>
+            <faults::FaultTable state runner/>
+        </SimFrame>
+    }
+}
+
+/// The headline: what the caller sees, when, where the call was, and whether a plain retry is safe.
+#[component]
+fn Stats(metrics: Metrics) -> impl IntoView {
+    let error_tone = Signal::derive(move || match metrics.text("error").as_deref() {
+        Some("none") | None => Tone::Plain,
+        _ => Tone::Bad,
+    });
+    let retry_tone = Signal::derive(move || match metrics.num("safe_to_retry_without_key").map(|v| v > 0.0) {
+        Some(true) => Tone::Good,
+        Some(false) if metrics.text("error").as_deref() != Some("none") => Tone::Bad,
+        _ => Tone::Plain,
+    });
+    let pool_wait = Signal::derive(move || match metrics.num("pool_wait_ms") {
+        Some(w) if w > 0.0 => format!("{} waiting for a connection", format::ms(w)),
+        _ => String::new(),
+    });
+    view! {
+        <div class="stats">
+            <StatCard metrics key="error" note=metrics.reading_signal("caller") tone=error_tone/>
+            <StatCard metrics key="gave_up_ms"/>
+            <StatCard metrics key="phase" note=pool_wait/>
+            <StatCard metrics key="safe_to_retry_without_key" note=metrics.reading_signal("retry") tone=retry_tone/>
+        </div>
+    }
+}
+
+#[component]
+fn TimelineView(runner: Runner<WhichTimeout>, metrics: Metrics) -> impl IntoView {
+    let data = Signal::derive(move || runner.track(timeline::data));
+    let summary = metrics.reading_signal("first");
+    view! { <Timeline id="timeline" title="The call, every armed timer, and the server" data summary/> }
+}
+
+/// Why it ended as it did: which timer fired first and why the others did not, what reached
+/// the server, and what that means for a retry.
+#[component]
+fn Readings(metrics: Metrics) -> impl IntoView {
+    view! {
+        <section class="wt-readings" aria-label="What this run shows">
+            <p class="verdict" role="status" data-verdict>{metrics.reading_signal("first")}</p>
+            <p data-reading="server">{metrics.reading_signal("server")}</p>
+        </section>
+    }
+}

@@ -1,0 +1,125 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, openPage, ready, screenshot, stat } from './harness.mjs';
+
+let server, browser;
+before(async () => { server = await serve(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+async function open(query, opts = {}) {
+  const page = await openPage(browser, opts);
+  await page.goto(`${server.base}/?sim=at-least-once&${query}`);
+  await ready(page);
+  await page.waitForSelector('#timeline canvas[data-labels]');
+  return page;
+}
+
+async function skip(page) {
+  await page.click('[data-action="skip"]');
+  await page.waitForFunction(() => {
+    const [now, total] = document.querySelector('.play-controls .clock').textContent.split('/').map((s) => parseFloat(s.replace(/,/g, '')));
+    return now >= total;
+  }, null, { timeout: 30000 });
+}
+
+const fates = async (page) => ({
+  lost: await stat(page, 'lost'),
+  duplicated: await stat(page, 'duplicated'),
+  once: await stat(page, 'effectively_once'),
+  skipped: await stat(page, 'skipped_as_duplicate'),
+});
+
+test('at-least-once: the chapter\'s three orders, with this run\'s row under the chapter\'s', async () => {
+  const page = await open('preset=ack-first');
+  await skip(page);
+  let f = await fates(page);
+  assert.ok(f.lost > 0 && f.duplicated === 0, `ack then process loses and duplicates none: ${JSON.stringify(f)}`);
+  assert.equal(f.lost + f.duplicated + f.once, 1000);
+  assert.equal(await page.textContent('[data-chapter-table] tr[data-row="run"] td[data-col="guarantee"]'), 'At-most-once: loses work');
+  assert.match(await page.textContent('[data-chapter-table] tr[data-row="run"] td[data-col="middle"]'), /after the ack: \d+ events? gone, never credited/);
+  assert.ok(await stat(page, 'ledger_difference') < 0, 'the ledger is short');
+  assert.ok((await page.$$('.alo-wrong li[data-fate="lost"]')).length > 0, 'the lost events are listed');
+
+  await page.click('[data-preset="process-first"]');
+  await skip(page);
+  f = await fates(page);
+  assert.ok(f.lost === 0 && f.duplicated > 0, `process then ack duplicates and loses none: ${JSON.stringify(f)}`);
+  assert.equal(await page.textContent('[data-chapter-table] tr[data-row="run"] td[data-col="guarantee"]'), 'At-least-once: duplicates work');
+  assert.ok(await stat(page, 'ledger_difference') > 0, 'the ledger is over');
+  assert.ok((await page.$$('.alo-wrong li[data-fate="duplicated"]')).length > 0, 'the double credits are listed');
+
+  await page.click('[data-preset="txn-dedupe"]');
+  await skip(page);
+  f = await fates(page);
+  assert.deepEqual([f.lost, f.duplicated, f.once], [0, 0, 1000]);
+  assert.ok(f.skipped > 0, 'the redeliveries were skipped');
+  assert.equal(await stat(page, 'ledger_difference'), 0);
+  assert.equal(await page.getAttribute('[data-chapter-table] tr[data-row="txn-dedupe"]', 'aria-current'), 'true');
+  assert.equal(await page.getAttribute('[data-chapter-table] tr[data-row="run"]', 'class'), 'run-row good');
+  assert.match(await page.textContent('[data-verdict]'), /^Effectively once/);
+  assert.equal(await page.getAttribute('[data-wrong-events]', 'data-wrong-events'), '0');
+  await screenshot(page, 'at-least-once-txn');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('at-least-once: the chapter\'s details, each in its preset', async () => {
+  const page = await openPage(browser);
+  const expect = {
+    'delivery-id': (f) => f.duplicated > 0,
+    'short-window': (f) => f.duplicated > 0,
+    'long-jobs': (f) => f.duplicated > 0,
+    'long-jobs-lease': (f) => f.duplicated === 0 && f.lost === 0,
+  };
+  for (const [preset, holds] of Object.entries(expect)) {
+    await page.goto(`${server.base}/?sim=at-least-once&preset=${preset}`);
+    await ready(page);
+    await skip(page);
+    const f = await fates(page);
+    assert.ok(holds(f), `${preset}: ${JSON.stringify(f)}`);
+  }
+  // No consumer crashed, yet jobs longer than the lease were credited twice.
+  await page.goto(`${server.base}/?sim=at-least-once&preset=long-jobs`);
+  await ready(page);
+  await skip(page);
+  assert.equal(await stat(page, 'crashes'), 0);
+  assert.ok(await stat(page, 'leases_outlived') > 0);
+  assert.match(await page.textContent('.alo-wrong'), /outlived the lease/);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('at-least-once: the deliveries timeline shows crashes, redeliveries and second credits', async () => {
+  const page = await open('preset=process-first');
+  await skip(page);
+  const labels = JSON.parse(await page.getAttribute('#timeline canvas', 'data-labels')).map((l) => l.text);
+  assert.ok(labels.some((t) => t === 'crash'), `a crash is marked: ${labels.join(' | ')}`);
+  assert.ok(labels.some((t) => /^credit #2$/.test(t)), 'a second credit is marked');
+  assert.ok(labels.some((t) => /^#2 /.test(t)), 'a redelivery has its own row');
+  await screenshot(page, 'at-least-once-process-first');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('at-least-once: a redelivery four days later plays without an idle wait', async () => {
+  const page = await open('preset=short-window&speed=64');
+  await page.click('[data-action="play"]');
+  // Four days at 64x would take 1.5 hours; idle stretches are jumped, so the run ends.
+  await page.waitForFunction(() => {
+    const [now, total] = document.querySelector('.play-controls .clock').textContent.split('/').map((s) => parseFloat(s.replace(/,/g, '')));
+    return now >= total;
+  }, null, { timeout: 60000 });
+  assert.ok(await stat(page, 'late_redeliveries') > 0);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('at-least-once at 360 px: the ledger, the timeline and the table fit', async () => {
+  const page = await open('preset=process-first', { width: 360, height: 800 });
+  await skip(page);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px`);
+  await screenshot(page, 'at-least-once-360');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});

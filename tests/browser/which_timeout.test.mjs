@@ -1,0 +1,132 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, openPage, ready, screenshot, stat } from './harness.mjs';
+
+let server, browser;
+before(async () => { server = await serve(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+const text = (page, key) => page.getAttribute(`[data-stat="${key}"]`, 'data-value');
+
+async function open(query, opts = {}) {
+  const page = await openPage(browser, opts);
+  await page.goto(`${server.base}/?sim=which-timeout&${query}`);
+  await ready(page);
+  await page.waitForSelector('#timeline canvas[data-labels]');
+  return page;
+}
+
+async function skip(page) {
+  await page.click('[data-action="skip"]');
+  await page.waitForFunction(() => {
+    const [now, total] = document.querySelector('.play-controls .clock').textContent.split('/').map((s) => parseFloat(s.replace(/,/g, '')));
+    return now >= total;
+  });
+}
+
+// Chapter 1, Part 2's table "What Node 22 actually does": each preset's error, and its time
+// within 2% of the chapter's measured figure.
+const ROWS = [
+  ['fetch-silent', 'UND_ERR_HEADERS_TIMEOUT', 300_900],
+  ['fetch-blackhole', 'UND_ERR_CONNECT_TIMEOUT', 10_500],
+  ['fetch-no-tls', 'UND_ERR_CONNECT_TIMEOUT', 10_000],
+  ['http-blackhole', 'ETIMEDOUT', 75_000],
+  ['abort-silent', 'TimeoutError', 2_007],
+  ['abort-trickle', 'TimeoutError', 3_004],
+  ['undici-headers-timeout', 'UND_ERR_HEADERS_TIMEOUT', 2_502],
+  ['undici-connect-timeout', 'UND_ERR_CONNECT_TIMEOUT', 1_501],
+  ['pool-wait', 'TimeoutError', 2_003],
+];
+
+test('which-timeout: every preset with a measured error reproduces the chapter\'s row within 2%', async () => {
+  const page = await openPage(browser);
+  for (const [preset, error, ms] of ROWS) {
+    await page.goto(`${server.base}/?sim=which-timeout&preset=${preset}`);
+    await ready(page);
+    await skip(page);
+    assert.equal(await text(page, 'error'), error, preset);
+    const gaveUp = await stat(page, 'gave_up_ms');
+    assert.ok(Math.abs(gaveUp - ms) <= 0.02 * ms, `${preset}: gave up at ${gaveUp}, the chapter ${ms}`);
+  }
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('which-timeout: node:http\'s timeout is an event that ends nothing; a trickle defeats bodyTimeout', async () => {
+  const page = await open('preset=http-timeout-event');
+  await skip(page);
+  assert.equal(await text(page, 'error'), 'timeout-event');
+  assert.equal(await stat(page, 'still_open_at_end'), 1);
+  const fired = await page.textContent('[data-timer-table] tr[data-timer="http-timeout"] td[data-col="fired"]');
+  assert.match(fired, /^1,00\d ms$/);
+  assert.equal(await page.textContent('[data-timer-table] tr[data-timer="http-timeout"] td[data-col="outcome"]'), 'fired; ended nothing');
+  await page.goto(`${server.base}/?sim=which-timeout&preset=body-timeout-trickle`);
+  await ready(page);
+  await skip(page);
+  assert.equal(await text(page, 'error'), 'none');
+  assert.equal(await stat(page, 'still_open_at_end'), 1);
+  assert.match(await page.textContent('[data-timer-table] tr[data-timer="body"] td[data-col="deadline"]'), /reset \d+×/);
+  assert.equal(await page.getAttribute('[data-phases] li[data-phase="body"]', 'data-state'), 'current');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('which-timeout: the phase strip, the timer\'s lateness and the retry verdict follow the run', async () => {
+  const page = await open('preset=undici-headers-timeout');
+  // Before the run: the call is in the first phase, nothing ahead reached.
+  assert.equal(await page.getAttribute('[data-phases] li[data-phase="body"]', 'data-state'), 'ahead');
+  await skip(page);
+  const states = await page.$$eval('[data-phases] li', (lis) => lis.map((li) => `${li.dataset.phase}:${li.dataset.state}`));
+  assert.deepEqual(states, ['pool:passed', 'dns:passed', 'connect:passed', 'tls:passed', 'ttfb:failed', 'body:ahead']);
+  // undici's 499 ms clock: the 2 s headers timeout fires about half a second late.
+  const late = await page.textContent('[data-timer-table] tr[data-timer="headers"] td[data-col="late"]');
+  const lateMs = Number(late.replace(/[^\d.]/g, ''));
+  assert.ok(late.startsWith('+') && lateMs > 400 && lateMs < 520, `late by ${late}`);
+  assert.equal(await page.textContent('[data-timer-table] tr[data-timer="headers"] td[data-col="outcome"]'), 'ended the call');
+  // The request reached the server's code: a retry needs a key.
+  assert.equal(await stat(page, 'safe_to_retry_without_key'), 0);
+  assert.match(await page.textContent('[data-stat="safe_to_retry_without_key"] .note'), /key/);
+  assert.match(await page.textContent('[data-verdict]'), /headers/i);
+  await screenshot(page, 'which-timeout-headers');
+  await page.goto(`${server.base}/?sim=which-timeout&preset=pool-wait`);
+  await ready(page);
+  await skip(page);
+  assert.equal(await page.getAttribute('[data-phases] li[data-phase="pool"]', 'data-state'), 'failed');
+  assert.equal(await stat(page, 'safe_to_retry_without_key'), 1);
+  assert.ok(await stat(page, 'pool_wait_ms') >= 2000);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('which-timeout: the table of every fault runs each fault with these settings, and a row shows its fault', async () => {
+  const page = await open('preset=covered');
+  const rows = await page.$$eval('[data-fault-table] tbody tr', (trs) => trs.map((tr) => tr.dataset.fault));
+  assert.deepEqual(rows, ['none', 'pool-full', 'dns-slow', 'blackhole', 'refused', 'no-tls', 'silent', 'stall', 'trickle', 'slow']);
+  assert.equal(await page.getAttribute('[data-fault-table] tr[data-fault="silent"]', 'aria-current'), 'true');
+  // The covered client ends every hang at about half a second.
+  for (const fault of ['blackhole', 'no-tls', 'silent', 'stall', 'trickle']) {
+    const caller = await page.textContent(`[data-fault-table] tr[data-fault="${fault}"] td[data-col="caller"]`);
+    assert.match(caller, /^TimeoutError at 50\d ms$/, `${fault}: ${caller}`);
+  }
+  assert.match(await page.textContent('[data-fault-table] tr[data-fault="none"] td[data-col="caller"]'), /^completed at/);
+  await page.click('[data-fault-table] tr[data-fault="refused"] button');
+  await page.waitForSelector('[data-fault-table] tr[data-fault="refused"][aria-current="true"]');
+  await skip(page);
+  assert.equal(await text(page, 'error'), 'ECONNREFUSED');
+  assert.equal(await stat(page, 'safe_to_retry_without_key'), 1);
+  await page.waitForFunction(() => /fault=refused/.test(location.search));
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('which-timeout at 360 px: the phases, the timeline and both tables fit', async () => {
+  const page = await open('preset=abort-silent', { width: 360, height: 800 });
+  await skip(page);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px`);
+  const strip = await page.$eval('[data-phases]', (el) => el.getBoundingClientRect().right);
+  assert.ok(strip <= 360, 'the phase strip fits');
+  await screenshot(page, 'which-timeout-360');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
