@@ -137,6 +137,12 @@ pub fn with_unit(value: f64, unit: &str) -> String {
     }
 }
 
+/// A parameter's value beside its slider: as [`with_unit`], but a minute or more of
+/// milliseconds as a reader says it ("4 days", "24 h", "5 min", "127 s").
+pub fn slider_value(value: f64, unit: &str) -> String {
+    if unit == "ms" && value >= 60_000.0 { span_ms(value) } else { with_unit(value, unit) }
+}
+
 /// How a metric's value reads on a card: a dash for none, yes/no, numbers as [`number`].
 pub fn value(v: &Value) -> String {
     match v {
@@ -190,6 +196,10 @@ mod tests {
         assert_eq!(dollars(4999), "$49.99");
         assert_eq!(with_unit(0.3, "s"), "0.3 s");
         assert_eq!(with_unit(5.0, "×"), "5×");
+        assert_eq!(slider_value(345_600_000.0, "ms"), "4 days");
+        assert_eq!(slider_value(86_400_000.0, "ms"), "24 h");
+        assert_eq!(slider_value(127_000.0, "ms"), "127 s");
+        assert_eq!(slider_value(45_000.0, "ms"), "45000 ms");
         assert_eq!(tick(1500.0), "1.5k");
         assert_eq!(value(&Value::Null), "—");
         assert_eq!(counted(1, "call", "calls"), "1 call");

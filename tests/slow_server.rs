@@ -307,3 +307,24 @@ fn a_full_backlog_refuses_and_counts_instead_of_growing() {
     let reading: String = sim.reading().into_iter().map(|(_, s)| s).collect();
     assert!(reading.contains("backlog"), "the reading says so: {reading}");
 }
+
+fn prediction(sim: &SlowServer) -> Option<String> {
+    sim.reading().into_iter().find(|(k, _)| *k == "prediction").map(|(_, p)| p)
+}
+
+/// The page's prediction question is answered from the first seconds after the slowdown, while
+/// the p99 window still reaches back before it: at the defaults B's queue grows from the start,
+/// so the run bears out "explodes" at every moment the page can be paused (it used to fit none
+/// of the answers until 7 s); a client timeout that caps the tail bears out none of them.
+#[test]
+fn the_prediction_is_answered_from_the_first_seconds_after_the_slowdown() {
+    let mut sim = start(&SPEC.defaults(), 1, 30);
+    for t in [2, 3, 4, 5, 6, 8, 12, 20, 30] {
+        while sim.now() < t * SEC {
+            sim.advance(t * SEC, u64::MAX);
+        }
+        assert_eq!(prediction(&sim).as_deref(), Some("explodes"), "at {t} s");
+    }
+    assert_eq!(prediction(&run(&params("timeout", &[]), 1, 30)), None, "p99 is capped at the timeout");
+    assert_eq!(prediction(&run(&params("least-outstanding", &[]), 1, 30)).as_deref(), Some("double"));
+}

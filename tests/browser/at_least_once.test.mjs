@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, stat } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, untilFinished } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -14,14 +14,6 @@ async function open(query, opts = {}) {
   return page;
 }
 
-async function skip(page) {
-  await page.click('[data-action="skip"]');
-  await page.waitForFunction(() => {
-    const [now, total] = document.querySelector('.play-controls .clock').textContent.split('/').map((s) => parseFloat(s.replace(/,/g, '')));
-    return now >= total;
-  }, null, { timeout: 30000 });
-}
-
 const fates = async (page) => ({
   lost: await stat(page, 'lost'),
   duplicated: await stat(page, 'duplicated'),
@@ -31,7 +23,7 @@ const fates = async (page) => ({
 
 test('at-least-once: the chapter\'s three orders, with this run\'s row under the chapter\'s', async () => {
   const page = await open('preset=ack-first');
-  await skip(page);
+  await skipToEnd(page);
   let f = await fates(page);
   assert.ok(f.lost > 0 && f.duplicated === 0, `ack then process loses and duplicates none: ${JSON.stringify(f)}`);
   assert.equal(f.lost + f.duplicated + f.once, 1000);
@@ -41,7 +33,7 @@ test('at-least-once: the chapter\'s three orders, with this run\'s row under the
   assert.ok((await page.$$('.alo-wrong li[data-fate="lost"]')).length > 0, 'the lost events are listed');
 
   await page.click('[data-preset="process-first"]');
-  await skip(page);
+  await skipToEnd(page);
   f = await fates(page);
   assert.ok(f.lost === 0 && f.duplicated > 0, `process then ack duplicates and loses none: ${JSON.stringify(f)}`);
   assert.equal(await page.textContent('[data-chapter-table] tr[data-row="run"] td[data-col="guarantee"]'), 'At-least-once: duplicates work');
@@ -49,7 +41,7 @@ test('at-least-once: the chapter\'s three orders, with this run\'s row under the
   assert.ok((await page.$$('.alo-wrong li[data-fate="duplicated"]')).length > 0, 'the double credits are listed');
 
   await page.click('[data-preset="txn-dedupe"]');
-  await skip(page);
+  await skipToEnd(page);
   f = await fates(page);
   assert.deepEqual([f.lost, f.duplicated, f.once], [0, 0, 1000]);
   assert.ok(f.skipped > 0, 'the redeliveries were skipped');
@@ -74,14 +66,14 @@ test('at-least-once: the chapter\'s details, each in its preset', async () => {
   for (const [preset, holds] of Object.entries(expect)) {
     await page.goto(`${server.base}/?sim=at-least-once&preset=${preset}`);
     await ready(page);
-    await skip(page);
+    await skipToEnd(page);
     const f = await fates(page);
     assert.ok(holds(f), `${preset}: ${JSON.stringify(f)}`);
   }
   // No consumer crashed, yet jobs longer than the lease were credited twice.
   await page.goto(`${server.base}/?sim=at-least-once&preset=long-jobs`);
   await ready(page);
-  await skip(page);
+  await skipToEnd(page);
   assert.equal(await stat(page, 'crashes'), 0);
   assert.ok(await stat(page, 'leases_outlived') > 0);
   assert.match(await page.textContent('.alo-wrong'), /outlived the lease/);
@@ -91,7 +83,7 @@ test('at-least-once: the chapter\'s details, each in its preset', async () => {
 
 test('at-least-once: the deliveries timeline shows crashes, redeliveries and second credits', async () => {
   const page = await open('preset=process-first');
-  await skip(page);
+  await skipToEnd(page);
   const labels = JSON.parse(await page.getAttribute('#timeline canvas', 'data-labels')).map((l) => l.text);
   assert.ok(labels.some((t) => t === 'crash'), `a crash is marked: ${labels.join(' | ')}`);
   assert.ok(labels.some((t) => /^credit #2$/.test(t)), 'a second credit is marked');
@@ -105,10 +97,7 @@ test('at-least-once: a redelivery four days later plays without an idle wait', a
   const page = await open('preset=short-window&speed=64');
   await page.click('[data-action="play"]');
   // Four days at 64x would take 1.5 hours; idle stretches are jumped, so the run ends.
-  await page.waitForFunction(() => {
-    const [now, total] = document.querySelector('.play-controls .clock').textContent.split('/').map((s) => parseFloat(s.replace(/,/g, '')));
-    return now >= total;
-  }, null, { timeout: 60000 });
+  await untilFinished(page, 60000);
   assert.ok(await stat(page, 'late_redeliveries') > 0);
   assert.deepEqual(page.problems(), []);
   await page.context().close();
@@ -116,7 +105,7 @@ test('at-least-once: a redelivery four days later plays without an idle wait', a
 
 test('at-least-once at 360 px: the ledger, the timeline and the table fit', async () => {
   const page = await open('preset=process-first', { width: 360, height: 800 });
-  await skip(page);
+  await skipToEnd(page);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px`);
   await screenshot(page, 'at-least-once-360');

@@ -127,3 +127,9 @@ export async function untilFinished(page, timeout = 30000) {
     return now >= total;
   }, null, { timeout });
 }
+
+/** Presses "Skip to end" and waits until the run has reached its end. */
+export async function skipToEnd(page, timeout = 30000) {
+  await page.click('[data-action="skip"]');
+  await untilFinished(page, timeout);
+}

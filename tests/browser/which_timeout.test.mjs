@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, stat } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, skipToEnd, stat } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -14,14 +14,6 @@ async function open(query, opts = {}) {
   await ready(page);
   await page.waitForSelector('#timeline canvas[data-labels]');
   return page;
-}
-
-async function skip(page) {
-  await page.click('[data-action="skip"]');
-  await page.waitForFunction(() => {
-    const [now, total] = document.querySelector('.play-controls .clock').textContent.split('/').map((s) => parseFloat(s.replace(/,/g, '')));
-    return now >= total;
-  });
 }
 
 // Chapter 1, Part 2's table "What Node 22 actually does": each preset's error, and its time
@@ -43,7 +35,7 @@ test('which-timeout: every preset with a measured error reproduces the chapter\'
   for (const [preset, error, ms] of ROWS) {
     await page.goto(`${server.base}/?sim=which-timeout&preset=${preset}`);
     await ready(page);
-    await skip(page);
+    await skipToEnd(page);
     assert.equal(await text(page, 'error'), error, preset);
     const gaveUp = await stat(page, 'gave_up_ms');
     assert.ok(Math.abs(gaveUp - ms) <= 0.02 * ms, `${preset}: gave up at ${gaveUp}, the chapter ${ms}`);
@@ -54,7 +46,7 @@ test('which-timeout: every preset with a measured error reproduces the chapter\'
 
 test('which-timeout: node:http\'s timeout is an event that ends nothing; a trickle defeats bodyTimeout', async () => {
   const page = await open('preset=http-timeout-event');
-  await skip(page);
+  await skipToEnd(page);
   assert.equal(await text(page, 'error'), 'timeout-event');
   assert.equal(await stat(page, 'still_open_at_end'), 1);
   const fired = await page.textContent('[data-timer-table] tr[data-timer="http-timeout"] td[data-col="fired"]');
@@ -62,7 +54,7 @@ test('which-timeout: node:http\'s timeout is an event that ends nothing; a trick
   assert.equal(await page.textContent('[data-timer-table] tr[data-timer="http-timeout"] td[data-col="outcome"]'), 'fired; ended nothing');
   await page.goto(`${server.base}/?sim=which-timeout&preset=body-timeout-trickle`);
   await ready(page);
-  await skip(page);
+  await skipToEnd(page);
   assert.equal(await text(page, 'error'), 'none');
   assert.equal(await stat(page, 'still_open_at_end'), 1);
   assert.match(await page.textContent('[data-timer-table] tr[data-timer="body"] td[data-col="deadline"]'), /reset \d+×/);
@@ -75,7 +67,7 @@ test('which-timeout: the phase strip, the timer\'s lateness and the retry verdic
   const page = await open('preset=undici-headers-timeout');
   // Before the run: the call is in the first phase, nothing ahead reached.
   assert.equal(await page.getAttribute('[data-phases] li[data-phase="body"]', 'data-state'), 'ahead');
-  await skip(page);
+  await skipToEnd(page);
   const states = await page.$$eval('[data-phases] li', (lis) => lis.map((li) => `${li.dataset.phase}:${li.dataset.state}`));
   assert.deepEqual(states, ['pool:passed', 'dns:passed', 'connect:passed', 'tls:passed', 'ttfb:failed', 'body:ahead']);
   // undici's 499 ms clock: the 2 s headers timeout fires about half a second late.
@@ -90,7 +82,7 @@ test('which-timeout: the phase strip, the timer\'s lateness and the retry verdic
   await screenshot(page, 'which-timeout-headers');
   await page.goto(`${server.base}/?sim=which-timeout&preset=pool-wait`);
   await ready(page);
-  await skip(page);
+  await skipToEnd(page);
   assert.equal(await page.getAttribute('[data-phases] li[data-phase="pool"]', 'data-state'), 'failed');
   assert.equal(await stat(page, 'safe_to_retry_without_key'), 1);
   assert.ok(await stat(page, 'pool_wait_ms') >= 2000);
@@ -111,7 +103,7 @@ test('which-timeout: the table of every fault runs each fault with these setting
   assert.match(await page.textContent('[data-fault-table] tr[data-fault="none"] td[data-col="caller"]'), /^completed at/);
   await page.click('[data-fault-table] tr[data-fault="refused"] button');
   await page.waitForSelector('[data-fault-table] tr[data-fault="refused"][aria-current="true"]');
-  await skip(page);
+  await skipToEnd(page);
   assert.equal(await text(page, 'error'), 'ECONNREFUSED');
   assert.equal(await stat(page, 'safe_to_retry_without_key'), 1);
   await page.waitForFunction(() => /fault=refused/.test(location.search));
@@ -121,7 +113,7 @@ test('which-timeout: the table of every fault runs each fault with these setting
 
 test('which-timeout at 360 px: the phases, the timeline and both tables fit', async () => {
   const page = await open('preset=abort-silent', { width: 360, height: 800 });
-  await skip(page);
+  await skipToEnd(page);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px`);
   const strip = await page.$eval('[data-phases]', (el) => el.getBoundingClientRect().right);

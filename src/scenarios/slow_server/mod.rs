@@ -387,6 +387,10 @@ pub struct SlowServer {
     after: Histogram,
     live: WindowHistogram,
     recent: WindowHistogram,
+    /// The longest server backlog at each of the last `RECENT_WINDOW_SLICES` samples, oldest
+    /// first: whether a queue is still growing, even while the p99 window reaches back before
+    /// the slowdown.
+    longest_queue: VecDeque<u32>,
     charts: Charts,
 }
 
@@ -480,6 +484,7 @@ impl Model for SlowServer {
             after: Histogram::new(),
             live: WindowHistogram::new(LIVE_WINDOW_SLICES),
             recent: WindowHistogram::new(RECENT_WINDOW_SLICES),
+            longest_queue: VecDeque::with_capacity(RECENT_WINDOW_SLICES + 1),
             charts: Charts { queues: Series::new(1200), latency: Series::new(1200), in_flight: Series::new(1200) },
             config,
         };
@@ -798,6 +803,10 @@ impl SlowServer {
         self.charts.in_flight.push(t, InFlightSample { in_flight: self.in_flight as f64, littles_law: little });
         self.live.rotate();
         self.recent.rotate();
+        self.longest_queue.push_back(self.servers.iter().map(|s| s.outstanding).max().unwrap_or(0));
+        if self.longest_queue.len() > RECENT_WINDOW_SLICES {
+            self.longest_queue.pop_front();
+        }
         q.schedule_in(SAMPLE_EVERY, Event::Sample);
     }
 }

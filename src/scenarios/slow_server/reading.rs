@@ -246,9 +246,20 @@ impl SlowServer {
 impl SlowServer {
     /// The tail is still getting worse: p99 of the last five seconds is above p99 of
     /// everything since the slowdown.
+    /// The tail keeps growing: the last five seconds' p99 is worse than the whole time since
+    /// the slowdown, or (what that misses while the five seconds reach back before the
+    /// slowdown) the longest backlog grew over them by more than noise and no client timeout
+    /// caps the tail yet.
     fn still_growing(&self) -> bool {
-        match (self.recent.quantile(0.99), self.after.quantile(0.99)) {
-            (Some(recent), Some(after)) => recent > after,
+        let (recent, after) = (self.recent.quantile_ms(0.99), self.after.quantile_ms(0.99));
+        let tail_worse = matches!((recent, after), (Some(r), Some(a)) if r > a);
+        let capped = self.config.timeout_ms > 0.0 && recent.is_some_and(|r| r >= self.config.timeout_ms);
+        tail_worse || (self.backlog_growing() && !capped)
+    }
+
+    fn backlog_growing(&self) -> bool {
+        match (self.longest_queue.front(), self.longest_queue.back()) {
+            (Some(&then), Some(&now)) => now >= then + (then / 4).max(10),
             _ => false,
         }
     }

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::format::with_unit;
+use crate::format::slider_value;
 use crate::sim::{ChoiceOption, ParamKind, ParamSpec, Params};
 
 /// One control for one parameter. `params` is the page's state; `on_change` runs after an edit.
@@ -21,7 +21,7 @@ pub fn ParamControl(spec: &'static ParamSpec, params: RwSignal<Params>, on_chang
         ParamKind::Number => view! {
             <div class="slider">
                 <label for=input_id.clone()>{spec.label}</label>
-                <output for=input_id.clone() aria-hidden="true">{move || with_unit(value(), spec.unit)}</output>
+                <output for=input_id.clone() aria-hidden="true">{move || slider_value(value(), spec.unit)}</output>
                 <input
                     type="range"
                     id=input_id
@@ -30,7 +30,7 @@ pub fn ParamControl(spec: &'static ParamSpec, params: RwSignal<Params>, on_chang
                     max=spec.max
                     step=spec.step
                     prop:value=move || value().to_string()
-                    aria-valuetext=move || with_unit(value(), spec.unit)
+                    aria-valuetext=move || slider_value(value(), spec.unit)
                     aria-describedby=help_id.clone()
                     on:input=move |ev| {
                         if let Ok(v) = event_target_value(&ev).parse::<f64>() {

@@ -70,7 +70,8 @@ pub fn StatCard(
     view! {
         <div class=class data-stat=key data-value=raw_value data-headline=headline title=spec.help>
             <span class="label">{spec.label}</span>
-            <span class="value">{shown}</span>
+            // An error name such as UND_ERR_HEADERS_TIMEOUT is longer than a number: smaller, wrapped.
+            <span class="value" class:long=move || shown.with(|t| t.len() > 12)>{shown}</span>
             // No unit after a dash: "— ms" reads as a broken number.
             {(!unit.is_empty()).then(|| view! { <span class="unit" hidden=move || value.with(|v| *v == Value::Null)>{unit}</span> })}
             {note.map(|n| view! { <span class="note">{move || n.get()}</span> })}

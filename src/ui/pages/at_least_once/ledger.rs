@@ -9,7 +9,7 @@ use crate::ui::kit::{Metrics, StatCard, Tone};
 use crate::ui::runner::Runner;
 
 /// How many wrong events the list shows; the count says how many more there are.
-const SHOWN: usize = 12;
+const SHOWN: usize = 8;
 
 /// What happened to an event's copies, in words.
 fn story(e: &EventRecord) -> String {

@@ -41,9 +41,9 @@ fn AtLeastOncePage(state: SimState) -> impl IntoView {
             </Lead>
             <Stats metrics finished/>
             <p class="verdict" role="status" data-verdict>{metrics.reading_signal("answer")}</p>
-            <ledger::Ledger runner metrics/>
             <deliveries::Deliveries runner/>
-            <table::ChapterTable runner metrics/>
+            <ledger::Ledger runner metrics/>
+            <table::ChapterTable runner/>
             <MoreStats metrics/>
         </SimFrame>
     }

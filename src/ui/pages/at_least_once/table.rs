@@ -4,11 +4,10 @@
 use leptos::prelude::*;
 
 use crate::scenarios::at_least_once::{AtLeastOnce, CHAPTER_TABLE};
-use crate::ui::kit::Metrics;
 use crate::ui::runner::Runner;
 
 #[component]
-pub fn ChapterTable(runner: Runner<AtLeastOnce>, metrics: Metrics) -> impl IntoView {
+pub fn ChapterTable(runner: Runner<AtLeastOnce>) -> impl IntoView {
     let run = Memo::new(move |_| runner.track(|s| s.run_row()));
     let rows = move || {
         let run = run.get();
@@ -52,6 +51,5 @@ pub fn ChapterTable(runner: Runner<AtLeastOnce>, metrics: Metrics) -> impl IntoV
                 <tbody>{rows}</tbody>
             </table>
         </div>
-        <p class="help" data-reading="crash_in_the_middle">{metrics.reading_signal("crash_in_the_middle")}</p>
     }
 }

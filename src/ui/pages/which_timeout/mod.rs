@@ -10,7 +10,6 @@ mod timers;
 
 use leptos::prelude::*;
 
-use crate::format;
 use crate::scenarios::which_timeout::WhichTimeout;
 use crate::sim::{SEC, Simulation};
 use crate::ui::kit::frame::speed_to_watch;
@@ -40,6 +39,7 @@ fn WhichTimeoutPage(state: SimState) -> impl IntoView {
             <phases::PhaseStrip runner/>
             <TimelineView runner metrics/>
             <Readings metrics/>
+            <MoreStats metrics/>
             <timers::TimerTable runner/>
             <faults::FaultTable state runner/>
         </SimFrame>
@@ -58,15 +58,11 @@ fn Stats(metrics: Metrics) -> impl IntoView {
         Some(false) if metrics.text("error").as_deref() != Some("none") => Tone::Bad,
         _ => Tone::Plain,
     });
-    let pool_wait = Signal::derive(move || match metrics.num("pool_wait_ms") {
-        Some(w) if w > 0.0 => format!("{} waiting for a connection", format::ms(w)),
-        _ => String::new(),
-    });
     view! {
         <div class="stats">
             <StatCard metrics key="error" note=metrics.reading_signal("caller") tone=error_tone/>
             <StatCard metrics key="gave_up_ms"/>
-            <StatCard metrics key="phase" note=pool_wait/>
+            <StatCard metrics key="phase"/>
             <StatCard metrics key="safe_to_retry_without_key" note=metrics.reading_signal("retry") tone=retry_tone/>
         </div>
     }
@@ -77,6 +73,21 @@ fn TimelineView(runner: Runner<WhichTimeout>, metrics: Metrics) -> impl IntoView
     let data = Signal::derive(move || runner.track(timeline::data));
     let summary = metrics.reading_signal("first");
     view! { <Timeline id="timeline" title="The call, every armed timer, and the server" data summary/> }
+}
+
+/// The race and the server's side in numbers.
+#[component]
+fn MoreStats(metrics: Metrics) -> impl IntoView {
+    view! {
+        <div class="stats">
+            <StatCard metrics key="first_fired"/>
+            <StatCard metrics key="first_fired_ms"/>
+            <StatCard metrics key="still_open_at_end"/>
+            <StatCard metrics key="pool_wait_ms"/>
+            <StatCard metrics key="reached_server_app"/>
+            <StatCard metrics key="server_did_work"/>
+        </div>
+    }
 }
 
 /// Why it ended as it did: which timer fired first and why the others did not, what reached

@@ -68,7 +68,7 @@ pub fn TimerTable(runner: Runner<WhichTimeout>) -> impl IntoView {
                         <th scope="row">{r.name}</th>
                         <td>{r.clock}</td>
                         <td class="num">{r.set_to}</td>
-                        <td class="num">{r.deadline}</td>
+                        <td class="num" data-col="deadline">{r.deadline}</td>
                         <td class="num" data-col="fired">{r.fired}</td>
                         <td class="num" data-col="late">{r.late}</td>
                         <td data-col="outcome">{r.outcome}</td>
