@@ -10,8 +10,8 @@ mod table;
 
 use leptos::prelude::*;
 
-use crate::scenarios::at_least_once::AtLeastOnce;
-use crate::sim::Simulation;
+use crate::scenarios::at_least_once::{AtLeastOnce, AtLeastOnceConfig};
+use crate::sim::{Config, Simulation};
 use crate::ui::kit::frame::speed_to_watch;
 use crate::ui::kit::{Lead, Metrics, SimFrame, SimState, StatCard, Tone};
 
@@ -29,7 +29,7 @@ fn AtLeastOncePage(state: SimState) -> impl IntoView {
     // A redelivery four days later plays at once instead of after hours of an idle clock.
     runner.skip_idle.set(true);
     speed_to_watch(runner.into(), WATCH_SECONDS, move || {
-        let c = runner.config();
+        let c = state.params.with(AtLeastOnceConfig::from_params);
         c.messages as f64 / c.publish_rate
     });
     let metrics = Metrics::new(state.scenario, runner.into());

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use crate::format;
 use crate::scenarios::which_timeout::{Fault, FaultRow, WhichTimeout, WhichTimeoutConfig, every_fault};
-use crate::sim::{Config, Micros, Model, SEC};
+use crate::sim::{Config, Micros, SEC};
 use crate::ui::kit::SimState;
 use crate::ui::runner::Runner;
 
@@ -41,7 +41,8 @@ fn yes_no(b: bool) -> &'static str {
 
 #[component]
 pub fn FaultTable(state: SimState, runner: Runner<WhichTimeout>) -> impl IntoView {
-    let config = Memo::new(move |_| runner.track(|s| s.config().clone()));
+    // From the parameters, not the running model: nothing here changes while the run plays.
+    let config = Memo::new(move |_| state.params.with(WhichTimeoutConfig::from_params));
     let rows = Memo::new(move |_| every_fault(&config.get()));
     let show = move |fault: Fault| {
         state.params.set(WhichTimeoutConfig { fault, ..config.get_untracked() }.to_params());

@@ -11,7 +11,6 @@ mod timers;
 use leptos::prelude::*;
 
 use crate::scenarios::which_timeout::WhichTimeout;
-use crate::sim::{SEC, Simulation};
 use crate::ui::kit::frame::speed_to_watch;
 use crate::ui::kit::{Lead, Metrics, SimFrame, SimState, StatCard, Timeline, Tone};
 use crate::ui::runner::Runner;
@@ -28,7 +27,11 @@ fn WhichTimeoutPage(state: SimState) -> impl IntoView {
     // Step goes one event at a time: a phase starting, a tick, a timer firing.
     let runner = state.runner::<WhichTimeout>(0);
     // Long hangs (300 s) and short ones (2 s) both play in about ten seconds.
-    speed_to_watch(runner.into(), WATCH_SECONDS, move || runner.track(|s| s.end()) as f64 / SEC as f64);
+    // The run's length as the runner builds it: the link's, or what the parameters need.
+    let (scenario, link_ms) = (state.scenario, state.duration_ms);
+    speed_to_watch(runner.into(), WATCH_SECONDS, move || {
+        link_ms.unwrap_or_else(|| state.params.with(|p| scenario.duration_for(p))) as f64 / 1000.0
+    });
     let metrics = Metrics::new(state.scenario, runner.into());
     view! {
         <SimFrame state runner>
