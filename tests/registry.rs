@@ -47,3 +47,20 @@ fn ids_and_modules_line_up() {
         assert_eq!(spec.id.replace('-', "_"), module, "the registry lists {module} where {} stands", spec.id);
     }
 }
+
+/// The sliders that set when something happens reach ten minutes; a run follows them instead of
+/// ending before the moment they set (issue: "B slows down at 600 s" in a 20 s run did nothing).
+/// An explicit `duration_ms` still wins (the CLI and URL tests).
+#[test]
+fn a_run_covers_the_moments_its_sliders_set() {
+    let moments = [("slow-server", "slow_at_ms"), ("cascade", "load_ms"), ("retry-storm", "down_until_ms")];
+    for (id, param) in moments {
+        let spec = ALL.iter().find(|s| s.id == id).expect("registered");
+        let max = spec.param(param).expect("declared").max;
+        let mut params = spec.defaults();
+        params.set(param, max);
+        let length = spec.duration_for(&params);
+        assert!(length as f64 >= max + 500.0, "{id}: {param} = {max} ms, run {length} ms");
+        assert!(length < 2 * spec.duration_for(&spec.defaults()) + max as u64, "{id}: bounded: {length} ms");
+    }
+}

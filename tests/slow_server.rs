@@ -328,3 +328,194 @@ fn the_prediction_is_answered_from_the_first_seconds_after_the_slowdown() {
     assert_eq!(prediction(&run(&params("timeout", &[]), 1, 30)), None, "p99 is capped at the timeout");
     assert_eq!(prediction(&run(&params("least-outstanding", &[]), 1, 30)).as_deref(), Some("double"));
 }
+
+fn sentence(sim: &SlowServer, key: &str) -> String {
+    sim.reading().into_iter().find(|(k, _)| *k == key).map(|(_, s)| s).unwrap_or_default()
+}
+
+fn run_ms(p: &Params, seed: u64, ms: u64) -> SlowServer {
+    let mut sim = SlowServer::new(p, seed, ms * resilience_lab::sim::MS);
+    sim.run_to_end();
+    check_conservation(&sim);
+    sim
+}
+
+/// "B fails" with health checks that take a minute: in a 20 s run B is never ejected, the
+/// metric says so (null) and so does the answer; at the scenario's own run length, which
+/// follows the ejection, B is ejected and the answer gives the moment the metric gives.
+#[test]
+fn a_late_ejection_is_reported_only_when_it_happens() {
+    let p = params("b-fails", &[("eject_after_ms", "60000")]);
+    let short = run_ms(&p, 1, 20_000);
+    assert_eq!(value(&short, "b_ejected_at_ms"), Value::Null);
+    let answer = sentence(&short, "answer");
+    assert!(answer.contains("had not by the end of the run"), "{answer}");
+    assert!(!answer.contains("removed B"), "{answer}");
+
+    let length = SPEC.duration_for(&p);
+    assert!(length >= 66_000, "the run covers the ejection and what follows it: {length} ms");
+    let full = run_ms(&p, 1, length);
+    let at = num(&full, "b_ejected_at_ms");
+    assert_eq!(at, 61_000.0, "B fails at 1 s and is ejected 60 s later");
+    assert!(sentence(&full, "answer").contains("health checks removed B at 61 s"), "{}", sentence(&full, "answer"));
+}
+
+/// One server at 150 req/s against the 100 it can serve: the answer says it cannot keep up and
+/// by how much its queue grows, not merely that there is no B.
+#[test]
+fn one_overloaded_server_is_called_overloaded() {
+    let sim = run(&params("chapter", &[("servers", "1")]), 1, 20);
+    let answer = sentence(&sim, "answer");
+    assert!(answer.contains("can serve only about 100 req/s and 150 arrive: it cannot keep up"), "{answer}");
+    assert!(answer.contains("grows by about 50 every second"), "{answer}");
+    assert!(num(&sim, "p99_ratio") > 4.0, "and p99 does rise: ×{}", num(&sim, "p99_ratio"));
+}
+
+/// A 30 s timeout that no request reaches: the answer says it never fired, and none timed out.
+#[test]
+fn a_timeout_that_never_fires_says_so() {
+    let sim = run(&params("chapter", &[("timeout_ms", "30000")]), 1, 20);
+    assert_eq!(num(&sim, "timed_out"), 0.0);
+    let answer = sentence(&sim, "answer");
+    assert!(answer.contains("the client timeout never fired"), "{answer}");
+    assert!(!answer.contains("timed out after"), "{answer}");
+}
+
+/// A 10 ms timeout that most requests hit: the timeout rate sits beside p99, and the reading
+/// says a timed-out request counts as its timeout, which is why p99 cannot rise above it.
+#[test]
+fn a_timeout_most_requests_hit_shows_its_rate_and_how_it_counts() {
+    let sim = run(&params("chapter", &[("timeout_ms", "10")]), 1, 20);
+    let share = num(&sim, "timed_out_pct");
+    assert!(share > 50.0, "most requests time out: {share}%");
+    assert!((share - 100.0 * num(&sim, "timed_out") / num(&sim, "arrived")).abs() < 0.1);
+    let answer = sentence(&sim, "answer");
+    assert!(answer.contains(&format!("({}) timed out after 10 ms", resilience_lab::format::pct(share))), "{answer}");
+    assert!(answer.contains("counts in the percentiles as 10 ms"), "{answer}");
+    assert!(num(&sim, "p99_ms_after") <= 10.0);
+}
+
+/// "p99 before" rests on the requests before the slowdown, and the reading says how many; the
+/// ratio it quotes is the metric the card shows, computed once.
+#[test]
+fn the_ratio_sentence_counts_its_requests_and_quotes_the_cards_ratio() {
+    for preset in ["chapter", "least-outstanding"] {
+        let sim = run(&params(preset, &[]), 1, 20);
+        let ratio = sentence(&sim, "ratio");
+        let before = num(&sim, "before_count") as u64;
+        assert!((100..=200).contains(&before), "about 150 requests in the first second: {before}");
+        assert!(
+            ratio.contains(&format!("before the slowdown ({} requests)", resilience_lab::format::count(before))),
+            "{ratio}"
+        );
+        assert!(ratio.ends_with(&format!("{}.", resilience_lab::format::times(num(&sim, "p99_ratio")))), "{ratio}");
+    }
+}
+
+/// What the page's three answers mean, and which one a run bears out.
+#[test]
+fn each_prediction_needs_its_ratio_and_its_trend() {
+    use resilience_lab::scenarios::slow_server::prediction;
+    assert_eq!(prediction(1.2, false), Some("same"));
+    assert_eq!(prediction(2.5, false), Some("double"));
+    assert_eq!(prediction(2.5, true), None, "rising past double: not settled yet");
+    assert_eq!(prediction(9.0, true), Some("explodes"));
+    assert_eq!(prediction(9.0, false), None, "high but recovered, as when B is ejected");
+}
+
+/// The run covers what the parameters set in motion: a slowdown anywhere in its range is
+/// followed by ten seconds of its effect; an explicit duration still wins (the CLI and the URL).
+#[test]
+fn the_run_follows_the_slowdown_and_the_ejection() {
+    assert_eq!(SPEC.duration_for(&SPEC.defaults()), 20_000);
+    let late = params("chapter", &[("slow_at_ms", "600000")]);
+    assert_eq!(SPEC.duration_for(&late), 610_000);
+    let ejected = params("b-fails", &[("slow_at_ms", "30000"), ("eject_after_ms", "60000")]);
+    assert_eq!(SPEC.duration_for(&ejected), 95_000);
+}
+
+mod readings {
+    use super::*;
+    use proptest::prelude::*;
+    use resilience_lab::scenarios::slow_server::prediction;
+    use resilience_lab::sim::{MS, Model};
+
+    /// Any parameters from the declared ranges, with the moments and the load kept where a
+    /// run of a few seconds shows them.
+    fn any_params() -> impl Strategy<Value = Params> {
+        let specs = SPEC.params;
+        proptest::collection::vec(0.0f64..=1.0, specs.len()).prop_map(move |fractions| {
+            let mut p = SPEC.defaults();
+            for (spec, f) in specs.iter().zip(fractions) {
+                let v = match spec.id {
+                    "slow_at_ms" | "eject_after_ms" => 3_000.0 * f,
+                    "rate" => 1.0 + 400.0 * f,
+                    "timeout_ms" if f < 0.4 => 0.0,
+                    "timeout_ms" => 2_000.0 * f,
+                    "backlog" if f < 0.7 => 10_000.0,
+                    _ => spec.at_fraction(f),
+                };
+                p.set(spec.id, v);
+            }
+            p
+        })
+    }
+
+    /// Every claim of the reading against the metrics of the same moment.
+    fn check(sim: &SlowServer) -> Result<(), TestCaseError> {
+        let answer = sentence(sim, "answer");
+        let ejected = value(sim, "b_ejected_at_ms");
+        if answer.contains("health checks removed B") {
+            prop_assert!(ejected != Value::Null, "{}", answer);
+        }
+        if answer.contains("had not by the end") || answer.contains("they have not yet") {
+            prop_assert_eq!(&ejected, &Value::Null, "{}", answer);
+        }
+        let timed_out = num(sim, "timed_out");
+        if answer.contains("never fired") {
+            prop_assert_eq!(timed_out, 0.0, "{}", answer);
+        }
+        if answer.contains("timed out after") {
+            prop_assert!(timed_out > 0.0, "{}", answer);
+        }
+        if answer.contains("cannot keep up") {
+            let c = sim.config();
+            let can = c.workers as f64 * 1000.0 / c.service_ms
+                * if c.servers > 1 { c.servers as f64 - 1.0 + 1.0 / c.slowdown } else { 1.0 };
+            prop_assert!(can < c.rate, "{} (capacity {} < rate {})", answer, can, c.rate);
+        }
+        prop_assert_eq!(sentence(sim, "limit").is_empty(), num(sim, "backlog_full") == 0.0);
+        let ratio = value(sim, "p99_ratio").as_f64();
+        prop_assert_eq!(ratio.is_some(), !sentence(sim, "ratio").is_empty());
+        let said = sentence(sim, "prediction");
+        match ratio {
+            None => prop_assert!(said.is_empty()),
+            Some(r) => {
+                prop_assert!(
+                    said.is_empty()
+                        || [Some("same"), prediction(r, true), prediction(r, false)].contains(&Some(said.as_str()))
+                );
+                if said == "same" {
+                    prop_assert!(r < 1.5);
+                }
+                if said == "explodes" {
+                    prop_assert!(r >= 4.0);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(48) })]
+
+        #[test]
+        fn the_readings_are_true_of_the_metrics(p in any_params(), seed in 0u64..1000, length in 1_000u64..6_000) {
+            let mut sim = SlowServer::new(&p, seed, length * MS);
+            while !sim.finished() {
+                sim.advance(sim.now() + 700 * MS, u64::MAX);
+                check(&sim)?;
+            }
+        }
+    }
+}

@@ -7,6 +7,7 @@
 //! client's wait; the server keeps working unless `cancel_on_timeout` is on.
 
 mod reading;
+pub use reading::prediction;
 
 use std::collections::VecDeque;
 
@@ -424,11 +425,12 @@ impl SlowServer {
         self.config.rate * (1.0 - refused)
     }
 
-    /// p99 of the requests that arrived after the slowdown over p99 of those before it.
+    /// p99 of the requests that arrived after the slowdown over p99 of those before it, to the
+    /// 0.1 the page shows, so that the card, the sentence and the prediction's verdict agree.
     pub fn p99_ratio(&self) -> Option<f64> {
         let before = self.before.quantile(0.99)? as f64;
         let after = self.after.quantile(0.99)? as f64;
-        (before > 0.0).then(|| after / before)
+        (before > 0.0).then(|| libm::round(after / before * 10.0) / 10.0)
     }
 
     /// Timed-out requests as a share of those that finished or timed out.
