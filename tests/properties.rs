@@ -257,6 +257,65 @@ fn declarations_are_consistent() {
     }
 }
 
+/// Where a help text, label or preset description uses notation a reader may not know, if any:
+/// an identifier (`fixed_ms`, backticks), code-like powers (`2^attempt`) or an unexplained
+/// abbreviation. The issue found "fixed_ms", "2^attempt", "CV" and "undici `connections`".
+fn notation(text: &str) -> Option<String> {
+    if text.contains('`') || text.contains('^') {
+        return Some(text.to_string());
+    }
+    let words = text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+    // Names a reader meets on the page or in the chapters: charge ids (ch_1) on the receipts,
+    // error codes (UND_ERR_SOCKET) and Linux's tcp_syn_retries, which the article quotes.
+    let named = |w: &str| {
+        w.strip_prefix("ch_").is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+            || w.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
+            || w == "tcp_syn_retries"
+    };
+    words.map(str::to_string).find(|w| {
+        w.contains('_') && !named(w) || ["CV", "RTT", "RPS", "FIFO"].contains(&w.as_str()) && !explained(text, w)
+    })
+}
+
+/// An abbreviation is explained when the words it stands for come with it.
+fn explained(text: &str, abbreviation: &str) -> bool {
+    let meaning = match abbreviation {
+        "FIFO" => "first in",
+        "RTT" => "round trip",
+        _ => return false,
+    };
+    text.to_lowercase().contains(meaning)
+}
+
+/// Every text a reader sees from the declaration is in their words.
+#[test]
+fn declarations_speak_plainly() {
+    for spec in ALL {
+        let mut texts: Vec<(String, &str)> = vec![("summary".into(), spec.summary)];
+        for p in spec.params {
+            texts.push((format!("{} label", p.id), p.label));
+            texts.push((format!("{} help", p.id), p.help));
+            if let ParamKind::Choice(options) = p.kind {
+                for o in options {
+                    texts.push((format!("{}={} label", p.id, o.id), o.label));
+                    texts.push((format!("{}={} help", p.id, o.id), o.help));
+                }
+            }
+        }
+        for preset in spec.presets {
+            texts.push((format!("preset {}", preset.id), preset.label));
+            texts.push((format!("preset {}", preset.id), preset.description));
+        }
+        for m in spec.metrics {
+            texts.push((format!("metric {}", m.key), m.label));
+            texts.push((format!("metric {}", m.key), m.help));
+        }
+        let unplain: Vec<String> =
+            texts.iter().filter_map(|(at, text)| Some(format!("{at}: {:?} in {text}", notation(text)?))).collect();
+        assert!(unplain.is_empty(), "{}:\n{}", spec.id, unplain.join("\n"));
+    }
+}
+
 mod slow_server {
     use super::*;
     use resilience_lab::scenarios::slow_server::{SPEC, SlowServer as Model};

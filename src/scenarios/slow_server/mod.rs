@@ -57,7 +57,7 @@ crate::config! {
         pub servers: usize = ParamSpec::number("servers", "Servers", "", 3.0, (1.0, MAX_SERVERS as f64, 1.0),
             "How many servers sit behind the load balancer: A, B, C, …"),
         pub workers: u32 = ParamSpec::number("workers", "Workers per server", "", 1.0, (1.0, 16.0, 1.0),
-            "Requests each server works on at once; the rest wait in its FIFO queue."),
+            "Requests each server works on at once; the rest wait in line, first come, first served."),
         pub service_ms: f64 = ParamSpec::number("service_ms", "Mean service time", "ms", 10.0, (1.0, 500.0, 1.0),
             "Average time a healthy server needs for one request."),
         pub service_dist: ServiceDist = ParamSpec::choice("service_dist", "Service time distribution", ServiceDist::OPTIONS,
