@@ -75,3 +75,33 @@ test('play and pause are one button that keeps the keyboard focus', async () => 
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
+
+// Tab order follows reading order: the prediction (where a page asks for one) before Play, and
+// the play bar before the side panel's details. Real Tab presses from the top of the page.
+for (const id of scenarioIds()) {
+  test(`${id}: Tab reaches the prediction, then Play, then the parameter panel`, async () => {
+    const page = await openPage(browser);
+    await page.goto(`${server.base}/?sim=${id}`);
+    await ready(page);
+    const order = [];
+    for (let i = 0; i < 400 && !order.includes('panel'); i++) {
+      await page.keyboard.press('Tab');
+      order.push(await page.evaluate(() => {
+        const el = document.activeElement;
+        if (el.closest('aside.panel')) return 'panel';
+        if (el.matches('[data-action="play"], [data-action="pause"]')) return 'play';
+        if (el.matches('input[name="prediction"]')) return 'prediction';
+        return 'other';
+      }));
+    }
+    const play = order.indexOf('play');
+    assert.ok(play >= 0 && order.includes('panel'), `${id}: ${order.join(' ')}`);
+    assert.ok(play < order.indexOf('panel'), `${id}: Play comes before the panel`);
+    if (await page.$('input[name="prediction"]')) {
+      const guess = order.indexOf('prediction');
+      assert.ok(guess >= 0 && guess < play, `${id}: the prediction comes before Play (${order.join(' ')})`);
+    }
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  });
+}

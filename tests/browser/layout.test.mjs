@@ -44,3 +44,48 @@ for (const s of scenarios()) {
     });
   }
 }
+
+/**
+ * Segmented controls that wrap: every row of segments spans its box from edge to edge, so no
+ * divider (the 1 px gap between segments) is left dangling at either end of a row.
+ */
+const danglingDividers = (page) => page.evaluate(() => {
+  const found = [];
+  for (const box of document.querySelectorAll('.segments')) {
+    const b = box.getBoundingClientRect();
+    if (b.width === 0) continue;
+    const rows = new Map();
+    for (const label of box.querySelectorAll('label')) {
+      const r = label.getBoundingClientRect();
+      const key = Math.round(r.top);
+      const row = rows.get(key) ?? { left: Infinity, right: -Infinity };
+      rows.set(key, { left: Math.min(row.left, r.left), right: Math.max(row.right, r.right) });
+    }
+    for (const [top, row] of rows) {
+      // The box's border is 1 px; the segments fill what is inside it.
+      if (row.left - b.left > 1.5 || b.right - row.right > 1.5) {
+        found.push(`${box.closest('fieldset')?.querySelector('legend')?.textContent}: row at ${top} spans ${Math.round(row.left)}–${Math.round(row.right)} of ${Math.round(b.left)}–${Math.round(b.right)}`);
+      }
+    }
+  }
+  return found;
+});
+
+for (const width of [320, 360, 1280]) {
+  test(`segmented controls fill every row at ${width} px (no stray divider)`, async () => {
+    const page = await openPage(browser, { width, height: 800 });
+    let wrapped = 0;
+    for (const s of scenarios()) {
+      await page.goto(`${server.base}/?sim=${s.id}`);
+      await ready(page);
+      assert.deepEqual(await danglingDividers(page), [], `${s.id} at ${width} px`);
+      wrapped += await page.$$eval('.segments', (boxes) => boxes.filter((box) => {
+        const tops = new Set([...box.querySelectorAll('label')].map((l) => Math.round(l.getBoundingClientRect().top)));
+        return tops.size > 1;
+      }).length);
+    }
+    if (width === 320) assert.ok(wrapped > 0, 'at 320 px some control wraps, so the check has something to check');
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  });
+}
