@@ -5,7 +5,7 @@
 
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use super::super::canvas::text_width;
+use super::super::canvas::{set_attribute, text_width};
 
 /// The height of an 11 px label's box: from 9 px above its baseline to 3 px below.
 pub const ASCENT: f64 = 9.0;
@@ -96,6 +96,6 @@ impl<'a> Labels<'a> {
                 )
             })
             .collect();
-        let _ = el.set_attribute("data-labels", &format!("[{}]", boxes.join(",")));
+        set_attribute(el, "data-labels", &format!("[{}]", boxes.join(",")));
     }
 }

@@ -30,8 +30,30 @@ pub fn color(slot: usize, dark: bool) -> &'static str {
     if dark { DARK[slot % 8] } else { LIGHT[slot % 8] }
 }
 
+/// Whether the reader's system is in dark mode. Asked once, then kept up to date by the
+/// media query's change event: asking every frame (each chart, each draw) made the browser
+/// bring the page's style and layout up to date before every chart.
 pub fn prefers_dark() -> bool {
-    window().match_media("(prefers-color-scheme: dark)").ok().flatten().is_some_and(|m| m.matches())
+    use std::cell::Cell;
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::closure::Closure;
+    thread_local! {
+        static DARK: Cell<Option<bool>> = const { Cell::new(None) };
+    }
+    if let Some(dark) = DARK.get() {
+        return dark;
+    }
+    let Some(query) = window().match_media("(prefers-color-scheme: dark)").ok().flatten() else { return false };
+    let dark = query.matches();
+    DARK.set(Some(dark));
+    let on_change = Closure::<dyn Fn(web_sys::MediaQueryListEvent)>::new(|e: web_sys::MediaQueryListEvent| {
+        DARK.set(Some(e.matches()));
+    });
+    query.set_onchange(Some(on_change.as_ref().unchecked_ref()));
+    // The query and its listener live as long as the page.
+    on_change.forget();
+    std::mem::forget(query);
+    dark
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -111,22 +133,29 @@ pub fn Chart(
     #[prop(optional)] id: &'static str,
 ) -> impl IntoView {
     let (canvas, data) = drawn_canvas(data, draw::draw);
+    // The legend's items change far less often than the data: rebuilding its swatches every
+    // frame made the browser recompute the page's style before each chart could draw text.
+    let items = Memo::new(move |_| {
+        data.with(|d| {
+            let bars = d.bars.iter().flat_map(|b| b.stacks.iter().map(|(l, c, _)| (l.clone(), *c)));
+            d.lines
+                .iter()
+                .map(|l| (l.label.clone(), l.color))
+                .chain(bars)
+                .filter(|(l, _)| !l.is_empty())
+                .collect::<Vec<_>>()
+        })
+    });
     let legend = move || {
         let dark = prefers_dark();
-        data.with(|d| {
-            let mut items: Vec<(String, usize)> = d.lines.iter().map(|l| (l.label.clone(), l.color)).collect();
-            if let Some(b) = &d.bars {
-                items.extend(b.stacks.iter().map(|(l, c, _)| (l.clone(), *c)));
-            }
-            items
-                .into_iter()
-                .filter(|(l, _)| !l.is_empty())
-                .map(|(label, c)| {
-                    let style = format!("background:{}", color(c, dark));
-                    view! { <li><span class="swatch" style=style></span>{label}</li> }
-                })
-                .collect_view()
-        })
+        items
+            .get()
+            .into_iter()
+            .map(|(label, c)| {
+                let style = format!("background:{}", color(c, dark));
+                view! { <li><span class="swatch" style=style></span>{label}</li> }
+            })
+            .collect_view()
     };
     view! {
         <figure class="chart" id=id>
