@@ -14,6 +14,7 @@
 
 use super::{C, DeadlineChain, HOPS, Lane, MarkKind, Mode, MsgKind, Party, Phase, Reason, StoppedWaiting, WorkOutcome};
 use crate::format;
+use crate::sim::scenario::sort_short;
 use crate::sim::{MS, Micros, Reading};
 
 /// A time as the metrics report it (to 0.1 ms), so a sentence quotes the card's figure.
@@ -462,16 +463,4 @@ fn ms_of(ms: i64) -> Micros {
 /// A time in ms as the metrics report it (to 0.1 ms).
 fn ms_f(t: Micros) -> f64 {
     crate::sim::Value::num(t as f64 / 1000.0).as_f64().unwrap_or(0.0)
-}
-
-/// Sorts a short list by `key`, keeping the order of equal keys, in a few bytes of code (the
-/// standard sorts add kilobytes to the browser's bundle).
-fn sort_short<T, K: PartialOrd>(v: &mut [T], key: impl Fn(&T) -> K) {
-    for i in 1..v.len() {
-        let mut j = i;
-        while j > 0 && key(&v[j - 1]) > key(&v[j]) {
-            v.swap(j - 1, j);
-            j -= 1;
-        }
-    }
 }

@@ -14,6 +14,7 @@
 
 use super::{AMOUNT_CENTS, AttemptOutcome, BuyerOutcome, ClickEffect, DoubleClick, Fix, ServerResult};
 use crate::format;
+use crate::sim::scenario::sort_short;
 use crate::sim::{Micros, Reading};
 
 /// One line of the list of events: when, where, what.
@@ -387,18 +388,6 @@ impl DoubleClick {
                     ),
                 );
             }
-        }
-    }
-}
-
-/// Sorts a short list by `key`, keeping the order of equal keys, in a few bytes of code (the
-/// standard sorts add kilobytes to the browser's bundle).
-fn sort_short<T, K: PartialOrd>(v: &mut [T], key: impl Fn(&T) -> K) {
-    for i in 1..v.len() {
-        let mut j = i;
-        while j > 0 && key(&v[j - 1]) > key(&v[j]) {
-            v.swap(j - 1, j);
-            j -= 1;
         }
     }
 }
