@@ -165,3 +165,35 @@ fn cli_sweep_errors_are_one_line_naming_what_is_allowed() {
         }
     }
 }
+
+/// Every scenario's default sweep opens its reading with why the curves look as they do, with
+/// the numbers of the parameters it was run with: change a parameter and the sentence follows.
+/// A scenario, the parameters changed from its defaults, and words its sweep reading must hold.
+type Case = (&'static str, &'static [(&'static str, f64)], &'static [&'static str]);
+
+#[test]
+fn every_default_sweep_explains_its_curves_from_the_parameters() {
+    let cases: [Case; 6] = [
+        ("retry-storm", &[("clients", 60.0), ("capacity", 12.0)], &["up to 60 calls", "capacity of 12 per tick"]),
+        ("double-click", &[("retries", 2.0), ("attempt_timeout_ms", 800.0)], &["up to 3 attempts of 800 ms"]),
+        ("deadline-chain", &[("c_work_ms", 2500.0)], &["A→B 1,800 ms", "C's 2,500 ms of work"]),
+        // 20 connections at 40 /home per second: full within 500 ms, room while t < 500 ms.
+        ("cascade", &[("home_rate", 40.0)], &["full within 500 ms", "under 500 ms", "its own 5,000 ms"]),
+        ("which-timeout", &[("error_delay_ms", 5.0)], &["takes 5 ms to reach your code"]),
+        ("at-least-once", &[("visibility_timeout_ms", 120_000.0)], &["once the 2 min visibility timeout"]),
+    ];
+    for (id, sets, says) in cases {
+        let spec = resilience_lab::scenarios::find(id).unwrap();
+        let mut params = spec.defaults();
+        for (k, v) in sets {
+            params.set(k, *v);
+        }
+        let d = spec.sweep;
+        let sweep = Sweep::new(spec, params, (d.x, d.from, d.to, d.steps), d.by, 1, &[d.metric]).unwrap();
+        let reading = sweep.reading(&[]);
+        let theory = reading.first().unwrap_or_else(|| panic!("{id}: no reading of the curves"));
+        for words in says {
+            assert!(theory.contains(words), "{id}: {words:?} not in {theory}");
+        }
+    }
+}

@@ -939,6 +939,10 @@ impl Model for AtLeastOnce {
         self.reading_at(now)
     }
 
+    fn sweep_theory(c: &AtLeastOnceConfig, x: &str, _by: Option<&str>) -> Option<String> {
+        reading::sweep_theory(c, x)
+    }
+
     fn run_length_ms(c: &AtLeastOnceConfig) -> Option<u64> {
         Some(run_length::estimate_ms(c))
     }

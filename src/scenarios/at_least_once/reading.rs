@@ -356,3 +356,28 @@ fn deliveries_were(n: u64) -> String {
 fn dollars(amount: i64) -> String {
     format!("${}", format::group(amount))
 }
+
+/// Why the default sweep's curves (events processed exactly once against the crash rate, by
+/// order of operations) look as they do, from the parameters.
+pub fn sweep_theory(c: &super::AtLeastOnceConfig, x: &str) -> Option<String> {
+    if x != "crash_rate" {
+        return None;
+    }
+    let dedupe = match c.dedupe_on {
+        DedupeOn::EventId => format!(
+            "the producer's event ID is stored in the same transaction as the work, so a redelivered event is found \
+             and skipped for as long as its record is kept ({}), and a crash costs no event",
+            format::slider_value(c.dedupe_window_ms, "ms")
+        ),
+        DedupeOn::DeliveryId => "the ID stored is the broker's delivery ID, which is new on every redelivery, so \
+                                 redeliveries are not recognised and are processed again"
+            .to_string(),
+    };
+    Some(format!(
+        "A consumer that crashes between its steps leaves an event half handled. Ack first: the ack went out and the \
+         work did not, so the event is lost. Process first: the work was done and the ack was not, so the broker \
+         delivers it again once the {} visibility timeout runs out, and it is processed twice. Process and record the \
+         ID: {dedupe}.",
+        format::slider_value(c.visibility_timeout_ms, "ms")
+    ))
+}

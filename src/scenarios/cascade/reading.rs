@@ -688,3 +688,27 @@ fn tour_checkout(m: &Moment) -> String {
     }
     s
 }
+
+/// Why the default sweep's curves (/checkout's successes against the recommendations timeout,
+/// by fix) look as they do, from the parameters and Little's law.
+pub fn sweep_theory(c: &super::CascadeConfig, x: &str) -> Option<String> {
+    if x != "recs_timeout_ms" {
+        return None;
+    }
+    let pool = c.pool_size as f64;
+    let fills_in_ms = pool / c.home_rate.max(f64::MIN_POSITIVE) * 1000.0;
+    Some(format!(
+        "Without a timeout each /home call to a silent recommendations holds one of the {} shared connections for \
+         good: at {} /home per second the pool is full within {}, and /checkout waits behind it until it gives up \
+         after {}. With a timeout t about {} × t calls hang at once (Little's law), so the shared pool has room while \
+         t stays under {}; beyond that /checkout waits up to t for a connection and still succeeds while t is under \
+         its own {}. A separate pool for recommendations keeps /checkout's connections free whatever the timeout.",
+        format::count(c.pool_size as u64),
+        format::number(c.home_rate),
+        format::ms(fills_in_ms),
+        format::ms(c.checkout_timeout_ms),
+        format::number(c.home_rate),
+        format::ms(fills_in_ms),
+        format::ms(c.checkout_timeout_ms)
+    ))
+}

@@ -464,3 +464,21 @@ fn ms_of(ms: i64) -> Micros {
 fn ms_f(t: Micros) -> f64 {
     crate::sim::Value::num(t as f64 / 1000.0).as_f64().unwrap_or(0.0)
 }
+
+/// Why the default sweep's curves (work done for nobody against the user's budget, by mode)
+/// look as they do, from the parameters.
+pub fn sweep_theory(c: &super::DeadlineChainConfig, x: &str) -> Option<String> {
+    (x == "user_budget_ms").then(|| {
+        format!(
+            "With fixed timeouts (A→B {}, B→C {}) every hop keeps working after its caller has left, so C's {} of work \
+             runs to its end whatever the user's budget: the work done for nobody is what runs after the user stops \
+             waiting, and it shrinks as the budget grows, until A's own timeout answers the user first. With a \
+             propagated budget each hop makes the time left its deadline and stops when its caller leaves, so only \
+             the moments it takes to notice and stop remain ({} to abort a call).",
+            format::ms(c.a_to_b_timeout_ms),
+            format::ms(c.b_to_c_timeout_ms),
+            format::ms(c.c_work_ms),
+            format::ms(c.abort_ms)
+        )
+    })
+}

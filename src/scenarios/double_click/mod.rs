@@ -722,6 +722,10 @@ impl Model for DoubleClick {
     /// its attempt and its backoff (at least the 409's Retry-After), then the longer of the last
     /// attempt's timeout and a handler run with its answer; in whole seconds, and never shorter
     /// than the default 8 s.
+    fn sweep_theory(c: &DoubleClickConfig, x: &str, _by: Option<&str>) -> Option<String> {
+        reading::sweep_theory(c, x)
+    }
+
     fn run_length_ms(c: &DoubleClickConfig) -> Option<u64> {
         let last_click = if c.second_click { c.second_click_ms } else { 0.0 };
         let retries: f64 = (1..=c.retries)

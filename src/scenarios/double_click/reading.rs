@@ -391,3 +391,19 @@ impl DoubleClick {
         }
     }
 }
+
+/// Why the default sweep's curves (charges against the second click's moment, by fix) look as
+/// they do, from the parameters.
+pub fn sweep_theory(c: &super::DoubleClickConfig, x: &str) -> Option<String> {
+    (x == "second_click_ms").then(|| {
+        format!(
+            "Each click starts a purchase whose helper tries up to {} {} of {} each. With no fix every click and every \
+             retry is a new charge. Disabling the button stops the second click only while the first purchase is \
+             still trying; a click after that is a purchase of its own. One idempotency key per purchase, sent with \
+             every attempt, makes all of them one charge, at any timing.",
+            format::count(c.retries as u64 + 1),
+            format::plural(c.retries as u64 + 1, "attempt", "attempts"),
+            format::ms(c.attempt_timeout_ms)
+        )
+    })
+}

@@ -539,3 +539,21 @@ impl RetryStorm {
         }
     }
 }
+
+/// Why the default sweep's curves (the peak after recovery against the base delay, by backoff)
+/// look as they do, from the parameters.
+pub fn sweep_theory(c: &super::RetryStormConfig, x: &str) -> Option<String> {
+    (x == "base_ms").then(|| {
+        format!(
+            "While the provider is down every call fails at once, so clients that failed together wait and retry \
+             together. With a fixed or an exponential wait they all wait the same time, and up to {} calls come back \
+             in one wave against a capacity of {} per tick, whatever the base delay (the fixed wait does not use it \
+             at all). Jitter draws each wait at random between zero and the exponential one, so clients that failed \
+             together come back spread out; the exponential wait soon reaches the {} cap, which is why the base \
+             delay changes little.",
+            format::count(c.clients as u64),
+            format::count(c.capacity as u64),
+            format::ms(c.cap_ms)
+        )
+    })
+}

@@ -970,6 +970,10 @@ impl Model for WhichTimeout {
         &self.config
     }
 
+    fn sweep_theory(c: &WhichTimeoutConfig, x: &str, _by: Option<&str>) -> Option<String> {
+        reading::sweep_theory(c, x)
+    }
+
     fn run_length_ms(config: &WhichTimeoutConfig) -> Option<u64> {
         Some(Self::run_length_for(config))
     }

@@ -303,3 +303,19 @@ fn phase_name(phase: Phase) -> String {
         p => format!("phase {} ({})", p as usize + 1, p.label()),
     }
 }
+
+/// Why the default sweep's curves (when the caller gave up against the total timeout, by fault)
+/// look as they do, from the parameters.
+pub fn sweep_theory(c: &super::WhichTimeoutConfig, x: &str) -> Option<String> {
+    (x == "total_timeout_ms").then(|| {
+        format!(
+            "The total timeout starts before the call and covers every phase: the wait for a connection, DNS, \
+             connecting, TLS, the headers and the body. So a fault that hangs ends at the total timeout, a few \
+             milliseconds later (timers fire up to {} late, and the error takes {} to reach your code), unless a \
+             shorter timer covers that phase; a fault that ends by itself, as a refused connection does, ends when it \
+             does, whatever the total. At 0 there is no total timeout.",
+            format::ms(c.timer_late_ms),
+            format::ms(c.error_delay_ms)
+        )
+    })
+}
