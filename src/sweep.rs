@@ -236,6 +236,7 @@ impl Sweep {
         let Some(metric) = self.metrics.first().and_then(|m| self.scenario.metric(m)) else { return out };
         let value = |v: f64| match metric.unit {
             "" => crate::format::number(v),
+            "times" if v == 1.0 => "1 time".to_string(),
             unit => format!("{} {unit}", crate::format::number(v)),
         };
         for by in self.lines() {
@@ -254,9 +255,9 @@ impl Sweep {
                 metric.label,
                 value(a),
                 self.x.label,
-                crate::format::with_unit(first.x, self.x.unit),
+                crate::format::slider_value(first.x, self.x.unit),
                 value(b),
-                crate::format::with_unit(last.x, self.x.unit)
+                crate::format::slider_value(last.x, self.x.unit)
             ));
         }
         out
