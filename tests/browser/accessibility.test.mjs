@@ -105,3 +105,33 @@ for (const id of scenarioIds()) {
     await page.context().close();
   });
 }
+
+// A chart's summary is what a screen reader hears (its canvas's label and a polite live region):
+// while the run plays it changes at most once a second, not every frame, and on pause it is the
+// paused moment's at once.
+test('chart summaries change at most once a second while playing, and at once on pause', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${server.base}/?sim=slow-server&speed=4`);
+  await ready(page);
+  await page.evaluate(() => {
+    window.labelChanges = 0;
+    window.frames = 0;
+    const canvas = document.querySelector('#chart-queues canvas');
+    new MutationObserver((ms) => { window.labelChanges += ms.length; }).observe(canvas, { attributes: true, attributeFilter: ['aria-label'] });
+    const count = () => { window.frames++; requestAnimationFrame(count); };
+    requestAnimationFrame(count);
+  });
+  const started = await page.evaluate(() => performance.now());
+  await page.click('[data-action="play"]');
+  await page.waitForFunction(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) >= 6, null, { timeout: 30000 });
+  await page.click('[data-action="pause"]');
+  const { changes, frames, wallMs } = await page.evaluate((t0) => ({ changes: window.labelChanges, frames: window.frames, wallMs: performance.now() - t0 }), started);
+  assert.ok(frames > 3 * changes, `${changes} label changes over ${frames} frames`);
+  assert.ok(changes <= Math.ceil(wallMs / 1000) + 2, `${changes} changes in ${Math.round(wallMs)} ms`);
+  const clock = await stat(page, 'time_s');
+  const label = await page.getAttribute('#chart-queues canvas', 'aria-label');
+  const said = Number(label.match(/at ([\d.,]+) s/)[1].replace(/,/g, ''));
+  assert.ok(Math.abs(said - clock) < 0.06, `paused at ${clock} s, the label says ${said} s`);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});

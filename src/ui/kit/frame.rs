@@ -214,6 +214,8 @@ pub fn SimFrame(
         sync_url(url::encode(&state.snapshot(speed, state.embed)));
     });
     let spreads = Spreads::provide(state);
+    // Charts speak their summary less often while the run plays (see `Chart`).
+    provide_context(runner);
     // When the run hit one of the model's limits (a full backlog…), the reading says what and
     // what it did; the frame shows it whatever the page.
     let limit = Metrics::new(scenario, runner).reading_signal("limit");

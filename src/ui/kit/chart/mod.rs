@@ -9,6 +9,7 @@ mod labels;
 
 use super::canvas::drawn_canvas;
 use crate::sim::stats::Series;
+use crate::ui::runner::{Playback, now_ms};
 
 /// Palette slots; each has a light and a dark colour, both readable on their background.
 const LIGHT: [&str; 8] = ["#0969da", "#cf222e", "#1a7f37", "#8250df", "#bc4c00", "#1b7c83", "#bf3989", "#6e7781"];
@@ -133,6 +134,7 @@ pub fn Chart(
     #[prop(optional)] id: &'static str,
 ) -> impl IntoView {
     let (canvas, data) = drawn_canvas(data, draw::draw);
+    let spoken = spoken_summary(summary);
     // The legend's items change far less often than the data: rebuilding its swatches every
     // frame made the browser recompute the page's style before each chart could draw text.
     let items = Memo::new(move |_| {
@@ -160,11 +162,33 @@ pub fn Chart(
     view! {
         <figure class="chart" id=id>
             <figcaption>{title}</figcaption>
-            <canvas node_ref=canvas role="img" aria-label=move || format!("{title}. {}", summary.get())></canvas>
+            <canvas node_ref=canvas role="img" aria-label=move || format!("{title}. {}", spoken.get())></canvas>
             <ul class="legend">{legend}</ul>
-            <p class="visually-hidden" aria-live="polite">{move || summary.get()}</p>
+            <p class="visually-hidden" aria-live="polite">{move || spoken.get()}</p>
         </figure>
     }
+}
+
+/// How often a chart's summary may change for screen readers while the run plays.
+const SPOKEN_EVERY_MS: f64 = 1000.0;
+
+/// The summary a screen reader hears: at most once a second while the run plays (a live region
+/// that changes every frame is read out without end, and each change costs the page a layout),
+/// and at once when it pauses, steps or ends.
+fn spoken_summary(summary: Signal<String>) -> Memo<String> {
+    let playing = use_context::<Playback>().map(|p| p.playing);
+    let spoke_at = StoredValue::new(f64::NEG_INFINITY);
+    Memo::new(move |before: Option<&String>| {
+        let text = summary.get();
+        let playing = playing.is_some_and(|p| p.get());
+        match before {
+            Some(before) if playing && now_ms() - spoke_at.get_value() < SPOKEN_EVERY_MS => before.clone(),
+            _ => {
+                spoke_at.set_value(now_ms());
+                text
+            }
+        }
+    })
 }
 
 /// Round numbers for axis ticks: 1, 2 or 5 times a power of ten.
