@@ -71,7 +71,9 @@ pub fn StatCard(
         <div class=class data-stat=key data-value=raw_value data-headline=headline title=spec.help>
             <span class="label">{spec.label}</span>
             // An error name such as UND_ERR_HEADERS_TIMEOUT is longer than a number: smaller, wrapped.
-            <span class="value" class:long=move || shown.with(|t| t.len() > 12)>{shown}</span>
+            <span class="value" class:long=move || shown.with(|t| t.len() > 12)>
+                {move || shown.with(|t| word_parts(t).map(|part| view! { {part.to_string()}<wbr/> }).collect_view())}
+            </span>
             // No unit after a dash: "— ms" reads as a broken number.
             {(!unit.is_empty()).then(|| view! { <span class="unit" hidden=move || value.with(|v| *v == Value::Null)>{unit}</span> })}
             {note.map(|n| view! { <span class="note">{move || n.get()}</span> })}
@@ -90,4 +92,23 @@ pub fn StatCard(
             })}
         </div>
     }
+}
+
+/// A value split where a narrow card may wrap it: "TimeoutError" as "Timeout" and "Error",
+/// "UND_ERR_SOCKET" after each underscore, so a phone never shows "TimeoutErr" over "or".
+fn word_parts(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut cuts = (1..bytes.len())
+        .filter(move |&i| {
+            (bytes[i - 1] == b'_' && bytes[i] != b'_')
+                || (bytes[i - 1].is_ascii_lowercase() && bytes[i].is_ascii_uppercase())
+        })
+        .chain(std::iter::once(bytes.len()));
+    std::iter::from_fn(move || {
+        let end = cuts.next()?;
+        let part = &text[start..end];
+        start = end;
+        Some(part)
+    })
 }
