@@ -1031,12 +1031,12 @@ impl Model for Cascade {
     type Config = CascadeConfig;
     type Event = Event;
 
-    /// The load, the longest a checkout may wait after it, and half a second for the last
-    /// answers: the chapter's 10 s of load and 5 s timeout give its 15.5 s.
     fn sweep_theory(c: &CascadeConfig, x: &str, _by: Option<&str>) -> Option<String> {
         reading::sweep_theory(c, x)
     }
 
+    /// The load, the longest a checkout may wait after it, and half a second for the last
+    /// answers: the chapter's 10 s of load and 5 s timeout give its 15.5 s.
     fn run_length_ms(c: &CascadeConfig) -> Option<u64> {
         Some(((c.load_ms + c.checkout_timeout_ms) as u64 + TAIL_MS).max(DEFAULT_DURATION_MS))
     }

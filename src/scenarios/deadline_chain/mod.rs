@@ -718,13 +718,13 @@ impl Model for DeadlineChain {
         self.reading_at(now)
     }
 
-    /// Long enough for the chain to settle: in either mode nothing happens after C's work
-    /// would end had nobody stopped it, plus every timer's lateness, the messages' trips and the
-    /// aborts on the way back; in whole seconds, and never shorter than the default 4 s.
     fn sweep_theory(c: &DeadlineChainConfig, x: &str, _by: Option<&str>) -> Option<String> {
         reading::sweep_theory(c, x)
     }
 
+    /// Long enough for the chain to settle: in either mode nothing happens after C's work
+    /// would end had nobody stopped it, plus every timer's lateness, the messages' trips and the
+    /// aborts on the way back; in whole seconds, and never shorter than the default 4 s.
     fn run_length_ms(c: &DeadlineChainConfig) -> Option<u64> {
         let trip = c.net_ms + c.handling_ms + c.jitter_ms;
         let settled = c.a_work_ms

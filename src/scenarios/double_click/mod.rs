@@ -718,14 +718,14 @@ impl Model for DoubleClick {
         self.reading_at(now)
     }
 
-    /// Long enough for the last attempt to be answered: the last click, every retry's wait for
-    /// its attempt and its backoff (at least the 409's Retry-After), then the longer of the last
-    /// attempt's timeout and a handler run with its answer; in whole seconds, and never shorter
-    /// than the default 8 s.
     fn sweep_theory(c: &DoubleClickConfig, x: &str, _by: Option<&str>) -> Option<String> {
         reading::sweep_theory(c, x)
     }
 
+    /// Long enough for the last attempt to be answered: the last click, every retry's wait for
+    /// its attempt and its backoff (at least the 409's Retry-After), then the longer of the last
+    /// attempt's timeout and a handler run with its answer; in whole seconds, and never shorter
+    /// than the default 8 s.
     fn run_length_ms(c: &DoubleClickConfig) -> Option<u64> {
         let last_click = if c.second_click { c.second_click_ms } else { 0.0 };
         let retries: f64 = (1..=c.retries)

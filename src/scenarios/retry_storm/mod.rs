@@ -562,11 +562,11 @@ impl Model for RetryStorm {
     type Config = RetryStormConfig;
     type Event = Event;
 
-    /// Past the outage: 14 s after the provider is back, time for the longest backoff to play out.
     fn sweep_theory(c: &RetryStormConfig, x: &str, _by: Option<&str>) -> Option<String> {
         reading::sweep_theory(c, x)
     }
 
+    /// Past the outage: 14 s after the provider is back, time for the longest backoff to play out.
     fn run_length_ms(c: &RetryStormConfig) -> Option<u64> {
         Some((c.down_until_ms as u64 + AFTER_OUTAGE_MS).max(DEFAULT_DURATION_MS))
     }
