@@ -197,3 +197,31 @@ fn every_default_sweep_explains_its_curves_from_the_parameters() {
         }
     }
 }
+
+/// The curve's explanation reads as words and numbers at every corner of every parameter:
+/// no "inf", "NaN", a number shown as "—" (how `format` shows one that is not finite), or an
+/// empty sentence.
+#[test]
+fn sweep_explanations_hold_at_every_parameters_ends() {
+    for spec in ALL {
+        let d = spec.sweep;
+        for p in spec.params {
+            for v in [p.min, p.max] {
+                let mut params = spec.defaults();
+                params.set(p.id, v);
+                let sweep = Sweep::new(spec, params, (d.x, d.from, d.to, d.steps), d.by, 1, &[d.metric]).unwrap();
+                for sentence in sweep.reading(&[]) {
+                    assert!(
+                        !sentence.is_empty()
+                            && !sentence.contains("inf")
+                            && !sentence.contains("NaN")
+                            && !sentence.contains('—'),
+                        "{} {} = {v}: {sentence}",
+                        spec.id,
+                        p.id
+                    );
+                }
+            }
+        }
+    }
+}

@@ -695,8 +695,14 @@ pub fn sweep_theory(c: &super::CascadeConfig, x: &str) -> Option<String> {
     if x != "recs_timeout_ms" {
         return None;
     }
-    let pool = c.pool_size as f64;
-    let fills_in_ms = pool / c.home_rate.max(f64::MIN_POSITIVE) * 1000.0;
+    if c.home_rate <= 0.0 {
+        return Some(
+            "With no /home load nothing calls recommendations, so no connection hangs and /checkout succeeds \
+             whatever the timeout."
+                .into(),
+        );
+    }
+    let fills_in_ms = c.pool_size as f64 / c.home_rate * 1000.0;
     Some(format!(
         "Without a timeout each /home call to a silent recommendations holds one of the {} shared connections for \
          good: at {} /home per second the pool is full within {}, and /checkout waits behind it until it gives up \
