@@ -29,15 +29,6 @@ pub fn set_attribute(el: &HtmlCanvasElement, name: &str, value: &str) {
     }
 }
 
-/// Sets the context's font unless it already is that one: a context keeps its font from frame
-/// to frame, and setting one costs the browser a fresh parse (about 0.3 ms in Chromium, several
-/// times a frame on the busier pages).
-pub fn set_font(ctx: &CanvasRenderingContext2d, font: &str) {
-    if ctx.font() != font {
-        ctx.set_font(font);
-    }
-}
-
 /// A canvas drawn by `draw` from the page's data, and that data for the component's other
 /// readers (legend, summary). The data is computed once per change however many parts of the
 /// component read it (a page passes a derived signal, which would otherwise run again for every
@@ -77,21 +68,7 @@ fn redraw_on_change<T: Send + Sync + 'static>(
     });
 }
 
-/// The width of `text` in the context's current font, measured on a canvas outside the
-/// document: measuring on a canvas in the page makes Chromium bring the whole page's style up
-/// to date first, about 0.3 ms each time something on the page changed since the last frame.
+/// The width of `text` in the context's current font.
 pub fn text_width(ctx: &CanvasRenderingContext2d, text: &str) -> f64 {
-    thread_local! {
-        static MEASURE: Option<CanvasRenderingContext2d> = document()
-            .create_element("canvas")
-            .ok()
-            .and_then(|c| c.dyn_into::<HtmlCanvasElement>().ok()?.get_context("2d").ok().flatten())
-            .and_then(|c| c.dyn_into().ok());
-    }
-    let width = MEASURE.with(|m| {
-        let m = m.as_ref()?;
-        set_font(m, &ctx.font());
-        m.measure_text(text).ok()
-    });
-    width.map_or(text.chars().count() as f64 * 6.0, |m| m.width())
+    ctx.measure_text(text).map(|m| m.width()).unwrap_or(text.chars().count() as f64 * 6.0)
 }

@@ -7,7 +7,7 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use super::labels::{ASCENT, Labels, Spot};
 use super::{ChartData, XAxis, color, nice_step, prefers_dark};
 use crate::format;
-use crate::ui::kit::canvas::{context, set_font, text_width};
+use crate::ui::kit::canvas::{context, text_width};
 
 const FONT: &str = "11px system-ui, sans-serif";
 const RIGHT: f64 = 18.0;
@@ -123,7 +123,7 @@ impl Scale {
 pub fn draw(el: &HtmlCanvasElement, css_w: f64, css_h: f64, d: &ChartData) {
     let Some(ctx) = context(el, css_w, css_h) else { return };
     let theme = Theme::now();
-    set_font(&ctx, FONT);
+    ctx.set_font(FONT);
     let y = YAxis::of(d);
     let unit = if d.y_unit.is_empty() { String::new() } else { format!(" {}", d.y_unit) };
     let y_labels: Vec<String> = y.ticks.iter().map(|&t| format!("{}{unit}", format::tick(t))).collect();

@@ -1,13 +1,11 @@
 //! Drawing a laid-out timeline: shading, grid, bars, meters, marks, links, the playhead, then
 //! the labels where the layout put them.
 
-use std::cell::Cell;
-
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::layout::{self, BAR, Font, Ink, LABEL_H, Plan};
 use super::{Fill, Shape, TimelineData};
-use crate::ui::kit::canvas::{context, set_attribute, set_font, text_width};
+use crate::ui::kit::canvas::{context, set_attribute, text_width};
 use crate::ui::kit::chart::{color, prefers_dark};
 
 struct Pen<'a> {
@@ -17,17 +15,9 @@ struct Pen<'a> {
     muted: &'static str,
     grid: &'static str,
     bg: &'static str,
-    /// The font last set, so that labels in one font set it once.
-    font: Cell<Option<Font>>,
 }
 
 impl Pen<'_> {
-    fn font(&self, font: Font) {
-        if self.font.replace(Some(font)) != Some(font) {
-            set_font(self.ctx, font.css());
-        }
-    }
-
     fn slot(&self, slot: usize) -> &'static str {
         color(slot, self.dark)
     }
@@ -58,9 +48,9 @@ pub fn draw(el: &HtmlCanvasElement, css_w: f64, _measured_h: f64, d: &TimelineDa
     let dark = prefers_dark();
     let (fg, muted, grid, bg) =
         if dark { ("#e6edf3", "#9198a1", "#30363d", "#0d1117") } else { ("#1f2328", "#59636e", "#d8dee4", "#ffffff") };
-    let pen = Pen { ctx: &ctx, dark, fg, muted, grid, bg, font: Cell::new(None) };
+    let pen = Pen { ctx: &ctx, dark, fg, muted, grid, bg };
     let measure = |text: &str, font: Font| {
-        pen.font(font);
+        ctx.set_font(font.css());
         text_width(&ctx, text)
     };
     let plan = layout::plan(d, css_w, &measure);
@@ -312,7 +302,7 @@ fn labels(pen: &Pen, plan: &Plan) {
     ctx.set_text_align("left");
     ctx.set_line_join("round");
     for l in &plan.labels {
-        pen.font(l.font);
+        ctx.set_font(l.font.css());
         let ink = match l.ink {
             Ink::Fg => pen.fg,
             Ink::Muted => pen.muted,
