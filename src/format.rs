@@ -143,6 +143,12 @@ pub fn slider_value(value: f64, unit: &str) -> String {
     if unit == "ms" && value >= 60_000.0 { span_ms(value) } else { with_unit(value, unit) }
 }
 
+/// A unit as it reads after `value`: "1 time" but "3 times" (the other units read the same
+/// whatever the number: "1 req", "1 ms").
+pub fn unit_for(value: f64, unit: &str) -> &str {
+    if unit == "times" && value == 1.0 { "time" } else { unit }
+}
+
 /// How a metric's value reads on a card: a dash for none, yes/no, numbers as [`number`].
 pub fn value(v: &Value) -> String {
     match v {
@@ -196,6 +202,7 @@ mod tests {
         assert_eq!(dollars(4999), "$49.99");
         assert_eq!(with_unit(0.3, "s"), "0.3 s");
         assert_eq!(with_unit(5.0, "×"), "5×");
+        assert_eq!((unit_for(1.0, "times"), unit_for(3.0, "times"), unit_for(1.0, "req")), ("time", "times", "req"));
         assert_eq!(slider_value(345_600_000.0, "ms"), "4 days");
         assert_eq!(slider_value(86_400_000.0, "ms"), "24 h");
         assert_eq!(slider_value(127_000.0, "ms"), "127 s");

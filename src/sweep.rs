@@ -236,8 +236,7 @@ impl Sweep {
         let Some(metric) = self.metrics.first().and_then(|m| self.scenario.metric(m)) else { return out };
         let value = |v: f64| match metric.unit {
             "" => crate::format::number(v),
-            "times" if v == 1.0 => "1 time".to_string(),
-            unit => format!("{} {unit}", crate::format::number(v)),
+            unit => format!("{} {}", crate::format::number(v), crate::format::unit_for(v, unit)),
         };
         for by in self.lines() {
             let line: Vec<&Summary> = summary.iter().filter(|s| s.by == by && s.metric == metric.key).collect();

@@ -55,6 +55,7 @@ test('double-click: the fix in the panel gives the chapter\'s 3, 2 and 1 charges
     assert.equal(await stat(page, 'card_charged'), charges, `fix=${fix}`);
     assert.equal(await outcome(page), told, `fix=${fix}`);
     assert.equal(await text(page, '[data-stat="card_charged"] .note'), chapter);
+    assert.equal(await text(page, '[data-stat="card_charged"] .unit'), charges === 1 ? 'time' : 'times');
     const verdict = await text(page, '[data-verdict]');
     const want = expected(told, charges);
     assert.ok(verdict.startsWith(want.buyer) && verdict.includes(want.card), `${fix}: ${verdict}`);

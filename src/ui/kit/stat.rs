@@ -75,7 +75,9 @@ pub fn StatCard(
                 {move || shown.with(|t| word_parts(t).map(|part| view! { {part.to_string()}<wbr/> }).collect_view())}
             </span>
             // No unit after a dash: "— ms" reads as a broken number.
-            {(!unit.is_empty()).then(|| view! { <span class="unit" hidden=move || value.with(|v| *v == Value::Null)>{unit}</span> })}
+            {(!unit.is_empty()).then(|| view! { <span class="unit" hidden=move || value.with(|v| *v == Value::Null)>
+                {move || value.with(|v| format::unit_for(v.as_f64().unwrap_or(0.0), unit).to_string())}
+            </span> })}
             {note.map(|n| view! { <span class="note">{move || n.get()}</span> })}
             {spread.map(|s| view! {
                 <span
