@@ -62,6 +62,7 @@ pub fn StatCard(
     let shown = Memo::new(move |_| value.with(format::value));
     let raw_value = Memo::new(move |_| value.with(raw));
     let unit = spec.unit;
+    let unit_shown = Memo::new(move |_| value.with(|v| format::unit_for(v.as_f64().unwrap_or(0.0), unit)));
     // A headline card shows its metric's spread over seeds, once the background runs are done.
     let spread = use_context::<Spreads>()
         .filter(|_| metrics.scenario.headline.contains(&key))
@@ -76,7 +77,7 @@ pub fn StatCard(
             </span>
             // No unit after a dash: "— ms" reads as a broken number.
             {(!unit.is_empty()).then(|| view! { <span class="unit" hidden=move || value.with(|v| *v == Value::Null)>
-                {move || value.with(|v| format::unit_for(v.as_f64().unwrap_or(0.0), unit).to_string())}
+                {unit_shown}
             </span> })}
             {note.map(|n| view! { <span class="note">{move || n.get()}</span> })}
             {spread.map(|s| view! {
