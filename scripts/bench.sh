@@ -24,7 +24,7 @@ best() {
   echo "$best"
 }
 sweeps="$(best 1),$(best 2)"
-web_env trunk build --release --offline >&2
+build_web >&2
 echo "Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(chromium --version 2>/dev/null || true)"
 node scripts/bench-browser.mjs "$native" "$sweeps"
 echo

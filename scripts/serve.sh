@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Builds the app and serves it on http://127.0.0.1:${PORT:-8080}/ (installs what is missing first).
+# It serves dist/ as a static host would (also under /lab/); Ctrl-C stops it. To see a change,
+# run it again: it rebuilds what changed.
 set -euo pipefail
 source "$(dirname "$0")/setup.sh"
 setup_web
 prebuild_web
+build_web >&2
 cd "$ROOT"
 PORT=${PORT:-8080}
 echo "Resilience Lab: http://127.0.0.1:$PORT/"
-exec web_env trunk serve --release --offline --address 127.0.0.1 --port "$PORT"
+exec node scripts/static-server.mjs dist "$PORT"

@@ -100,6 +100,12 @@ prebuild_web() {
   web_env cargo build --manifest-path "$ROOT/Cargo.toml" --target wasm32-unknown-unknown --profile web --bin resilience-lab-web >&2
 }
 
+# Builds the app into dist/ exactly as it ships: `trunk build`, never `trunk serve`, so dist/
+# never holds a development reload script and is always ready for a static host.
+build_web() {
+  (cd "$ROOT" && web_env trunk build --release --offline)
+}
+
 web_env() {
   local path="$ROOT/node_modules/.bin:$HOME/.cargo/bin:$PATH"
   if [ "$WASM_MODE" = build-std ]; then

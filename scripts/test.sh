@@ -17,7 +17,7 @@ echo "== native tests (cargo test)"
 cargo test --release --all-targets 2>&1
 
 echo "== web build (trunk build --release)"
-web_env trunk build --release --offline 2>&1
+build_web 2>&1
 
 echo "== browser tests (headless Chromium)"
 node --test --test-concurrency=1 tests/browser/ 2>&1

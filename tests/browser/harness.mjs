@@ -1,51 +1,19 @@
 // Shared by the browser tests: serves dist/ on 127.0.0.1 (at / and under the sub-path /lab/),
 // launches Debian's Chromium through playwright-core, and fails a page on any console error.
-import { createServer } from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { readFile, mkdir } from 'node:fs/promises';
-import { extname, join, normalize, dirname } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { serveDir } from '../../scripts/static-server.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const dist = join(root, 'dist');
 export const shots = join(root, 'target', 'screenshots');
 
-const types = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',
-  '.css': 'text/css', '.svg': 'image/svg+xml', '.json': 'application/json',
-};
-
-/**
- * Serves dist/ at / and at /lab/, plus test-only host pages from `extra` (path -> html).
- * `isolated` adds the cross-origin isolation headers, which give performance.now() its full
- * resolution (the benchmark wants it; the tests serve as an ordinary static host does).
- */
+/** Serves dist/ at / and at /lab/, plus test-only host pages (see scripts/static-server.mjs). */
 export async function serve(extra = {}, { isolated = false } = {}) {
-  const isolation = isolated ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {};
-  const server = createServer(async (req, res) => {
-    const url = new URL(req.url, 'http://127.0.0.1');
-    if (url.pathname === '/favicon.ico') { res.writeHead(204).end(); return; } // the test host pages have none
-    if (extra[url.pathname]) {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(extra[url.pathname]);
-      return;
-    }
-    let path = url.pathname.startsWith('/lab/') ? url.pathname.slice(4) : url.pathname;
-    if (path.endsWith('/')) path += 'index.html';
-    const file = normalize(join(dist, path));
-    if (!file.startsWith(dist)) { res.writeHead(403).end(); return; }
-    try {
-      const body = await readFile(file);
-      res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream', ...isolation });
-      res.end(body);
-    } catch {
-      res.writeHead(404).end('not found');
-    }
-  });
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  const { port } = server.address();
-  return { base: `http://127.0.0.1:${port}`, close: () => new Promise((ok) => server.close(ok)) };
+  return serveDir(dist, { extra, isolated });
 }
 
 // playwright's launch() always starts Chromium with a fresh temporary profile.

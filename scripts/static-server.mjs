@@ -1,0 +1,64 @@
+// A static file server for the built app, as any static host serves it: dist/ at / and at the
+// sub-path /lab/, on 127.0.0.1 only. `scripts/serve.sh` runs it; the browser tests import it.
+//
+//     node scripts/static-server.mjs <dir> <port>
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const types = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',
+  '.css': 'text/css', '.svg': 'image/svg+xml', '.json': 'application/json', '.png': 'image/png',
+};
+
+/**
+ * Serves `dir` at / and at /lab/, plus test-only host pages from `extra` (path -> html).
+ * `isolated` adds the cross-origin isolation headers, which give performance.now() its full
+ * resolution (the benchmark wants it; the tests serve as an ordinary static host does).
+ * Resolves to { base, port, close }.
+ */
+export async function serveDir(dir, { extra = {}, isolated = false, port = 0 } = {}) {
+  const root = resolve(dir);
+  const isolation = isolated ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {};
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url, 'http://127.0.0.1');
+    if (url.pathname === '/favicon.ico') { res.writeHead(204).end(); return; } // host pages have none
+    if (extra[url.pathname]) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(extra[url.pathname]);
+      return;
+    }
+    let path = url.pathname.startsWith('/lab/') ? url.pathname.slice(4) : url.pathname;
+    if (path.endsWith('/')) path += 'index.html';
+    const file = normalize(join(root, path));
+    if (!file.startsWith(root)) { res.writeHead(403).end(); return; }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream', ...isolation });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end('not found');
+    }
+  });
+  await new Promise((ok, fail) => { server.once('error', fail); server.listen(port, '127.0.0.1', ok); });
+  const bound = server.address().port;
+  return { base: `http://127.0.0.1:${bound}`, port: bound, close: () => new Promise((ok) => server.close(ok)) };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const [dir, port] = process.argv.slice(2);
+  if (!dir || !/^\d+$/.test(port ?? '')) {
+    console.error('usage: node scripts/static-server.mjs <dir> <port>');
+    process.exit(2);
+  }
+  try {
+    const { close } = await serveDir(dir, { port: Number(port) });
+    const stop = async () => { await close(); process.exit(0); };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  } catch (e) {
+    console.error(`error: cannot serve on 127.0.0.1:${port}: ${e.message}`);
+    process.exit(1);
+  }
+}
