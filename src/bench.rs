@@ -127,15 +127,17 @@ impl Fnv {
     }
 }
 
+/// `resilience-lab bench`: the core's speed at the defaults, as a table or as JSON.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn print_native_report(quick: bool, json: bool) {
+pub fn native_report(quick: bool, json: bool) -> String {
+    use crate::format::{count, group};
     let start = std::time::Instant::now();
     let clock = move || start.elapsed().as_secs_f64();
     let reps = if quick { 3 } else { 11 };
     let core = measure("slow-server", 600_000, reps, &clock);
-    let skips: Vec<(&str, f64)> =
-        scenarios::ALL.iter().map(|s| (s.id, measure(s.id, 600_000, reps, &clock).median_s * 1000.0)).collect();
+    let runs: Vec<Measurement> = scenarios::ALL.iter().map(|s| measure(s.id, 600_000, reps, &clock)).collect();
     if json {
+        let skips: Vec<(&str, f64)> = runs.iter().map(|m| (m.scenario, m.median_s * 1000.0)).collect();
         let report = crate::report::BenchReport {
             requests_per_s: core.requests_per_s(),
             events_per_s: core.events_per_s(),
@@ -143,20 +145,20 @@ pub fn print_native_report(quick: bool, json: bool) {
             repetitions: core.repetitions,
             scenarios_ms: crate::report::Pairs(&skips),
         };
-        println!("{}", serde_json::to_string(&report).expect("JSON of plain values"));
-        return;
+        return serde_json::to_string(&report).expect("JSON of plain values") + "\n";
     }
-    println!("Native benchmark ({} repetitions after a warm-up, medians)", core.repetitions);
-    println!("{:<46} {:>14} {:>16}", "figure", "measured", "goal");
-    println!(
-        "{:<46} {:>14.0} {:>16}",
-        "slow-server 600 s: simulated requests/s",
-        core.requests_per_s(),
-        ">= 4,000,000"
-    );
-    println!("{:<46} {:>14.0} {:>16}", "slow-server 600 s: events/s", core.events_per_s(), "");
-    println!("{:<46} {:>14.2} {:>16}", "events per request", core.events_per_request(), "");
-    for (id, ms) in skips {
-        println!("{:<46} {:>11.2} ms {:>16}", format!("{id}: 10 simulated minutes"), ms, "");
+    let whole = |x: f64| group(libm::round(x) as i64);
+    let mut out = format!("Native benchmark ({} repetitions after a warm-up, medians)\n", core.repetitions);
+    let mut row = |figure: &str, measured: String, goal: &str| {
+        out.push_str(&format!("{figure:<58} {measured:>16} {goal:>14}\n"));
+    };
+    row("figure", "measured".into(), "goal");
+    row("slow-server 600 s: simulated requests per second", whole(core.requests_per_s()), ">= 4,000,000");
+    row("slow-server 600 s: events per second", whole(core.events_per_s()), "");
+    row("events per request", format!("{:.2}", core.events_per_request()), "");
+    for m in &runs {
+        let figure = format!("{}: 10 simulated minutes, {} events", m.scenario, count(m.events));
+        row(&figure, format!("{:.3} ms", m.median_s * 1000.0), "");
     }
+    out
 }

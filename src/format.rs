@@ -149,6 +149,38 @@ pub fn unit_for(value: f64, unit: &str) -> &str {
     if unit == "times" && value == 1.0 { "time" } else { unit }
 }
 
+/// A metric's value and its unit as a reader quotes them, on a stat card and on the command
+/// line alike: money in dollars ("$149.97"), a minute or more of milliseconds in minutes, hours
+/// or days ("8.4 min"), "1 time" but "3 times", and no unit after a dash or a word.
+pub fn quantity(v: &Value, unit: &'static str) -> (String, &'static str) {
+    const MINUTE: f64 = 60_000.0;
+    let Some(x) = v.as_f64().filter(|_| matches!(v, Value::Int(_) | Value::Num(_))) else { return (value(v), "") };
+    match unit {
+        "¢" => (signed_dollars(libm::round(x) as i64), ""),
+        "$" if x == libm::trunc(x) => {
+            (format!("{}${}", if x < 0.0 { "-" } else { "" }, group(libm::fabs(x) as i64)), "")
+        }
+        "$" => (signed_dollars(libm::round(x * 100.0) as i64), ""),
+        "ms" if x.abs() >= 2.0 * 24.0 * 60.0 * MINUTE => (number(x / (24.0 * 60.0 * MINUTE)), "days"),
+        "ms" if x.abs() >= 2.0 * 60.0 * MINUTE => (number(x / (60.0 * MINUTE)), "h"),
+        "ms" if x.abs() >= MINUTE => (number(x / MINUTE), "min"),
+        unit => (number(x), unit_for(x, unit)),
+    }
+}
+
+/// [`quantity`] as one piece of text: "8.4 min", "$149.97", "1 time", "—".
+pub fn quantity_text(v: &Value, unit: &'static str) -> String {
+    match quantity(v, unit) {
+        (n, "") => n,
+        (n, u) => format!("{n} {u}"),
+    }
+}
+
+fn signed_dollars(cents: i64) -> String {
+    let sign = if cents < 0 { "-" } else { "" };
+    format!("{sign}{}", dollars(cents.unsigned_abs()))
+}
+
 /// How a metric's value reads on a card: a dash for none, yes/no, numbers as [`number`].
 pub fn value(v: &Value) -> String {
     match v {
@@ -210,5 +242,13 @@ mod tests {
         assert_eq!(tick(1500.0), "1.5k");
         assert_eq!(value(&Value::Null), "—");
         assert_eq!(counted(1, "call", "calls"), "1 call");
+        assert_eq!(quantity_text(&Value::Int(14997), "¢"), "$149.97");
+        assert_eq!(quantity_text(&Value::Int(-51559), "$"), "-$51,559");
+        assert_eq!(quantity_text(&Value::Num(505_413.6), "ms"), "8.4 min");
+        assert_eq!(quantity_text(&Value::Num(56.6), "ms"), "56.6 ms");
+        assert_eq!(quantity_text(&Value::Num(9_000_000.0), "ms"), "2.5 h");
+        assert_eq!(quantity_text(&Value::Int(1), "times"), "1 time");
+        assert_eq!(quantity_text(&Value::Null, "ms"), "—");
+        assert_eq!(quantity_text(&Value::Bool(true), ""), "yes");
     }
 }

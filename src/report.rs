@@ -81,6 +81,8 @@ pub struct RunReport<'a> {
     pub scenario: &'static str,
     pub seed: u64,
     pub duration_ms: u64,
+    /// The length the run's settings need; longer than `duration_ms` when the run was cut.
+    pub full_duration_ms: u64,
     pub preset: Option<&'static str>,
     pub params: ParamValues<'a>,
     #[serde(flatten)]
@@ -96,6 +98,7 @@ impl<'a> RunReport<'a> {
             scenario: state.scenario.id,
             seed: state.seed,
             duration_ms: state.duration(),
+            full_duration_ms: state.full_duration(),
             preset: state.preset,
             params: ParamValues(&state.params),
             top_level: Pairs(metrics),
@@ -234,6 +237,8 @@ pub struct SweepReport<'a> {
     pub by: Option<&'static str>,
     pub metrics: &'a [&'static str],
     pub seeds: &'a [u64],
+    /// The length every run was given, or null: each run as long as its settings need.
+    pub duration_ms: Option<u64>,
     pub params: ParamValues<'a>,
     pub points: Vec<PointRow<'a>>,
     pub summary: Vec<SummaryRow>,
@@ -244,7 +249,7 @@ pub struct SweepReport<'a> {
 /// One run: its line, x and seed, then each metric by key.
 pub struct PointRow<'a> {
     pub by: Option<&'static str>,
-    pub x: f64,
+    pub x: ParamJson,
     pub seed: u64,
     pub metrics: &'a [&'static str],
     pub values: &'a [Option<f64>],
@@ -263,14 +268,17 @@ impl Serialize for PointRow<'_> {
     }
 }
 
+/// One point's summary over the seeds, each figure rounded to 0.1 as the metrics are.
 #[derive(Serialize)]
 pub struct SummaryRow {
     pub by: Option<&'static str>,
-    pub x: f64,
+    pub x: ParamJson,
     pub metric: &'static str,
     pub median: Option<f64>,
     pub p10: Option<f64>,
     pub p90: Option<f64>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
     pub n: usize,
 }
 
@@ -284,12 +292,13 @@ impl<'a> SweepReport<'a> {
             by: sweep.by.map(|b| b.id),
             metrics: &sweep.metrics,
             seeds: &sweep.seeds,
+            duration_ms: sweep.duration_ms,
             params: ParamValues(&sweep.base),
             points: points
                 .iter()
                 .map(|p| PointRow {
                     by: sweep.line_name(p.job.by),
-                    x: p.job.x,
+                    x: ParamJson::of(sweep.x, p.job.x),
                     seed: p.job.seed,
                     metrics: &sweep.metrics,
                     values: &p.values,
@@ -303,6 +312,17 @@ impl<'a> SweepReport<'a> {
 
 impl SummaryRow {
     pub fn of(sweep: &Sweep, s: Summary) -> Self {
-        Self { by: sweep.line_name(s.by), x: s.x, metric: s.metric, median: s.median, p10: s.p10, p90: s.p90, n: s.n }
+        let round = |v: Option<f64>| v.map(|v| libm::round(v * 10.0) / 10.0);
+        Self {
+            by: sweep.line_name(s.by),
+            x: ParamJson::of(sweep.x, s.x),
+            metric: s.metric,
+            median: round(s.median),
+            p10: round(s.p10),
+            p90: round(s.p90),
+            min: round(s.min),
+            max: round(s.max),
+            n: s.n,
+        }
     }
 }

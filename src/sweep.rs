@@ -48,6 +48,8 @@ pub struct Summary {
     pub median: Option<f64>,
     pub p10: Option<f64>,
     pub p90: Option<f64>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
     /// How many seeds gave a number.
     pub n: usize,
 }
@@ -84,10 +86,15 @@ impl Sweep {
         seeds: usize,
         metrics: &[&str],
     ) -> Result<Self, SweepError> {
-        let numeric: Vec<&str> = scenario.params.iter().filter(|p| p.kind == ParamKind::Number).map(|p| p.id).collect();
-        let x = scenario.param(x).filter(|p| p.kind == ParamKind::Number).ok_or_else(|| {
-            SweepError(format!("x must be a numeric parameter of {}: one of {}", scenario.id, numeric.join(", ")))
+        let ids: Vec<&str> = scenario.params.iter().map(|p| p.id).collect();
+        let x = scenario.param(x).ok_or_else(|| {
+            SweepError(format!("x must be a parameter of {}: one of {}", scenario.id, ids.join(", ")))
         })?;
+        // A choice or a toggle takes every option, whatever range was asked.
+        let (from, to, steps) = match x.kind {
+            ParamKind::Number => (from, to, steps),
+            _ => (x.min, x.max, x.max as usize + 1),
+        };
         let by = match by {
             None => None,
             Some(id) => {
@@ -106,6 +113,9 @@ impl Sweep {
                 })?)
             }
         };
+        if by.is_some_and(|b| b.id == x.id) {
+            return Err(SweepError(format!("by: {} is already the x axis; choose another choice parameter", x.id)));
+        }
         let known: Vec<&str> = scenario.metrics.iter().map(|m| m.key).collect();
         let metrics = metrics
             .iter()
@@ -211,11 +221,21 @@ impl Sweep {
                     median: quantile(&values, 0.5),
                     p10: quantile(&values, 0.1),
                     p90: quantile(&values, 0.9),
+                    min: values.first().copied(),
+                    max: values.last().copied(),
                     n: values.len(),
                 });
             }
         }
         out
+    }
+
+    /// An x value as a reader reads it: a choice's label, or the value beside its slider.
+    pub fn x_text(&self, x: f64) -> String {
+        match self.x.kind {
+            ParamKind::Number => crate::format::slider_value(x, self.x.unit),
+            _ => self.x.format(x),
+        }
     }
 
     /// The name of a line's option.
@@ -254,9 +274,9 @@ impl Sweep {
                 metric.label,
                 value(a),
                 self.x.label,
-                crate::format::slider_value(first.x, self.x.unit),
+                self.x_text(first.x),
                 value(b),
-                crate::format::slider_value(last.x, self.x.unit)
+                self.x_text(last.x)
             ));
         }
         out

@@ -6,7 +6,7 @@
 //! use falls back to a sane value and is reported as a notice the page shows.
 
 use crate::scenarios;
-use crate::sim::params::{ParamErrorKind, shorten};
+use crate::sim::params::shorten;
 use crate::sim::scenario::{MAX_DURATION_MS, MIN_DURATION_MS};
 use crate::sim::{ParamKind, Params, ScenarioSpec};
 
@@ -111,7 +111,24 @@ impl State {
 
     /// How long the run is: the duration set, or what the parameters need.
     pub fn duration(&self) -> u64 {
-        self.duration_ms.unwrap_or_else(|| self.scenario.duration_for(&self.params))
+        self.duration_ms.unwrap_or_else(|| self.full_duration())
+    }
+
+    /// The run's own length: what its parameters need to play out.
+    pub fn full_duration(&self) -> u64 {
+        self.scenario.duration_for(&self.params)
+    }
+
+    /// The longest run a reader may set: [`MAX_DURATION_MS`], or the run's own length where
+    /// that is longer (at-least-once's late redeliveries come days later, over idle stretches
+    /// the engine jumps).
+    pub fn max_duration_ms(&self) -> u64 {
+        MAX_DURATION_MS.max(self.full_duration())
+    }
+
+    /// Whether the run stops before its own length: what happens after is not in its numbers.
+    pub fn is_cut(&self) -> bool {
+        self.duration() < self.full_duration()
     }
 }
 
@@ -190,21 +207,7 @@ pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (
                     u64::MAX
                 )),
             },
-            "duration_ms" => match text.trim().parse::<f64>() {
-                Ok(d) if d.is_finite() => {
-                    let clamped = d.clamp(MIN_DURATION_MS as f64, MAX_DURATION_MS as f64);
-                    if clamped != d {
-                        notices.push(format!(
-                            "duration_ms: {} is outside {MIN_DURATION_MS} to {MAX_DURATION_MS} ms; using {}.",
-                            shorten(text),
-                            clamped as u64
-                        ));
-                    }
-                    state.duration_ms = Some(clamped as u64);
-                }
-                _ => notices
-                    .push(format!("duration_ms: '{}' is not a number; the run's own length is used.", shorten(text))),
-            },
+            "duration_ms" => {} // read once the parameters are known: the limit depends on them
             "speed" => match text.trim().parse::<f64>() {
                 Ok(s) if s.is_finite() => {
                     let nearest = nearest_speed(s);
@@ -232,25 +235,18 @@ pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (
             }
             id => match scenario.param(id) {
                 None => notices.push(format!("Unknown parameter '{}' ignored.", shorten(id))),
-                Some(spec) => match spec.parse(text) {
-                    Ok(v) => state.params.set(spec.id, v),
-                    Err(e) if e.kind == ParamErrorKind::OutOfRange => {
-                        let v = spec.sanitize(text.trim().parse().unwrap_or(spec.default));
-                        state.params.set(spec.id, v);
-                        notices.push(format!(
-                            "{}: {} is outside {}; using {}.",
-                            spec.id,
-                            e.given,
-                            e.allowed,
-                            spec.format(v)
-                        ));
-                    }
-                    Err(e) => {
-                        notices.push(format!("{e}; using {}.", spec.format(state.params.get(spec.id))));
-                    }
-                },
+                Some(spec) => {
+                    let (value, notice) = spec.read(text, state.params.get(spec.id));
+                    state.params.set(spec.id, value);
+                    notices.extend(notice);
+                }
             },
         }
+    }
+    if let Some(text) = find("duration_ms") {
+        let (duration, notice) = read_duration(text, &state);
+        state.duration_ms = duration;
+        notices.extend(notice);
     }
     state.sweep = find("sweep").map(|x| decode_sweep(scenario, x, &find, &mut notices));
     (Some(state), notices)
@@ -350,6 +346,40 @@ pub fn encode(state: &State) -> String {
         }
     }
     out.join("&")
+}
+
+/// A duration a reader wrote (link, command line), for a run of `state`'s parameters: from
+/// [`MIN_DURATION_MS`] to the longer of [`MAX_DURATION_MS`] and the run's own length (a run that
+/// jumps idle stretches may need days), the nearest end when outside; `None` when it is not a
+/// number (the run's own length is used).
+pub fn read_duration(text: &str, state: &State) -> (Option<u64>, Option<String>) {
+    let max = state.max_duration_ms();
+    match text.trim().parse::<f64>() {
+        Ok(d) if d.is_finite() => {
+            let clamped = libm::round(d.clamp(MIN_DURATION_MS as f64, max as f64));
+            let notice = (clamped != d).then(|| {
+                format!(
+                    "duration_ms: {} is not a whole number from {MIN_DURATION_MS} to {max} ms; using {}.",
+                    shorten(text),
+                    clamped as u64
+                )
+            });
+            (Some(clamped as u64), notice)
+        }
+        _ => (None, Some(format!("duration_ms: '{}' is not a number; the run's own length is used.", shorten(text)))),
+    }
+}
+
+/// The query string in what an author pastes: a link, a bare query, or an iframe's `src` with
+/// `&amp;` for `&`; any `#fragment` dropped. `None` for a link with no query at all.
+pub fn pasted_query(text: &str) -> Option<String> {
+    let text = text.trim().replace("&amp;", "&");
+    let text = text.split('#').next().unwrap_or_default();
+    match text.split_once('?') {
+        Some((_, query)) => Some(query.to_string()),
+        None if text.contains("://") || text.starts_with('/') => None,
+        None => Some(text.to_string()),
+    }
 }
 
 fn truthy(text: &str) -> bool {

@@ -255,32 +255,120 @@ fn bad_input_is_one_line_naming_what_is_allowed_with_status_2() {
     usage_error(&["run", "nope"], &[&["nope"][..], &ids].concat());
     usage_error(&["run"], &ids);
     usage_error(&["run", "slow-server", "--set", "bogus=1"], &[&["bogus"][..], &params].concat());
-    usage_error(&["run", "slow-server", "--set", "rate=99999"], &["rate", "99999", "1 to 3000"]);
-    usage_error(&["run", "slow-server", "--set", "rate=0"], &["rate", "1 to 3000"]);
-    usage_error(&["run", "slow-server", "--set", "rate=abc"], &["rate", "abc", "1 to 3000"]);
-    usage_error(&["run", "slow-server", "--set", "rate=NaN"], &["rate", "1 to 3000"]);
-    usage_error(
-        &["run", "slow-server", "--set", "policy=fastest"],
-        &["policy", "fastest", "round-robin", "two-choices"],
-    );
-    usage_error(&["run", "slow-server", "--set", "b_fails=maybe"], &["b_fails", "maybe", "true or false"]);
     usage_error(&["run", "slow-server", "--set", "rate"], &["key=value"]);
-    usage_error(&["run", "slow-server", "--seed", "-1"], &["--seed", "-1", "0 to 18446744073709551615"]);
-    usage_error(&["run", "slow-server", "--seed", "abc"], &["--seed", "0 to"]);
-    usage_error(&["run", "slow-server", "--seed", "18446744073709551616"], &["--seed"]);
     usage_error(&["run", "slow-server", "--seed"], &["--seed"]);
-    usage_error(&["run", "slow-server", "--duration-ms", "5"], &["--duration-ms", "100 to 14400000"]);
     usage_error(&["run", "slow-server", "--preset", "nope"], &[&["nope"][..], &presets].concat());
     usage_error(&["run", "slow-server", "--frobnicate"], &["--frobnicate", "--preset", "--set", "--seed", "--json"]);
-    usage_error(&["run", "slow-server", "--url", "?rate=abc"], &["rate", "abc", "1 to 3000"]);
     usage_error(&["run", "slow-server", "--url", "?sim=double-click"], &["double-click", "slow-server"]);
-    usage_error(&["run", "slow-server", "--set", &format!("rate={}", "9".repeat(5000))], &["rate"]);
+    usage_error(&["run", "--url", "http://127.0.0.1:8080/"], &["needs a scenario", "sim="]);
+    usage_error(&["run", "slow-server", "--url", "http://127.0.0.1:8080/lab/"], &["--url", "no query"]);
+    usage_error(&["sweep", "slow-server", "--seed", "3"], &["--seed", "--seeds"]);
+    usage_error(
+        &["sweep", "double-click", "--metric", "client_outcome"],
+        &["client_outcome", "not a number", "charges"],
+    );
+    usage_error(&["sweep", "slow-server", "--metric", "nope"], &["nope", "p99_ms_after"]);
+    usage_error(&["sweep", "slow-server", "--x", "rate"], &["--x", "rate", "<from>..<to>"]);
     usage_error(&["frobnicate"], &["list", "run"]);
     usage_error(&["list", "--frobnicate"], &["--json"]);
     usage_error(&[], &["usage"]);
     // An error message never runs past one short line, whatever was typed.
     let out = cli(&["run", "slow-server", "--set", &format!("{}=1", "x".repeat(5000))]);
     assert!(out.stderr.len() < 1000, "{} bytes", out.stderr.len());
+}
+
+/// Runs, expecting status 0 and exactly these notices on stderr (one line each, "notice: ").
+fn with_notices(args: &[&str], notices: &[&str]) -> Json {
+    let out = cli(args);
+    assert_eq!(out.status, 0, "{args:?} failed: {}", out.stderr);
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.len(), notices.len(), "{args:?}: {:?}", out.stderr);
+    for (line, want) in lines.iter().zip(notices) {
+        assert!(line.starts_with("notice: ") && line.contains(want), "{args:?}: {line:?} does not say {want:?}");
+    }
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e})"))
+}
+
+/// A value that cannot be used as written is read by the page's rule, on the command line as in
+/// a link: the same notice, the same value (and the run goes on with it).
+#[test]
+fn values_are_read_as_the_page_reads_them() {
+    let cases: &[(&str, &str, serde_json::Value)] = &[
+        ("servers=2.5", "servers: 2.5 is not a whole number; using 3.", 3.0.into()),
+        ("rate=99999", "rate: 99999 is outside a whole number from 1 to 3000 req/s; using 3000.", 3000.0.into()),
+        ("rate=0", "using 1.", 1.0.into()),
+        (
+            "rate=abc",
+            "rate: 'abc' is not allowed; expected a whole number from 1 to 3000 req/s; using 150.",
+            150.0.into(),
+        ),
+        ("rate=NaN", "using 150.", 150.0.into()),
+        ("timeout_ms=305", "timeout_ms: 305 is between the steps of 10 ms; using 310.", 310.0.into()),
+        (
+            "policy=fastest",
+            "expected one of round-robin, random, least-outstanding, two-choices; using round-robin.",
+            "round-robin".into(),
+        ),
+        ("b_fails=maybe", "expected true or false; using false.", false.into()),
+    ];
+    for (set, notice, value) in cases {
+        let (id, text) = set.split_once('=').unwrap();
+        let by_set = with_notices(&["run", "slow-server", "--json", "--duration-ms", "500", "--set", set], &[notice]);
+        assert_eq!(by_set["params"][id], *value, "{set}");
+        let link = format!("?sim=slow-server&duration_ms=500&{id}={text}");
+        let by_url = with_notices(&["run", "slow-server", "--json", "--url", &link], &[notice]);
+        assert_eq!(by_url, by_set, "{set}: the link and --set differ");
+    }
+    let long = format!("rate={}", "9".repeat(5000));
+    let out = cli(&["run", "slow-server", "--json", "--duration-ms", "500", "--set", &long]);
+    assert!(out.status == 0 && out.stderr.len() < 300, "{}", out.stderr);
+    with_notices(&["run", "slow-server", "--json", "--seed", "-1"], &["seed: '-1' is not a whole number from 0 to"]);
+    let d = with_notices(&["run", "slow-server", "--json", "--duration-ms", "5"], &["duration_ms: 5 is not"]);
+    assert_eq!(d["duration_ms"], 100);
+}
+
+/// The order of application is the documented one, whatever order the options are written in:
+/// the URL, then `--preset`, then each `--set`.
+#[test]
+fn the_url_then_the_preset_then_each_set() {
+    let out = json(&[
+        "run",
+        "slow-server",
+        "--json",
+        "--url",
+        "?sim=slow-server&timeout_ms=300&rate=60",
+        "--preset",
+        "timeout",
+    ]);
+    assert_eq!((out["params"]["timeout_ms"].as_f64(), out["params"]["rate"].as_f64()), (Some(500.0), Some(60.0)));
+    let out = json(&["run", "slow-server", "--json", "--set", "timeout_ms=800", "--preset", "timeout"]);
+    assert_eq!(out["params"]["timeout_ms"], 800.0);
+}
+
+/// What an author pastes: an iframe's src with `&amp;`, a fragment, the scenario taken from the
+/// link when the command names none, and the embed's own settings accepted.
+#[test]
+fn url_takes_what_an_author_pastes() {
+    let by_set = ok(&["run", "slow-server", "--json", "--set", "rate=60"]);
+    let pasted = "https://example.org/lab/?sim=slow-server&amp;embed=1&amp;controls=policy,slowdown&amp;rate=60#figure";
+    assert_eq!(ok(&["run", "slow-server", "--json", "--url", pasted]), by_set);
+    assert_eq!(ok(&["run", "--url", pasted, "--json"]), by_set);
+}
+
+/// A run cut short of what its settings need says so; the longest run a preset needs is
+/// accepted back by `--duration-ms` and `--url`.
+#[test]
+fn long_runs_and_cut_runs() {
+    let full = json(&["run", "at-least-once", "--preset", "long-window", "--json"]);
+    let d = full["duration_ms"].as_u64().unwrap();
+    assert!(d > 14_400_000, "{d}");
+    assert_eq!(full["full_duration_ms"], d);
+    let again = json(&["run", "at-least-once", "--preset", "long-window", "--json", "--duration-ms", &d.to_string()]);
+    assert_eq!(again["duration_ms"], d);
+    let link = format!("?sim=at-least-once&preset=long-window&duration_ms={d}");
+    assert_eq!(json(&["run", "at-least-once", "--json", "--url", &link])["duration_ms"], d);
+    let text = ok(&["run", "at-least-once", "--preset", "long-window", "--duration-ms", "14400000"]);
+    assert!(text.contains("cut: the run stops at 4 h, before the"), "{text}");
 }
 
 /// `run cascade --json` prints the run's reading: the sentences its page shows, computed from

@@ -138,14 +138,49 @@ fn cli_sweep_without_by_has_a_null_by_and_csv_has_one_row_per_summary() {
         cli(&["sweep", "slow-server", "--x", "rate=50..150:3", "--seeds", "2", "--metric", "completed", "--csv"]);
     assert_eq!(code, 0);
     let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(lines[0], "by,x,metric,median,p10,p90,n");
+    assert_eq!(lines[0], "by,x,metric,median,p10,p90,min,max,n");
     assert_eq!(lines.len(), 1 + 3);
+}
+
+/// A sweep on the page is reproduced from its link: `--url` gives the view's x, lines, metric
+/// and seeds; options given on the command line win over the link's.
+#[test]
+fn cli_sweep_follows_the_links_sweep_view() {
+    let link = "?sim=slow-server&sweep=rate&by=service_dist&sweep_metric=b_queue&sweep_seeds=3&duration_ms=2000";
+    let (code, out, err) = cli(&["sweep", "--url", link, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let j: Json = serde_json::from_str(&out).unwrap();
+    assert_eq!((j["x"].as_str(), j["by"].as_str()), (Some("rate"), Some("service_dist")));
+    assert_eq!(j["metrics"], serde_json::json!(["b_queue"]));
+    assert_eq!(j["seeds"], serde_json::json!([1, 2, 3]));
+    assert_eq!(j["duration_ms"], 2000);
+    let (_, out, _) = cli(&["sweep", "--url", link, "--json", "--seeds", "2", "--metric", "completed"]);
+    let j: Json = serde_json::from_str(&out).unwrap();
+    assert_eq!((j["seeds"].as_array().map(Vec::len), j["metrics"][0].as_str()), (Some(2), Some("completed")));
+}
+
+/// A choice parameter as x takes every option; summaries carry min and max and no float noise.
+#[test]
+fn cli_sweep_over_a_choice_with_min_and_max() {
+    let (code, csv, err) =
+        cli(&["sweep", "slow-server", "--x", "policy", "--seeds", "3", "--duration-ms", "2000", "--csv"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let xs: Vec<&str> = rows.iter().map(|r| r[1]).collect();
+    assert_eq!(xs, ["round-robin", "random", "least-outstanding", "two-choices"]);
+    for r in &rows {
+        let [median, p10, p90, min, max] = [3, 4, 5, 6, 7].map(|i| r[i].parse::<f64>().unwrap());
+        assert!(min <= p10 && p10 <= median && median <= p90 && p90 <= max, "{r:?}");
+        for cell in &r[3..8] {
+            assert!(cell.split('.').nth(1).is_none_or(|d| d.len() == 1), "{cell}: not rounded to 0.1");
+        }
+    }
 }
 
 #[test]
 fn cli_sweep_errors_are_one_line_naming_what_is_allowed() {
     for (args, names) in [
-        (vec!["sweep", "slow-server", "--x", "policy=1..2"], vec!["numeric parameter", "slowdown"]),
+        (vec!["sweep", "slow-server", "--x", "policy=1..2"], vec!["--x policy", "takes all its options"]),
         (vec!["sweep", "slow-server", "--x", "slowdown=0..100"], vec!["slowdown", "from 1 to 50"]),
         (vec!["sweep", "slow-server", "--x", "slowdown"], vec!["<param>=<from>..<to>"]),
         (vec!["sweep", "slow-server", "--by", "rate"], vec!["choice parameter", "policy"]),

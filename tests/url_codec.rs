@@ -110,12 +110,17 @@ fn out_of_range_values_are_clamped_with_a_notice() {
     assert_eq!(state.speed, 4.0);
 }
 
+/// A value between the slider's steps snaps to the nearest step, and a notice says so: the same
+/// rule and words as the command line's (`tests/cli.rs`), so a link gives one run everywhere.
 #[test]
-fn in_range_values_snap_to_the_step_silently() {
-    let (state, notices) = decode("?slowdown=2.7&rate=60.4");
-    assert!(notices.is_empty(), "{notices:?}");
+fn in_range_values_snap_to_the_step_with_a_notice() {
+    let (state, notices) = decode("?slowdown=2.7&servers=2.5");
+    assert_eq!(
+        notices,
+        ["slowdown: 2.7 is between the steps of 0.5×; using 2.5.", "servers: 2.5 is not a whole number; using 3."]
+    );
     assert_eq!(state.params.get("slowdown"), 2.5);
-    assert_eq!(state.params.get("rate"), 60.0);
+    assert_eq!(state.params.get("servers"), 3.0);
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::format::plain;
+use crate::format::{plain, with_unit};
 
 /// What kind of value a parameter holds. Every value is stored as an `f64`: a number as
 /// itself, a toggle as 0 or 1, a choice as the index of its option.
@@ -77,6 +77,18 @@ impl ParamSpec {
         }
     }
 
+    /// Whether only whole numbers are allowed: a count, or any number on a grid of whole steps.
+    pub const fn whole(&self) -> bool {
+        !matches!(self.kind, ParamKind::Number) || (self.step >= 1.0 && self.step % 1.0 == 0.0 && self.min % 1.0 == 0.0)
+    }
+
+    /// The declaration of a field whose type is an integer when `integer`: it must allow only
+    /// whole numbers (checked when the declaration compiles).
+    pub const fn for_field(self, integer: bool) -> Self {
+        assert!(!integer || self.whole(), "a parameter read as an integer must have whole steps");
+        self
+    }
+
     /// The value at fraction `f` (0 to 1) of the declared range: a number linearly, a toggle
     /// on from one half, a choice by index. Property tests draw parameters with it.
     pub fn at_fraction(&self, f: f64) -> f64 {
@@ -112,6 +124,41 @@ impl ParamSpec {
         Ok(value)
     }
 
+    /// As [`parse`](Self::parse), and the value must also be on the declared steps.
+    pub fn parse_exact(&self, text: &str) -> Result<f64, ParamError> {
+        let value = self.parse(text)?;
+        if self.sanitize(value) != value {
+            return Err(self.error(ParamErrorKind::OffGrid, text));
+        }
+        Ok(value)
+    }
+
+    /// What a value a reader wrote (a link, a command line) becomes, and the notice that says
+    /// so when it is not used as written: the one rule the page, the URL and the CLI share.
+    /// Out of range: the nearest end; between steps: the nearest step; not a value at all: the
+    /// `current` one.
+    pub fn read(&self, text: &str, current: f64) -> (f64, Option<String>) {
+        let e = match self.parse_exact(text) {
+            Ok(v) => return (v, None),
+            Err(e) => e,
+        };
+        let number = text.trim().parse::<f64>().ok().filter(|v| v.is_finite());
+        match (e.kind, number) {
+            (ParamErrorKind::OutOfRange | ParamErrorKind::OffGrid, Some(n)) => {
+                let v = self.sanitize(n);
+                let why = if e.kind == ParamErrorKind::OutOfRange {
+                    format!("is outside {}", e.allowed)
+                } else if self.whole() && n % 1.0 != 0.0 {
+                    "is not a whole number".to_string()
+                } else {
+                    format!("is between the steps of {}", with_unit(self.step, self.unit))
+                };
+                (v, Some(format!("{}: {} {why}; using {}.", self.id, e.given, self.format(v))))
+            }
+            _ => (current, Some(format!("{e}; using {}.", self.format(current)))),
+        }
+    }
+
     /// The nearest allowed value: clamped to the range and snapped to the step grid.
     pub fn sanitize(&self, value: f64) -> f64 {
         if !value.is_finite() {
@@ -143,7 +190,10 @@ impl ParamSpec {
     pub fn allowed(&self) -> String {
         match self.kind {
             ParamKind::Number => {
-                format!("a number from {} to {}{}", plain(self.min), plain(self.max), unit_suffix(self.unit))
+                let what = if self.whole() { "a whole number" } else { "a number" };
+                let range = format!("{what} from {} to {}{}", plain(self.min), plain(self.max), unit_suffix(self.unit));
+                let grid = self.step > 0.0 && self.step != 1.0;
+                if grid { format!("{range} in steps of {}", plain(self.step)) } else { range }
             }
             ParamKind::Toggle => "true or false".to_string(),
             ParamKind::Choice(options) => {
@@ -173,6 +223,8 @@ pub enum ParamErrorKind {
     NotAToggle,
     UnknownOption,
     OutOfRange,
+    /// In range but not on the declared steps (2.5 servers).
+    OffGrid,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -229,10 +281,12 @@ impl Params {
         self.specs.iter().position(|s| s.id == id)
     }
 
-    /// Sets a parameter from text, checking it strictly (the CLI's behaviour).
+    /// Sets a parameter from text (presets, tests): an error for a value of the wrong kind or
+    /// out of range; a value between steps snaps to the nearest.
     pub fn set_text(&mut self, id: &str, text: &str) -> Result<(), SetError> {
         let i = self.index_of(id).ok_or_else(|| SetError::UnknownParam(shorten(id)))?;
-        self.values[i] = self.specs[i].parse(text).map_err(SetError::Invalid)?;
+        let value = self.specs[i].parse(text).map_err(SetError::Invalid)?;
+        self.set_at(i, value);
         Ok(())
     }
 
@@ -299,6 +353,8 @@ impl fmt::Display for SetError {
 
 /// A parameter value as a model reads it: a number, a count, a toggle or a choice.
 pub trait ParamValue: Sized {
+    /// Whether the type holds only whole numbers (its declaration must have whole steps).
+    const INTEGER: bool = false;
     fn from_value(value: f64) -> Self;
     fn to_value(&self) -> f64;
 }
@@ -324,6 +380,7 @@ impl ParamValue for bool {
 macro_rules! whole_number_params {
     ($($t:ty),*) => {$(
         impl ParamValue for $t {
+            const INTEGER: bool = true;
             // Values are sanitized to the declared step first, so the cast only drops a `.0`.
             fn from_value(value: f64) -> Self {
                 value as $t
@@ -389,7 +446,8 @@ macro_rules! config {
         }
     ) => {
         /// The parameters, in declaration order: ids, labels, units, defaults, ranges and help.
-        pub static $specs: &[$crate::sim::ParamSpec] = &[$($spec),+];
+        pub static $specs: &[$crate::sim::ParamSpec] =
+            &[$( ($spec).for_field(<$ty as $crate::sim::params::ParamValue>::INTEGER) ),+];
 
         $(#[$meta])*
         #[derive(Clone, Debug, PartialEq)]

@@ -1,15 +1,18 @@
 //! `resilience-lab`: run any scenario headless and print its numbers.
 //!
 //!     resilience-lab list [--json]
-//!     resilience-lab run <scenario> [--preset NAME] [--url QUERY] [--set key=value]...
+//!     resilience-lab run [<scenario>] [--preset NAME] [--url QUERY] [--set key=value]...
 //!                        [--seed N] [--duration-ms D] [--json]
-//!     resilience-lab sweep <scenario> --x <param>=<from>..<to>[:<steps>] [--by <param>]
+//!     resilience-lab sweep [<scenario>] [--x <param>=<from>..<to>[:<steps>] [--by <param>]
 //!                        [--seeds K] [--metric <key>]... [--preset P] [--set k=v]...
 //!                        [--duration-ms D] [--threads N] [--json|--csv]
 //!     resilience-lab bench [--quick] [--json] [--fingerprints]
 //!
-//! Every error is one line naming what is allowed, with exit status 2.
+//! Every error is one line naming what is allowed, with exit status 2. A value that cannot be
+//! used as written is read as the page reads it: a notice on stderr, and the nearest value.
 
+#[cfg(not(target_arch = "wasm32"))]
+mod out;
 #[cfg(not(target_arch = "wasm32"))]
 mod settings;
 #[cfg(not(target_arch = "wasm32"))]
@@ -19,14 +22,15 @@ mod sweep;
 mod native {
     use std::process::ExitCode;
 
+    use super::out::outln;
     use super::settings::{self, Settings};
     use resilience_lab::report::{RunReport, ScenarioDescription};
-    use resilience_lab::scenarios;
     use resilience_lab::sim::Value;
     use resilience_lab::url;
+    use resilience_lab::{format, scenarios};
 
-    const USAGE: &str = "usage: resilience-lab list [--json] | resilience-lab run <scenario> [--preset NAME] \
-        [--url QUERY] [--set key=value]... [--seed N] [--duration-ms D] [--json] | resilience-lab sweep <scenario> \
+    const USAGE: &str = "usage: resilience-lab list [--json] | resilience-lab run [<scenario>] [--preset NAME] \
+        [--url QUERY] [--set key=value]... [--seed N] [--duration-ms D] [--json] | resilience-lab sweep [<scenario>] \
         --x <param>=<from>..<to>[:<steps>] [--by <param>] [--seeds K] [--metric <key>]... [--preset P] [--set k=v]... \
         [--duration-ms D] [--threads N] [--json|--csv] | resilience-lab bench [--quick] [--json] [--fingerprints]";
 
@@ -38,7 +42,7 @@ mod native {
             Some("sweep") => super::sweep::sweep(&args[1..]),
             Some("bench") => bench(&args[1..]),
             Some("-h" | "--help" | "help") => {
-                println!("{USAGE}");
+                outln!("{USAGE}");
                 Ok(())
             }
             Some(other) => Err(format!("unknown command '{}'; expected list, run, sweep or bench", short(other))),
@@ -65,25 +69,25 @@ mod native {
         };
         if json_out {
             let all: Vec<ScenarioDescription> = scenarios::ALL.iter().map(|s| ScenarioDescription::of(s)).collect();
-            println!("{}", serde_json::to_string_pretty(&all).expect("JSON of plain values"));
+            outln!("{}", serde_json::to_string_pretty(&all).expect("JSON of plain values"));
             return Ok(());
         }
         for s in scenarios::ALL {
-            println!("{}  {}  ({})", s.id, s.title, s.chapter);
-            println!("  parameters:");
+            outln!("{}  {}  ({})", s.id, s.title, s.chapter);
+            outln!("  parameters:");
             for p in s.params {
                 let unit = if p.unit.is_empty() { String::new() } else { format!(" {}", p.unit) };
-                println!("    {:<20} default {}{unit}; {}", p.id, p.format(p.default), p.allowed());
+                outln!("    {:<20} default {}{unit}; {}", p.id, p.format(p.default), p.allowed());
             }
-            println!("  presets: {}", s.presets.iter().map(|p| p.id).collect::<Vec<_>>().join(", "));
-            println!("  metrics: {}", s.metrics.iter().map(|m| m.key).collect::<Vec<_>>().join(", "));
-            println!();
+            outln!("  presets: {}", s.presets.iter().map(|p| p.id).collect::<Vec<_>>().join(", "));
+            outln!("  metrics: {}", s.metrics.iter().map(|m| m.key).collect::<Vec<_>>().join(", "));
+            outln!("");
         }
         Ok(())
     }
 
     fn run(args: &[String]) -> Result<(), String> {
-        let (scenario, rest) = settings::scenario(args, "run")?;
+        let (named, rest) = settings::scenario(args)?;
         let mut settings = Settings::default();
         let mut json = false;
         let mut rest = rest.iter();
@@ -94,32 +98,44 @@ mod native {
                 return Err(format!("unknown option '{}'; expected {}, or --json", short(arg), settings::OPTIONS));
             }
         }
-        let state = settings.into_state(scenario)?;
-        let scenario = state.scenario;
+        let scenario = settings.scenario(named, "run")?;
+        let (state, notices) = settings.into_state(scenario)?;
+        settings::warn(&notices);
         let mut sim = scenario.start(&state.params, state.seed, state.duration());
         sim.run_to_end();
         let metrics = sim.metrics();
+        let reading = sim.reading();
         if json {
-            let reading = sim.reading();
             let report = RunReport::new(&state, &metrics, &reading);
-            println!("{}", serde_json::to_string_pretty(&report).expect("JSON of plain values"));
-        } else {
-            println!(
-                "{} ({}), seed {}, {} ms simulated, {} events",
-                scenario.id,
-                scenario.title,
-                state.seed,
-                state.duration(),
-                sim.events()
+            outln!("{}", serde_json::to_string_pretty(&report).expect("JSON of plain values"));
+            return Ok(());
+        }
+        outln!(
+            "{} ({}), seed {}, {} simulated, {} events",
+            scenario.id,
+            scenario.title,
+            state.seed,
+            format::span_ms(state.duration() as f64),
+            format::count(sim.events())
+        );
+        if state.is_cut() {
+            outln!(
+                "  cut: the run stops at {}, before the {} its settings need; what happens after that is not in these numbers",
+                format::span_ms(state.duration() as f64),
+                format::span_ms(state.full_duration() as f64)
             );
-            println!("  share: ?{}", url::encode(&state));
-            for (key, value) in &metrics {
-                let unit = scenario.metric(key).map_or("", |m| m.unit);
-                println!("  {key:<28} {} {unit}", human(value));
-            }
-            for (key, sentence) in sim.reading() {
-                println!("  reading.{key}: {sentence}");
-            }
+        }
+        outln!("  share: ?{}", url::encode(&state));
+        for (key, value) in &metrics {
+            let spec = scenario.metric(key);
+            let shown = match value {
+                Value::List(_) => human(value),
+                _ => format::quantity_text(value, spec.map_or("", |m| m.unit)),
+            };
+            outln!("  {key:<28} {shown}");
+        }
+        for (key, sentence) in &reading {
+            outln!("  reading.{key}: {sentence}");
         }
         Ok(())
     }
@@ -131,11 +147,7 @@ mod native {
                 .map(|r| r.iter().map(|(k, v)| format!("{k}={}", human(v))).collect::<Vec<_>>().join(" "))
                 .collect::<Vec<_>>()
                 .join("; "),
-            Value::Null => "—".into(),
-            Value::Bool(b) => b.to_string(),
-            Value::Int(i) => i.to_string(),
-            Value::Num(x) => x.to_string(),
-            Value::Text(t) => t.clone(),
+            other => format::value(other),
         }
     }
 
@@ -146,13 +158,13 @@ mod native {
                 "--quick" => quick = true,
                 "--json" => json = true,
                 "--fingerprints" => {
-                    print!("{}", resilience_lab::bench::fingerprints());
+                    super::out::write(format_args!("{}", resilience_lab::bench::fingerprints()));
                     return Ok(());
                 }
                 other => return Err(format!("bench takes --quick, --json or --fingerprints; got '{}'", short(other))),
             }
         }
-        resilience_lab::bench::print_native_report(quick, json);
+        super::out::write(format_args!("{}", resilience_lab::bench::native_report(quick, json)));
         Ok(())
     }
 }

@@ -1,21 +1,34 @@
 //! The settings `run` and `sweep` share: a scenario, then `--url`, `--preset`, `--set`,
-//! `--seed` and `--duration-ms`, applied in that order (the URL, then the preset, then each set).
+//! `--seed` and `--duration-ms`, applied in that order (the URL, then the preset, then each set),
+//! whatever order they are written in. A value is read by the page's rule: one not usable as
+//! written gives a notice and the nearest allowed value, as the page does for the same link.
 
 use resilience_lab::scenarios;
 use resilience_lab::sim::ScenarioSpec;
-use resilience_lab::sim::params::{SetError, shorten};
-use resilience_lab::sim::scenario::{MAX_DURATION_MS, MIN_DURATION_MS};
+use resilience_lab::sim::params::shorten;
 use resilience_lab::url;
 
 /// The shared options, for error messages.
 pub const OPTIONS: &str = "--preset, --url, --set, --seed, --duration-ms";
 
-/// The scenario named first, and the arguments after it.
-pub fn scenario<'a>(args: &'a [String], command: &str) -> Result<(&'static ScenarioSpec, &'a [String]), String> {
-    let id = args.first().ok_or_else(|| format!("{command} needs a scenario: one of {}", scenarios::ids()))?;
-    let scenario = scenarios::find(id)
-        .ok_or_else(|| format!("unknown scenario '{}'; expected one of {}", shorten(id), scenarios::ids()))?;
-    Ok((scenario, &args[1..]))
+/// The scenario named first, if one is (an option comes first when `--url` names it), and the
+/// arguments after it.
+pub fn scenario(args: &[String]) -> Result<(Option<&'static ScenarioSpec>, &[String]), String> {
+    match args.first() {
+        Some(id) if !id.starts_with("--") => {
+            let scenario = scenarios::find(id)
+                .ok_or_else(|| format!("unknown scenario '{}'; expected one of {}", shorten(id), scenarios::ids()))?;
+            Ok((Some(scenario), &args[1..]))
+        }
+        _ => Ok((None, args)),
+    }
+}
+
+/// Prints each notice on stderr: the run goes on with the value the notice names.
+pub fn warn(notices: &[String]) {
+    for n in notices {
+        eprintln!("notice: {n}");
+    }
 }
 
 /// The value after an option.
@@ -28,31 +41,16 @@ pub struct Settings {
     sets: Vec<(String, String)>,
     preset: Option<String>,
     query: Option<String>,
-    seed: Option<u64>,
-    duration: Option<u64>,
+    seed: Option<String>,
+    duration: Option<String>,
 }
 
 impl Settings {
     /// Takes `arg` (and its value from `rest`) if it is a shared option; false if it is not.
     pub fn take<'a>(&mut self, arg: &str, rest: &mut impl Iterator<Item = &'a String>) -> Result<bool, String> {
         match arg {
-            "--seed" => {
-                let v = value(arg, rest)?;
-                let seed = v
-                    .parse::<u64>()
-                    .map_err(|_| format!("--seed: '{}' is not a whole number from 0 to {}", shorten(v), u64::MAX))?;
-                self.seed = Some(seed);
-            }
-            "--duration-ms" => {
-                let v = value(arg, rest)?;
-                let d = v.parse::<u64>().ok().filter(|d| (MIN_DURATION_MS..=MAX_DURATION_MS).contains(d));
-                self.duration = Some(d.ok_or_else(|| {
-                    format!(
-                        "--duration-ms: '{}' is not allowed; expected a whole number from {MIN_DURATION_MS} to {MAX_DURATION_MS}",
-                        shorten(v)
-                    )
-                })?);
-            }
+            "--seed" => self.seed = Some(value(arg, rest)?.clone()),
+            "--duration-ms" => self.duration = Some(value(arg, rest)?.clone()),
             "--preset" => self.preset = Some(value(arg, rest)?.clone()),
             "--url" => self.query = Some(value(arg, rest)?.clone()),
             "--set" => {
@@ -65,49 +63,79 @@ impl Settings {
         Ok(true)
     }
 
-    /// The state these settings give, checked against the scenario's declaration.
-    pub fn into_state(self, scenario: &'static ScenarioSpec) -> Result<url::State, String> {
-        let mut state = match self.query {
+    /// The scenario these settings run: the one named, or else the one `--url` names.
+    pub fn scenario(
+        &self,
+        named: Option<&'static ScenarioSpec>,
+        command: &str,
+    ) -> Result<&'static ScenarioSpec, String> {
+        if let Some(s) = named {
+            return Ok(s);
+        }
+        let from_url = self.query.as_deref().and_then(url::pasted_query).and_then(|q| url::decode(&q, None).0);
+        from_url.map(|s| s.scenario).ok_or_else(|| {
+            format!("{command} needs a scenario (or a --url naming one with sim=): one of {}", scenarios::ids())
+        })
+    }
+
+    /// The state these settings give, applied in order (the URL, the preset, each `--set`, the
+    /// seed, the duration), with the notices a value not used as written gives: the same
+    /// notices, and the same values, as the page gives for the same link.
+    pub fn into_state(self, scenario: &'static ScenarioSpec) -> Result<(url::State, Vec<String>), String> {
+        let (mut state, mut notices) = match self.query {
             Some(q) => from_url(scenario, &q)?,
-            None => url::State::new(scenario),
+            None => (url::State::new(scenario), Vec::new()),
         };
         if let Some(p) = self.preset {
             apply_preset(&mut state, &p)?;
         }
         for (k, v) in &self.sets {
-            state.params.set_text(k, v).map_err(|e| match e {
-                SetError::UnknownParam(id) => format!(
-                    "unknown parameter '{id}' for {}; expected one of {}",
+            let spec = scenario.param(k).ok_or_else(|| {
+                format!(
+                    "unknown parameter '{}' for {}; expected one of {}",
+                    shorten(k),
                     scenario.id,
                     scenario.params.iter().map(|p| p.id).collect::<Vec<_>>().join(", ")
-                ),
-                other => other.to_string(),
+                )
             })?;
+            let (value, notice) = spec.read(v, state.params.get(spec.id));
+            state.params.set(spec.id, value);
+            notices.extend(notice);
         }
         if let Some(s) = self.seed {
-            state.seed = s;
+            match s.trim().parse::<u64>() {
+                Ok(seed) => state.seed = seed,
+                Err(_) => notices.push(format!(
+                    "seed: '{}' is not a whole number from 0 to {}; using {}.",
+                    shorten(&s),
+                    u64::MAX,
+                    state.seed
+                )),
+            }
         }
         if let Some(d) = self.duration {
-            state.duration_ms = Some(d);
+            let (duration, notice) = url::read_duration(&d, &state);
+            state.duration_ms = duration.or(state.duration_ms);
+            notices.extend(notice);
         }
-        Ok(state)
+        Ok((state, notices))
     }
 }
 
-fn from_url(scenario: &'static ScenarioSpec, query: &str) -> Result<url::State, String> {
-    let q = query.rsplit_once('?').map_or(query, |(_, q)| q);
-    let (decoded, notices) = url::decode(q, Some(scenario));
+/// The state a pasted link gives, with the page's notices for it.
+fn from_url(scenario: &'static ScenarioSpec, pasted: &str) -> Result<(url::State, Vec<String>), String> {
+    let query = url::pasted_query(pasted)
+        .ok_or_else(|| format!("--url: '{}' has no query (expected a link with ?sim=…)", shorten(pasted)))?;
+    let (decoded, notices) = url::decode(&query, Some(scenario));
     let decoded = decoded.expect("a default scenario was given");
     if decoded.scenario.id != scenario.id {
         return Err(format!("--url names scenario '{}' but the command runs '{}'", decoded.scenario.id, scenario.id));
     }
-    match notices.first() {
-        Some(n) => Err(format!("--url: {n}")),
-        None => Ok(decoded),
-    }
+    Ok((decoded, notices))
 }
 
-/// Applies a preset, keeping what `--url` changed relative to its own preset on top of it.
+/// Applies a preset on top of the state so far (the URL's values): each value the preset sets
+/// replaces the URL's, the others stay.
 fn apply_preset(state: &mut url::State, id: &str) -> Result<(), String> {
     let scenario = state.scenario;
     let found = scenario.preset(id).ok_or_else(|| {
@@ -118,14 +146,6 @@ fn apply_preset(state: &mut url::State, id: &str) -> Result<(), String> {
             scenario.presets.iter().map(|p| p.id).collect::<Vec<_>>().join(", ")
         )
     })?;
-    let url_base = state.baseline();
     state.preset = Some(found.id);
-    let mut params = state.baseline();
-    for (i, spec) in scenario.params.iter().enumerate() {
-        if state.params.values()[i] != url_base.values()[i] {
-            params.set(spec.id, state.params.values()[i]);
-        }
-    }
-    state.params = params;
-    Ok(())
+    state.params.apply_preset(found).map_err(|e| format!("preset {}: {e}", found.id))
 }

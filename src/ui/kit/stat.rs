@@ -59,10 +59,11 @@ pub fn StatCard(
         if big { format!("{base} big") } else { base.to_string() }
     };
     // Memos: the DOM is touched only when the shown text changes, not on every frame.
-    let shown = Memo::new(move |_| value.with(format::value));
-    let raw_value = Memo::new(move |_| value.with(raw));
+    // The value and its unit as the command line prints them too ("$149.97", "8.4 min", "1 time").
     let unit = spec.unit;
-    let unit_shown = Memo::new(move |_| value.with(|v| format::unit_for(v.as_f64().unwrap_or(0.0), unit)));
+    let shown = Memo::new(move |_| value.with(|v| format::quantity(v, unit).0));
+    let raw_value = Memo::new(move |_| value.with(raw));
+    let unit_shown = Memo::new(move |_| value.with(|v| format::quantity(v, unit).1));
     // A headline card shows its metric's spread over seeds, once the background runs are done.
     let spread = use_context::<Spreads>()
         .filter(|_| metrics.scenario.headline.contains(&key))
@@ -76,7 +77,7 @@ pub fn StatCard(
                 {move || shown.with(|t| word_parts(t).map(|part| view! { {part.to_string()}<wbr/> }).collect_view())}
             </span>
             // No unit after a dash: "— ms" reads as a broken number.
-            {(!unit.is_empty()).then(|| view! { <span class="unit" hidden=move || value.with(|v| *v == Value::Null)>
+            {(!unit.is_empty()).then(|| view! { <span class="unit" hidden=move || unit_shown.with(|u| u.is_empty())>
                 {unit_shown}
             </span> })}
             {note.map(|n| view! { <span class="note">{move || n.get()}</span> })}
