@@ -386,3 +386,25 @@ fn run_json_cascade_reading() {
     assert!(row_home.ends_with(", flat") && !row_home.starts_with("15,"), "{row_home}");
     assert!(out["reading"]["row_ok"].as_str().unwrap().starts_with("99 of 99, p99 4,"));
 }
+
+/// A reader that closes the pipe early (`| head -1`) ends the command quietly: status 0, no
+/// panic, nothing on stderr.
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    for args in [&["list"][..], &["sweep", "slow-server", "--x", "rate=10..300:30", "--seeds", "2", "--csv"]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_resilience-lab"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary starts");
+        let mut first = [0u8; 16];
+        child.stdout.as_mut().unwrap().read_exact(&mut first).expect("some output");
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("it ends");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && stderr.is_empty(), "{args:?}: {:?} {stderr}", out.status);
+    }
+}
