@@ -8,6 +8,5 @@ setup_web
 prebuild_web
 build_web >&2
 cd "$ROOT"
-PORT=${PORT:-8080}
-echo "Resilience Lab: http://127.0.0.1:$PORT/"
-exec node scripts/static-server.mjs dist "$PORT"
+# Prints "Resilience Lab: http://127.0.0.1:PORT/" once it listens (PORT=0: any free port).
+exec node scripts/static-server.mjs dist "${PORT:-8080}"

@@ -1,7 +1,7 @@
 // A static file server for the built app, as any static host serves it: dist/ at / and at the
 // sub-path /lab/, on 127.0.0.1 only. `scripts/serve.sh` runs it; the browser tests import it.
 //
-//     node scripts/static-server.mjs <dir> <port>
+//     node scripts/static-server.mjs <dir> <port>     (port 0: any free port; the first line says which)
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, resolve } from 'node:path';
@@ -53,7 +53,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     process.exit(2);
   }
   try {
-    const { close } = await serveDir(dir, { port: Number(port) });
+    const { base, close } = await serveDir(dir, { port: Number(port) });
+    console.log(`Resilience Lab: ${base}/`);
     const stop = async () => { await close(); process.exit(0); };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);

@@ -48,6 +48,19 @@ pub fn us_as_ms(t: Micros) -> String {
     ms(t as f64 / 1000.0)
 }
 
+/// The play bar's clock, both sides in the unit the run's end reads best in, one decimal:
+/// "1.4 s / 20.0 s", "0.5 min / 10.0 min", "0.0 days / 4.0 days".
+pub fn clock(now: Micros, end: Micros) -> String {
+    const S: f64 = 1e6;
+    let (per, unit) = match end as f64 / S {
+        e if e <= 1000.0 => (S, "s"),
+        e if e <= 2.0 * 3600.0 => (60.0 * S, "min"),
+        e if e <= 2.0 * 86_400.0 => (3600.0 * S, "h"),
+        _ => (86_400.0 * S, "days"),
+    };
+    format!("{:.1} {unit} / {:.1} {unit}", now as f64 / per, end as f64 / per)
+}
+
 /// Seconds for people, at most two decimals and no trailing zeros: "0.43 s", "10 s".
 pub fn seconds(us: Micros) -> String {
     secs(us as f64 / 1e6)
@@ -240,6 +253,10 @@ mod tests {
         assert_eq!(slider_value(127_000.0, "ms"), "127 s");
         assert_eq!(slider_value(45_000.0, "ms"), "45000 ms");
         assert_eq!(tick(1500.0), "1.5k");
+        assert_eq!(clock(1_400_000, 20_000_000), "1.4 s / 20.0 s");
+        assert_eq!(clock(0, 346_092_210_000), "0.0 days / 4.0 days");
+        assert_eq!(clock(30_000_000, 600_000_000), "30.0 s / 600.0 s");
+        assert_eq!(clock(60_000_000, 3_600_000_000), "1.0 min / 60.0 min");
         assert_eq!(value(&Value::Null), "—");
         assert_eq!(counted(1, "call", "calls"), "1 call");
         assert_eq!(quantity_text(&Value::Int(14997), "¢"), "$149.97");

@@ -2,6 +2,8 @@
 
 use leptos::prelude::*;
 
+use crate::format;
+
 use super::super::runner::Playback;
 use crate::url::SPEEDS;
 
@@ -9,7 +11,7 @@ use crate::url::SPEEDS;
 pub fn PlayControls(runner: Playback) -> impl IntoView {
     let clock = move || {
         let (now, end) = runner.clock();
-        format!("{:.1} s / {:.1} s", now as f64 / 1e6, end as f64 / 1e6)
+        format::clock(now, end)
     };
     // One button that keeps its place and its focus: its label, its pressed state and its
     // `data-action` say what a press does now.
