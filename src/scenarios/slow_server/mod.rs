@@ -140,9 +140,9 @@ pub static SPEC: ScenarioSpec = ScenarioSpec {
         },
         MetricSpec {
             key: "refused",
-            label: "Refused connections",
+            label: "Refused by a down B",
             unit: "req",
-            help: "Attempts B refused; the balancer retried them elsewhere.",
+            help: "Attempts B refused while it was down (with 'B fails'); the balancer retried them elsewhere. Refusals by a full backlog are counted apart.",
         },
         MetricSpec {
             key: "mean_ms",
