@@ -32,7 +32,8 @@ apt_install() {
 
 # The wasm32 standard library: rustup's if it has one, else Debian's source built on the fly.
 setup_wasm_target() {
-  if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  # RESILIENCE_WASM_MODE=build-std forces the fallback (to check it on a machine where rustup works).
+  if [ "${RESILIENCE_WASM_MODE:-}" != build-std ] && rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
     WASM_MODE=rustup
     return
   fi
@@ -41,7 +42,7 @@ setup_wasm_target() {
      && [ -x /usr/bin/cargo-clippy ]; then
     debian_ready=1
   fi
-  if [ -z "$debian_ready" ] && [ ! -e "$ROOT/target/.rustup-target-add-failed" ]; then
+  if [ -z "$debian_ready" ] && [ -z "${RESILIENCE_WASM_MODE:-}" ] && [ ! -e "$ROOT/target/.rustup-target-add-failed" ]; then
     say "trying: rustup target add wasm32-unknown-unknown"
     if timeout 45 rustup target add wasm32-unknown-unknown >&2 2>&1; then
       WASM_MODE=rustup
