@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { serve, launch, openPage, ready, screenshot, shots, stat, scenarios } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, shots, stat, scenarios, untilFinished } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -21,7 +21,7 @@ async function open(query = '', opts = {}) {
 
 async function skip(page) {
   await page.click('[data-action="skip"]');
-  await page.waitForFunction(() => /^(\d+(\.\d+)?) s \/ \1 s$/.test(document.querySelector('.play-controls .clock').textContent));
+  await untilFinished(page);
 }
 
 /** Picks the fix in the parameter panel: the page's one control for it. */

@@ -28,7 +28,9 @@ for (const id of SCENARIOS) {
       const text = await page.textContent('main');
       assert.ok(!/\bNaN\b|undefined|Infinity/.test(text), `${id} at ${end}: ${text.match(/.{0,60}(NaN|undefined|Infinity).{0,60}/)?.[0]}`);
       const values = await page.$$eval('[data-stat]', (els) => els.map((e) => e.dataset.value));
-      assert.ok(values.every((v) => v === '' || !Number.isNaN(Number(v)) || !/^[\d.-]/.test(v)), `${id} at ${end}: ${values}`);
+      // Every card's value is empty, a finite number, or a word (an error name): never NaN or ±Infinity.
+      const bad = values.filter((v) => v !== '' && !Number.isFinite(Number(v)) && (/^[+-]?(NaN|Infinity)$/.test(v) || /^[\d.+-]/.test(v)));
+      assert.deepEqual(bad, [], `${id} at ${end}: card values ${values}`);
     }
     await screenshot(page, `extremes-${id}`);
     assert.equal(await page.$('[data-error-banner]'), null);

@@ -87,12 +87,11 @@ export function scenarioIds() {
   return scenarios().map((s) => s.id);
 }
 
-/** Waits until the run has reached its end (the clock reads now = end). */
+/** Waits until the run has reached its end (the clock's exact time, in seconds, is its end). */
 export async function untilFinished(page, timeout = 30000) {
   await page.waitForFunction(() => {
-    const clock = document.querySelector('.play-controls .clock').textContent;
-    const [now, total] = clock.split('/').map((s) => parseFloat(s));
-    return now >= total;
+    const clock = document.querySelector('.play-controls .clock');
+    return clock && clock.dataset.end && Number(clock.dataset.value) >= Number(clock.dataset.end);
   }, null, { timeout });
 }
 

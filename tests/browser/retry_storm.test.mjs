@@ -211,7 +211,9 @@ test('retry-storm: the compare view plays fixed, exponential and jitter in step 
   await live.click('[data-action="play"]');
   await live.waitForFunction(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) > 7, null, { timeout: 20000 });
   await live.click('[data-action="pause"]');
-  await live.waitForTimeout(100);
+  // Paused: the button says Play again, and a frame has been drawn since.
+  await live.waitForSelector('[data-action="play"]');
+  await live.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
   const main = await stat(live, 'peak_after_recovery');
   assert.ok(main !== null, 'the main run has a peak');
   assert.equal(await columnPeak(live, 'fixed'), main);
@@ -297,7 +299,7 @@ test('retry-storm screenshots: desktop and phone, light and dark, with the compa
       await skip(page);
       await page.click('[data-action="compare"]');
       await page.waitForSelector('[data-compare]');
-      await page.waitForTimeout(300);
+      await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(width <= w, `page is ${width}px wide on a ${w}px screen`);
       await screenshot(page, `retry-storm-${name}-${scheme}`);

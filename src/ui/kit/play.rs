@@ -55,7 +55,12 @@ pub fn PlayControls(runner: Playback) -> impl IntoView {
                         .collect_view()}
                 </select>
             </label>
-            <span class="clock" data-stat="time_s" data-value=move || (runner.clock().0 as f64 / 1e6).to_string()>
+            <span
+                class="clock"
+                data-stat="time_s"
+                data-value=move || (runner.clock().0 as f64 / 1e6).to_string()
+                data-end=move || (runner.clock().1 as f64 / 1e6).to_string()
+            >
                 {clock}
             </span>
         </div>
