@@ -723,9 +723,40 @@ proptest! {
     }
 }
 
-const PARAMS_LEN: usize = 19;
+const PARAMS_LEN: usize = 20;
 
+/// Node does not abort a handler's work when its client leaves: the request's 'close' event
+/// fires (https://nodejs.org/api/http.html#event-close_2) and undici aborts a fetch only
+/// through the `signal` it was given (undici `lib/api/api-request.js`, `lib/web/fetch/index.js`).
+/// With slow price answers and a small pool, the abandoned checkouts' price calls still wait
+/// for connections and use them; a handler that cancels on the close frees them.
 #[test]
-fn params_len_is_the_declarations() {
-    assert_eq!(SPEC.params.len(), PARAMS_LEN);
+fn abandoned_checkouts_keep_their_price_calls_unless_the_handler_cancels() {
+    let slow = |cancel: &str| {
+        let sets = [
+            ("recs_stops_at_ms", "600000"),
+            ("home_rate", "0"),
+            ("price_ms", "1000"),
+            ("pool_size", "5"),
+            ("checkout_timeout_ms", "1500"),
+            ("cancel_on_client_close", cancel),
+        ];
+        let p = params("no-timeout", &sets);
+        let mut sim = SPEC.start(&p, 7, SPEC.duration_for(&p));
+        sim.run_to_end();
+        sim.metrics()
+    };
+    let node = slow("false");
+    let cancels = slow("true");
+    assert!(get(&node, "checkout_abandoned_calls") > 50.0, "{}", get(&node, "checkout_abandoned_calls"));
+    assert_eq!(get(&cancels, "checkout_abandoned_calls"), 0.0);
+    assert!(get(&node, "pool_waiting_max") > 3.0 * get(&cancels, "pool_waiting_max"));
+    // The chapter's runs come out the same either way.
+    for preset in ["no-timeout", "timeout", "bulkhead"] {
+        let a = run(preset, &[], 7);
+        let b = run(preset, &[("cancel_on_client_close", "true")], 7);
+        for key in ["checkout_ok", "checkout_failed", "home_in_flight_end"] {
+            assert_eq!(get(&a, key), get(&b, key), "{preset} {key}");
+        }
+    }
 }

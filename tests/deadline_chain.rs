@@ -3,7 +3,7 @@
 use proptest::prelude::*;
 use resilience_lab::format;
 use resilience_lab::scenarios::deadline_chain::{
-    DeadlineChain as Model, MarkKind, Mode, MsgKind, Party, Phase, Reason, SPEC, WorkOutcome,
+    CHAPTER_PROPAGATED, DeadlineChain as Model, MarkKind, Mode, MsgKind, Party, Phase, Reason, SPEC, WorkOutcome,
 };
 use resilience_lab::sim::{Host, MS, Micros, ParamKind, Params, Simulation, Value};
 
@@ -366,6 +366,8 @@ proptest! {
     fn fixed_mode_never_cancels_work((p, seed) in any_params()) {
         let mut p = p;
         p.set("mode", 0.0);
+        p.set("budget_header", 0.0);
+        p.set("listen_for_close", 0.0);
         let sim = run(&p, seed, PROP_RUN_MS);
         for lane in sim.lanes() {
             prop_assert!(lane.deadline_ms.is_none());
@@ -541,10 +543,41 @@ fn check_readings(sim: &DeadlineChain) -> Result<(), TestCaseError> {
             prop_assert!(claim.contains(&r.0), "{} does not name {}", claim, r.0);
         }
     }
-    if let Some(told) = opt(sim, "c_budget_told_ms") {
+    // The chapter's propagated table has a "C was told" row; the fixed one has none, even with
+    // the budget header switched on alone.
+    if let Some(told) = opt(sim, "c_budget_told_ms").filter(|_| std::ptr::eq(sim.chapter_run(), &CHAPTER_PROPAGATED)) {
         prop_assert_eq!(row(sim, "table_c_told").expect("propagated").1, format::ms(told));
     }
     Ok(())
+}
+
+/// The two halves of a propagated budget, each alone from fixed timeouts. Node tells a
+/// handler its caller left only through the request's 'close' event
+/// (https://nodejs.org/api/http.html#event-close_2); the work stops only where the handler
+/// listens. `mode=propagated` is both switches on: the same run to the microsecond.
+#[test]
+fn the_budget_header_and_listening_for_the_close_each_do_their_half() {
+    let both = run(&params("fixed", &[("budget_header", "true"), ("listen_for_close", "true")]), 1, 4000);
+    let propagated = run(&params("propagated", &[]), 1, 4000);
+    assert_eq!(both.metrics(), propagated.metrics(), "the two switches are the propagated mode");
+
+    // The header alone: C is told a budget and its caller's wait is bounded by it, but no
+    // hop stops its work when its caller leaves, so C still commits for nobody.
+    let header = run(&params("fixed", &[("budget_header", "true")]), 1, 4000);
+    assert!(opt(&header, "c_budget_told_ms").is_some());
+    let c = &header.lanes()[2];
+    assert_eq!(c.work_outcome, Some(WorkOutcome::Finished), "C commits: nobody stops it");
+    assert!(c.caller_hung_up.is_some());
+
+    // Listening alone: fixed timeouts, but each closed connection stops the hop below, so C
+    // stops soon after its caller hangs up, with no budget told.
+    let listen = run(&params("fixed", &[("listen_for_close", "true")]), 1, 4000);
+    assert_eq!(opt(&listen, "c_budget_told_ms"), None);
+    let c = &listen.lanes()[2];
+    assert!(matches!(c.work_outcome, Some(WorkOutcome::Stopped(_))), "{:?}", c.work_outcome);
+    let left = c.caller_hung_up.expect("B hung up on C");
+    let (_, stopped) = c.work_interval(listen.now()).expect("C worked");
+    assert!(stopped <= left + listen.delivery() + listen.max_jitter() + listen.abort_delay());
 }
 
 proptest! {

@@ -114,10 +114,10 @@ fn default_preset_key_charges_once() {
         let t = sim.timeline();
         let key = t.attempts[0].key.expect("keyed");
         assert!(t.attempts.iter().all(|a| a.key == Some(key)), "one key for the purchase, every attempt");
-        assert_eq!(
-            outcomes(&sim),
-            [AttemptOutcome::Aborted, AttemptOutcome::Conflict, AttemptOutcome::Ok { charge: 1, replayed: true }]
-        );
+        // The second click's request (620 ms) waits on the first's claim until its commit at
+        // 1,520 ms, then replays it (Postgres, see `postgres_insert_on_conflict_waits_for_the_holder`).
+        assert_eq!(outcomes(&sim), [AttemptOutcome::Aborted, AttemptOutcome::Ok { charge: 1, replayed: true }]);
+        assert_eq!(metric(&sim, "claim_wait_ms"), Value::Num(900.0));
         assert_eq!(sim.summary(), "The buyer saw \u{201c}paid\u{201d} (ch_1); the card was charged once (ch_1).");
     }
 }
@@ -139,11 +139,14 @@ fn part3_table_without_key() {
 }
 
 /// Part 3 table, row 2: "TimeoutError, then 409 (first attempt still running), then
-/// 200 {"id":"ch_1"} replayed | 3 requests | 1". Also from the `part3-table` preset with the
-/// fix switched, as a reader would.
+/// 200 {"id":"ch_1"} replayed | 3 requests | 1": a claim committed before the charge, as for
+/// the external card charge Part 3 makes (Part 4: "commit the claim and a pending record
+/// first"). Also from the `part3-table` preset with the fix and the claim switched, as a
+/// reader would.
 #[test]
 fn part3_table_with_same_key() {
-    for (preset, set) in [("part3-table-key", &[][..]), ("part3-table", &[("fix", "key")][..])] {
+    let switched = [("fix", "key"), ("key_claim", "committed-first")];
+    for (preset, set) in [("part3-table-key", &[][..]), ("part3-table", &switched[..])] {
         for seed in SEEDS {
             let sim = run(&params(preset, set), seed);
             assert_eq!(
@@ -162,6 +165,67 @@ fn part3_table_with_same_key() {
             assert!(t.server[1].arrived < commit && t.server[2].arrived > commit);
         }
     }
+    // The same table with the claim in the charge's Postgres transaction: the second attempt
+    // waits for the first's commit instead of a 409, and the buyer is paid one request sooner.
+    for seed in SEEDS {
+        let sim = run(&params("part3-table", &[("fix", "key")]), seed);
+        assert_eq!(outcomes(&sim), [AttemptOutcome::Timeout, AttemptOutcome::Ok { charge: 1, replayed: true }]);
+        assert_eq!((count(&sim, "charges"), count(&sim, "conflicts_409")), (1, 0));
+    }
+}
+
+/// Postgres: "If a conflicting row has been inserted by an as-yet-uncommitted transaction, the
+/// would-be inserter must wait to see if that transaction commits"
+/// (https://www.postgresql.org/docs/current/index-unique-checks.html). Chapter 2 Part 4
+/// measured it: session 2's INSERT … ON CONFLICT DO NOTHING "blocked for 2.5 s until session 1
+/// committed, then returned no row and read done with the stored response" behind a 3 s
+/// transaction. Here from the mechanism: a 3,000 ms handler and a duplicate 500 ms later.
+#[test]
+fn postgres_insert_on_conflict_waits_for_the_holder() {
+    for seed in SEEDS {
+        let sim = run(&params("part4-wait", &[]), seed);
+        let t = sim.timeline();
+        assert_eq!(t.server[1].result, ServerResult::Replayed { charge: 1 }, "seed {seed}");
+        assert_eq!(t.server[1].waited_until, Some(t.ledger[0].at), "it wakes at the holder's commit");
+        assert_eq!(metric(&sim, "claim_wait_ms"), Value::Num(2500.0));
+        assert_eq!((count(&sim, "charges"), count(&sim, "replays"), count(&sim, "conflicts_409")), (1, 1, 0));
+        assert_eq!(text(&sim, "client_outcome"), "paid");
+        let events = reading(&sim, "events");
+        assert!(events.contains("after waiting 2,500 ms, gets no row"), "{events}");
+    }
+    // A claim committed before the work answers the same duplicate at once, with 409.
+    let first = run(&params("part4-wait", &[("key_claim", "committed-first")]), 1);
+    assert_eq!(first.timeline().server[1].result, ServerResult::Conflict);
+    assert_eq!(metric(&first, "claim_wait_ms"), Value::Num(0.0));
+    // Redis SET NX has no transaction to wait for: a separate store answers at once too.
+    let redis = run(&params("part4-wait", &[("key_store", "separate")]), 1);
+    assert_eq!(redis.timeline().server[1].result, ServerResult::Conflict);
+}
+
+/// Postgres's lock_timeout: "Abort any statement that waits longer than the specified amount of
+/// time while attempting to acquire a lock" (0, the default, disables it;
+/// https://www.postgresql.org/docs/current/runtime-config-client.html#GUC-LOCK-TIMEOUT), with
+/// SQLSTATE 55P03 lock_not_available (https://www.postgresql.org/docs/current/errcodes-appendix.html).
+/// Chapter 2 Part 4: "the duplicate then fails after 200 ms ... and you return 409".
+#[test]
+fn lock_timeout_turns_the_wait_into_a_409() {
+    for seed in SEEDS {
+        let sim = run(&params("part4-lock-timeout", &[]), seed);
+        let t = sim.timeline();
+        for s in &t.server[1..] {
+            assert_eq!(s.result, ServerResult::Conflict, "seed {seed}");
+            assert_eq!(s.waited_until.map(|w| w - s.arrived), Some(200 * MS));
+        }
+        assert_eq!(t.server.len(), 3, "the duplicate and its retry each wait 200 ms");
+        assert_eq!(metric(&sim, "claim_wait_ms"), Value::Num(200.0));
+        assert_eq!((count(&sim, "charges"), count(&sim, "conflicts_409")), (1, 2));
+        assert_eq!(text(&sim, "client_outcome"), "processing");
+        assert!(reading(&sim, "events").contains("the lock timeout cancels its insert (SQLSTATE 55P03)"));
+    }
+    // A lock_timeout longer than the wait changes nothing.
+    let long = run(&params("part4-lock-timeout", &[("lock_timeout_ms", "5000"), ("attempt_timeout_ms", "5000")]), 1);
+    assert_eq!(long.timeline().server[1].result, ServerResult::Replayed { charge: 1 });
+    assert_eq!(metric(&long, "claim_wait_ms"), Value::Num(2500.0));
 }
 
 /// The same three outcomes without Retry-After: the helper's own backoff is enough.
@@ -219,14 +283,26 @@ fn same_millisecond_race() {
         let race = run(&params("same-ms-race", &[]), seed);
         let t = race.timeline();
         assert_eq!(t.server[0].arrived, t.server[1].arrived, "both arrive together");
-        assert_eq!(count(&race, "charges"), 2, "read-then-insert: charged twice");
+        // Both read "not found" and both charge; so does the second click's retry (about
+        // 1.2–1.4 s), since a lookup sees no claim until the first transaction commits at 1,520 ms.
+        assert_eq!(count(&race, "charges"), 3, "read-then-insert: charged for both, and again");
+        let gap_only = run(&params("same-ms-race", &[("key_claim", "committed-first")]), seed);
+        assert_eq!(count(&gap_only, "charges"), 2, "a claim committed first: only the gap is open");
         let atomic = run(&params("same-ms-atomic", &[]), seed);
         assert_eq!(count(&atomic, "charges"), 1, "atomic claim: once");
-        assert_eq!(atomic.timeline().server[1].result, ServerResult::Conflict);
+        assert_eq!(atomic.timeline().server[1].result, ServerResult::Replayed { charge: 1 }, "after the wait");
+        let first = run(&params("same-ms-atomic", &[("key_claim", "committed-first")]), seed);
+        assert_eq!(first.timeline().server[1].result, ServerResult::Conflict);
     }
-    // The gap is what breaks it: requests further apart than the lookup-to-insert gap are safe.
+    // With the claim committed on its own, the gap is what breaks it: requests further apart
+    // than the lookup-to-insert gap are safe.
+    let committed_first = [("second_click_ms", "600"), ("key_claim", "committed-first")];
+    assert_eq!(count(&run(&params("same-ms-race", &committed_first), 1), "charges"), 1);
+    // In the charge's transaction a plain SELECT sees no uncommitted row (READ COMMITTED,
+    // https://www.postgresql.org/docs/current/transaction-iso.html): every lookup before the
+    // first commit at 1,520 ms finds nothing and charges.
     let apart = run(&params("same-ms-race", &[("second_click_ms", "600")]), 1);
-    assert_eq!(count(&apart, "charges"), 1);
+    assert_eq!(count(&apart, "charges"), 2);
 }
 
 /// A crash after the charge, before the response (the article's outcome 3).
@@ -243,10 +319,30 @@ fn crash_after_charge_before_response() {
         assert_eq!(count(&same_tx, "charges"), 1);
         assert!(same_tx.timeline().server[0].crashed);
 
+        // A Redis SET NX claim (or a table row) is not deleted by a dead worker: it stays
+        // "processing" until its expiry (https://redis.io/docs/latest/commands/set/: PX).
         let separate = run(&params("crash-separate-store", &[]), seed);
-        assert_eq!(count(&separate, "charges"), 2, "the claim died with the worker");
+        assert_eq!(outcomes(&separate), [AttemptOutcome::Reset, AttemptOutcome::Conflict]);
+        assert_eq!(count(&separate, "charges"), 1, "the stuck claim answers 409");
         assert_eq!(count(&separate, "replays"), 0);
+        assert_eq!(text(&separate, "client_outcome"), "processing");
+        // An expiry shorter than the retry's wait (claimed at 20 ms, retry at 560–760 ms) lets
+        // the retry take the claim over and charge again.
+        let expired = run(&params("crash-separate-store", &[("claim_ttl_ms", "500")]), seed);
+        assert_eq!(count(&expired, "charges"), 2);
+        assert_eq!(text(&expired, "client_outcome"), "paid");
     }
+}
+
+/// A claim expiry shorter than the work lets a duplicate in while the first still runs (a
+/// Redis lock whose PX ran out); without an expiry the duplicate gets 409.
+#[test]
+fn a_claim_expiry_shorter_than_the_work_lets_a_duplicate_charge() {
+    let base = [("key_store", "separate"), ("second_click_ms", "600")];
+    let held = run(&params("key", &base), 1);
+    assert_eq!((count(&held, "charges"), count(&held, "conflicts_409")), (1, 1));
+    let short = run(&params("key", &[base[0], base[1], ("claim_ttl_ms", "500")]), 1);
+    assert_eq!(count(&short, "charges"), 2);
 }
 
 #[test]
@@ -360,9 +456,11 @@ proptest! {
     /// timing, with or without a crash (the key's record commits with the charge) and with
     /// or without a changed amount.
     #[test]
-    fn key_charges_at_most_once(t in timings(), seed in any::<u64>(), crash in any::<bool>(), amount in any::<bool>()) {
+    fn key_charges_at_most_once(t in timings(), seed in any::<u64>(), crash in any::<bool>(), amount in any::<bool>(),
+                                key_claim in prop::sample::select(vec!["wait", "committed-first"]), lock in 0u32..=100) {
         let p = with(&t, &[("fix", "key"), ("crash_after_charge", if crash { "true" } else { "false" }),
-                           ("amount_changes", if amount { "true" } else { "false" })]);
+                           ("amount_changes", if amount { "true" } else { "false" }), ("key_claim", key_claim),
+                           ("lock_timeout_ms", &(lock * 10).to_string())]);
         let mut sim = DoubleClick::new(&p, seed, SETTLE);
         sim.run_to_end();
         prop_assert!(sim.charges() <= 1, "{} charges: {}", sim.charges(), sim.summary());
@@ -396,8 +494,12 @@ proptest! {
     fn bounded_consistent_deterministic(t in timings(), seed in any::<u64>(), fix in fix_name(),
                                         claim in prop::sample::select(vec!["atomic", "read-then-insert"]),
                                         store in prop::sample::select(vec!["same-transaction", "separate"]),
-                                        crash in any::<bool>(), amount in any::<bool>(), gap in 0u32..=100) {
+                                        crash in any::<bool>(), amount in any::<bool>(), gap in 0u32..=100,
+                                        key_claim in prop::sample::select(vec!["wait", "committed-first"]),
+                                        lock in 0u32..=100, ttl in prop_oneof![Just(0u32), 1u32..=30]) {
         let p = with(&t, &[("fix", fix), ("claim", claim), ("key_store", store), ("claim_gap_ms", &gap.to_string()),
+                           ("key_claim", key_claim), ("lock_timeout_ms", &(lock * 10).to_string()),
+                           ("claim_ttl_ms", &(ttl * 100).to_string()),
                            ("crash_after_charge", if crash { "true" } else { "false" }),
                            ("amount_changes", if amount { "true" } else { "false" })]);
         let mut a = DoubleClick::new(&p, seed, SETTLE);
@@ -420,6 +522,13 @@ proptest! {
         prop_assert_eq!(count(&a, "aborted_waits"), n(|o| *o == AttemptOutcome::Aborted));
         let served = count(&a, "handler_runs") + count(&a, "conflicts_409") + count(&a, "replays") + count(&a, "rejected_422");
         prop_assert_eq!(served, count(&a, "server_requests"));
+        // No claim still waits, and no wait outlasts lock_timeout (when set) or the holder's run.
+        prop_assert!(tl.server.iter().all(|s| s.result != ServerResult::Waiting));
+        let longest = tl.server.iter().filter_map(|s| s.waited_until.map(|w| w - s.arrived)).max().unwrap_or(0);
+        prop_assert_eq!(metric(&a, "claim_wait_ms"), Value::num(longest as f64 / MS as f64));
+        let c = DoubleClickConfig::from_params(&p);
+        let bound = if c.lock_timeout_ms > 0.0 { c.lock_timeout_ms } else { c.handler_ms + c.handler_spread_ms };
+        prop_assert!(longest as f64 <= bound * MS as f64 + 1.0);
         // Charges commit in id order, each after its request arrived.
         for (i, c) in tl.ledger.iter().enumerate() {
             prop_assert_eq!(c.id as usize, i + 1);
@@ -567,8 +676,12 @@ proptest! {
     #[test]
     fn the_readings_are_true_of_the_metrics(t in timings(), seed in any::<u64>(), fix in fix_name(),
                                             claim in prop::sample::select(vec!["atomic", "read-then-insert"]),
+                                            key_claim in prop::sample::select(vec!["wait", "committed-first"]),
+                                            store in prop::sample::select(vec!["same-transaction", "separate"]),
+                                            lock in 0u32..=50, ttl in prop_oneof![Just(0u32), 1u32..=30],
                                             crash in any::<bool>(), amount in any::<bool>(), stop_ms in 0u64..6000) {
-        let p = with(&t, &[("fix", fix), ("claim", claim),
+        let p = with(&t, &[("fix", fix), ("claim", claim), ("key_claim", key_claim), ("key_store", store),
+                           ("lock_timeout_ms", &(lock * 10).to_string()), ("claim_ttl_ms", &(ttl * 100).to_string()),
                            ("crash_after_charge", if crash { "true" } else { "false" }),
                            ("amount_changes", if amount { "true" } else { "false" })]);
         let end = SPEC.duration_for(&p) * MS;

@@ -207,15 +207,65 @@ fn amplification_is_one_when_nothing_retries() {
     }
 }
 
-/// Retry-After from a provider that knows its rate sends each rejected caller to a tick with
-/// room: after the first wave nobody is rejected again, and the backlog drains at capacity.
+/// Retry-After from an ideal provider that knows its rate sends each rejected caller to a tick
+/// with room: after the first wave nobody is rejected again, and the backlog drains at capacity.
 #[test]
 fn retry_after_drains_the_backlog_at_capacity() {
-    let sim = run("fixed", &[("retry_after", "true")], 1);
+    let sim = run("fixed", &[("retry_after", "true"), ("retry_after_kind", "ideal-slots")], 1);
     assert_eq!(get(&sim, "waves_after_recovery"), 1.0);
     let first_wave_rejections = get(&sim, "peak_after_recovery") - 8.0;
     assert_eq!(get(&sim, "rejected_total"), first_wave_rejections);
     assert!(get(&sim, "recovered_ms") <= 6000.0 + 100.0 * (first_wave_rejections / 8.0).ceil());
+}
+
+/// Retry-After as servers send it: delay-seconds, "a non-negative decimal integer"
+/// (RFC 9110 §10.2.3, https://www.rfc-editor.org/rfc/rfc9110#field.retry-after), the same
+/// value for every caller, and SDKs that wait exactly that when it is under a minute
+/// (openai-python `_base_client.py` `_calculate_retry_timeout`: "If the API asks us to wait a
+/// certain amount of time (and it's a reasonable amount), just do what it says"). The callers
+/// turned away in one tick come back together a whole second later, so the waves return, where
+/// the ideal per-caller slots drain in one.
+#[test]
+fn uniform_retry_after_lines_the_clients_up_again() {
+    for seed in SEEDS {
+        for preset in ["fixed", "exponential"] {
+            let real = run(preset, &[("retry_after", "true")], seed);
+            let ideal = run(preset, &[("retry_after", "true"), ("retry_after_kind", "ideal-slots")], seed);
+            assert!(get(&ideal, "waves_after_recovery") <= 2.0, "seed {seed} {preset}");
+            assert!(get(&real, "waves_after_recovery") >= 3.0, "seed {seed} {preset}: the waves come back");
+            assert!(get(&real, "rejected_total") > 2.0 * get(&ideal, "rejected_total"), "seed {seed} {preset}");
+            assert!(get(&real, "recovered_ms") > get(&ideal, "recovered_ms") + 2000.0, "seed {seed} {preset}");
+        }
+        // The waves are a second apart: the header's whole second, not the backoff.
+        let real = run("exponential", &[("retry_after", "true")], seed);
+        let starts: Vec<f64> = real.waves().iter().map(|w| w.start_ms).collect();
+        assert!(starts.windows(2).all(|p| (p[1] - p[0] - 1000.0).abs() <= 100.0), "seed {seed}: {starts:?}");
+        let text = reading(&real, "backoff");
+        assert!(text.contains("it says Retry-After: 1, the same for every caller"), "{text}");
+    }
+}
+
+/// Finagle's RetryBudget: a reserve of `minRetriesPerSec` × ttl retries on top of
+/// `percentCanRetry` of the requests (finagle-core `RetryBudget.scala`: "reserve =
+/// minRetriesPerSec * ttl.inSeconds * withdrawalAmount"; defaults ttl 10 s, 10 a second, 20%).
+/// With 40 clients the floor's 100 retries per 10 s dwarf a 10% share: the outage's retries
+/// are far above 10%, and never above the floor plus the share of the window.
+#[test]
+fn a_budget_floor_allows_its_retries_on_top_of_the_share() {
+    for seed in 1..=4 {
+        let share_only = run("budget", &[], seed);
+        let floored = run("budget", &[("budget_min_retries_per_s", "10")], seed);
+        assert!(get(&share_only, "outage_retry_pct") < 20.0, "seed {seed}");
+        assert!(get(&floored, "outage_retry_pct") > 100.0, "seed {seed}: the floor lets 100 retries through");
+        let w = floored.budget_at_recovery().expect("a window at recovery");
+        assert!(w.retries as f64 <= 100.0 + 0.1 * w.firsts as f64, "seed {seed}: {w:?}");
+        assert!(w.retries > 90, "seed {seed}: the floor was used: {w:?}");
+        // A floor alone is a budget too (Finagle allows percentCanRetry 0).
+        let floor_only = run("budget", &[("budget_pct", "0"), ("budget_min_retries_per_s", "5")], seed);
+        let w = floor_only.budget_at_recovery().expect("a window");
+        assert!(w.retries <= 50, "seed {seed}: {w:?}");
+        assert!(reading(&floor_only, "budget").starts_with("A retry budget of 5 retries a second"));
+    }
 }
 
 /// The per-tick series the page charts: served never exceeds the capacity, and the outage
@@ -468,8 +518,11 @@ fn check_readings(sim: &RetryStorm) -> Result<(), TestCaseError> {
             prop_assert!(budget.contains("of them made before the outage"), "{}", budget);
         }
     }
-    if c.budget_pct == 0.0 {
-        prop_assert!(budget.starts_with("No retry budget"));
+    let has_budget = c.budget_pct > 0.0 || c.budget_min_retries_per_s > 0.0;
+    prop_assert_eq!(budget.starts_with("No retry budget"), !has_budget, "{}", budget);
+    if c.budget_min_retries_per_s > 0.0 && c.layers == 1 {
+        let floor = format!("stay within {} retries (its floor)", c.budget_min_retries_per_s * 10.0);
+        prop_assert!(budget.contains(&floor), "{}", budget);
     }
     Ok(())
 }

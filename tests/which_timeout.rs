@@ -515,3 +515,21 @@ proptest! {
         check_reading(&sim)?;
     }
 }
+
+/// A preset that names when the caller gave up names this run's time, not the chapter's
+/// (fetch-silent: 301.0 s; the chapter measured 300.9 s, within the rows' 2%).
+#[test]
+fn preset_descriptions_give_the_runs_own_give_up_time() {
+    let mut named = 0;
+    for preset in SPEC.presets {
+        let Some(at) = preset.description.find(" after ") else { continue };
+        let rest = &preset.description[at + 7..];
+        let Some(seconds) = rest.strip_suffix(" s.").filter(|n| n.parse::<f64>().is_ok()) else { continue };
+        let sim = run(&params(preset.id, &[]));
+        // "still reading after 7 s" names no give-up: the call never ended.
+        let Some(gave_up) = metric(&sim, "gave_up_ms").as_f64() else { continue };
+        assert_eq!(format!("{:.1}", gave_up / 1000.0), seconds, "{}", preset.id);
+        named += 1;
+    }
+    assert!(named >= 1, "fetch-silent names its time");
+}

@@ -10,7 +10,14 @@
 //! The broker hands each message to one of `consumers` consumers and hides it for
 //! `visibility_timeout_ms` (a lease). An ack deletes the message; a lease that runs out makes it
 //! visible again, and the next receive is a redelivery. After `max_deliveries` receives without
-//! an ack it goes to the dead-letter queue. With `late_redelivery_rate`, an acked message comes
+//! an ack it goes to the dead-letter queue (SQS's `maxReceiveCount`,
+//! <https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html>).
+//! A dead-lettered message is parked, not lost: an event never credited whose message waits
+//! there counts as `in_dead_letter_queue`, apart from `lost` (no copy left anywhere). With
+//! `redrive`, each dead-lettered message is moved back to the queue `redrive_after_ms` later,
+//! once; SQS's redrive makes it a new message with a new message ID and a fresh receive count
+//! (<https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-configure-dead-letter-queue-redrive.html>),
+//! so a dedupe on the delivery ID does not recognise it. With `late_redelivery_rate`, an acked message comes
 //! back once more `redelivery_after_ms` later (a replica that missed the delete, a replay).
 //!
 //! A consumer takes one message at a time through the steps of the chosen `order`:
@@ -48,6 +55,14 @@
 //! - 10 events/s over 4 consumers: the consumers are half busy, so crashes, not queueing, shape
 //!   the run; a consumer restarts in 5 s (a supervisor restarting a process).
 //! - 5 deliveries before the dead-letter queue: a common SQS redrive setting.
+//! - No redrive by default (a person looks at the dead-letter queue first); one hour when on.
+//!
+//! The real limits at the ends of the ranges (SQS's quotas,
+//! <https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-messages.html>
+//! and the queue attributes of `SetQueueAttributes`): a visibility timeout from 0 to 12 hours
+//! (the slider's 1 s to 12 h); `maxReceiveCount` from 1 to 1,000 (the slider stops at 20);
+//! a message kept from 60 s to 14 days, which bounds both a late redelivery and a message
+//! waiting in the dead-letter queue for its redrive (both stop at 14 days).
 //! - Long jobs of 45 s: one and a half visibility timeouts, so each is redelivered once. At most
 //!   10 min: renewing a 1 s lease every half second, a longer job would cost thousands of events.
 //! - Amounts of $1 to $100, so a double credit shows on the ledger as money.
@@ -148,7 +163,14 @@ crate::config! {
             "How long a received message stays hidden (the lease). Not acked by then, the broker delivers it again."),
         pub max_deliveries: u32 = ParamSpec::number("max_deliveries", "Deliveries before dead-letter", "", 5.0,
             (1.0, 20.0, 1.0),
-            "After this many receives without an ack, the broker moves the message to the dead-letter queue."),
+            "After this many receives without an ack, the broker moves the message to the dead-letter queue, \
+             where it waits to be looked at: not lost."),
+        pub redrive: bool = ParamSpec::toggle("redrive", "Re-drive the dead-letter queue", false,
+            "Each dead-lettered message is moved back to the queue once, as a new message with a new delivery ID \
+             (as SQS's redrive does), after the wait below."),
+        pub redrive_after_ms: f64 = ParamSpec::number("redrive_after_ms", "Re-drive after", "ms", HOUR_MS,
+            (0.0, 14.0 * DAY_MS, 60_000.0),
+            "How long a message waits in the dead-letter queue before it is re-driven (SQS keeps a message 14 days at most)."),
         pub late_redelivery_rate: f64 = ParamSpec::number("late_redelivery_rate", "Late redeliveries", "%", 0.0,
             (0.0, 100.0, 1.0),
             "Share of acked messages the broker delivers once more, much later (a replica that missed the delete, a replay)."),
@@ -250,13 +272,27 @@ pub static SPEC: ScenarioSpec = ScenarioSpec {
                 ("extend_lease", "true"),
             ],
         },
+        Preset {
+            id: "dead-letter",
+            label: "Dead-letter queue",
+            description: "Crashes on 20% of deliveries and one delivery allowed: the messages not acked are parked in the \
+             dead-letter queue, never credited but not lost.",
+            values: &[("crash_rate", "20"), ("max_deliveries", "1")],
+        },
+        Preset {
+            id: "dead-letter-redrive",
+            label: "Dead-letter queue, re-driven",
+            description: "The same, with the dead-letter queue re-driven an hour later as new messages: the dedupe on the \
+             event ID skips the copies already credited.",
+            values: &[("crash_rate", "20"), ("max_deliveries", "1"), ("redrive", "true"), ("order", "txn-dedupe")],
+        },
     ],
     metrics: &[
         MetricSpec {
             key: "lost",
             label: "Lost",
             unit: "events",
-            help: "Events never credited, with no copy left that could credit them.",
+            help: "Events never credited, with no copy left that could credit them (not even in the dead-letter queue).",
         },
         MetricSpec {
             key: "duplicated",
@@ -275,7 +311,7 @@ pub static SPEC: ScenarioSpec = ScenarioSpec {
             label: "Not settled yet",
             unit: "events",
             help: "Events not yet published, or with a copy still in the broker, the outbox or a consumer; \
-                   lost + credited twice + exactly once + this = events.",
+                   lost + credited twice + exactly once + in the dead-letter queue + this = events.",
         },
         MetricSpec { key: "deliveries", label: "Deliveries", unit: "", help: "Messages handed to a consumer." },
         MetricSpec {
@@ -347,6 +383,18 @@ pub static SPEC: ScenarioSpec = ScenarioSpec {
             help: "Messages moved to the dead-letter queue after the last allowed delivery.",
         },
         MetricSpec {
+            key: "in_dead_letter_queue",
+            label: "Parked, never credited",
+            unit: "events",
+            help: "Events never credited whose message waits in the dead-letter queue: not lost, to be looked at and re-driven.",
+        },
+        MetricSpec {
+            key: "redriven",
+            label: "Re-driven",
+            unit: "",
+            help: "Dead-lettered messages moved back to the queue as new messages.",
+        },
+        MetricSpec {
             key: "settled_at_ms",
             label: "Settled at",
             unit: "ms",
@@ -356,7 +404,8 @@ pub static SPEC: ScenarioSpec = ScenarioSpec {
             key: "guarantee",
             label: "Guarantee shown",
             unit: "",
-            help: "effectively-once, at-most-once (lost, none twice), at-least-once (twice, none lost) or neither.",
+            help: "effectively-once, parked (none lost or twice, some waiting in the dead-letter queue), at-most-once \
+                   (lost, none twice), at-least-once (twice, none lost) or neither.",
         },
     ],
     headline: &["lost", "duplicated", "effectively_once", "skipped_as_duplicate"],
@@ -385,6 +434,8 @@ pub enum Event {
     Publish,
     /// A message waiting in the outbox or for its late redelivery becomes visible.
     Appear(MessageKey),
+    /// A dead-lettered message's new copy is moved back to the queue.
+    Redrive(MessageKey),
     /// The consumer finishes the current step of a delivery.
     StepDone(DeliveryKey),
     Crash(DeliveryKey),
@@ -439,16 +490,19 @@ pub enum Cause {
     Republished,
     /// The broker's late redelivery of an acked message.
     Late,
+    /// The first delivery of a dead-lettered message moved back to the queue (a new delivery ID).
+    Redriven,
 }
 
 impl Cause {
-    pub const ALL: [Cause; 6] = [
+    pub const ALL: [Cause; 7] = [
         Cause::First,
         Cause::AfterEarlyCrash,
         Cause::AfterMiddleCrash,
         Cause::LeaseOutlived,
         Cause::Republished,
         Cause::Late,
+        Cause::Redriven,
     ];
 
     fn index(self) -> usize {
@@ -458,7 +512,7 @@ impl Cause {
 
 /// Counts per [`Cause`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ByCause([u64; 6]);
+pub struct ByCause([u64; 7]);
 
 impl ByCause {
     pub fn get(&self, cause: Cause) -> u64 {
@@ -480,14 +534,18 @@ pub enum Fate {
     /// A copy is still somewhere (or it is not published yet) and it was credited at most once.
     Pending,
     Lost,
+    /// Never credited, and a copy waits in the dead-letter queue (parked, not lost).
+    DeadLettered,
     Once,
     Duplicated,
 }
 
-/// Events by [`Fate`]: `lost + duplicated + once + pending` is always `messages`.
+/// Events by [`Fate`]: `lost + dead_lettered + duplicated + once + pending` is always `messages`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Fates {
     pub lost: u64,
+    /// Never credited, parked in the dead-letter queue.
+    pub dead_lettered: u64,
     pub duplicated: u64,
     pub once: u64,
     pub pending: u64,
@@ -508,6 +566,10 @@ pub struct EventRecord {
     /// A lease on one of its copies ran out while the job was still running.
     lease_outlived: bool,
     dead_lettered: bool,
+    /// Copies waiting in the dead-letter queue (for good, or until their redrive).
+    in_dlq: u16,
+    /// A dead-lettered copy of it was moved back to the queue.
+    redriven: bool,
     /// Something happened to it that the timeline should show.
     notable: bool,
 }
@@ -535,6 +597,10 @@ impl EventRecord {
     pub fn dead_lettered(&self) -> bool {
         self.dead_lettered
     }
+    /// A dead-lettered copy of it was moved back to the queue.
+    pub fn redriven(&self) -> bool {
+        self.redriven
+    }
     /// A consumer crashed between the two steps that matter on one of its copies.
     pub fn crashed_in_middle(&self) -> bool {
         self.crashed_in_middle
@@ -551,6 +617,7 @@ impl EventRecord {
         match (self.credits, self.settled()) {
             (2.., _) => Fate::Duplicated,
             (_, false) => Fate::Pending,
+            (0, true) if self.in_dlq > 0 => Fate::DeadLettered,
             (0, true) => Fate::Lost,
             (_, true) => Fate::Once,
         }
@@ -571,6 +638,8 @@ enum Origin {
     First,
     Republished,
     Late,
+    /// A dead-lettered message moved back to the queue.
+    Redriven,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -712,6 +781,7 @@ pub struct AtLeastOnce {
     restart: Micros,
     redelivery_after: Micros,
     dedupe_window: Micros,
+    redrive_after: Micros,
     publish_gap_us: f64,
 
     publish_rng: SimRng,
@@ -744,6 +814,8 @@ pub struct AtLeastOnce {
     expected: i64,
     credited_events: u64,
     lost: u64,
+    parked: u64,
+    redriven: u64,
     once: u64,
     duplicated: u64,
     settled_events: u32,
@@ -806,8 +878,8 @@ impl AtLeastOnce {
 
     /// How many events met each fate so far; they add up to `messages`.
     pub fn fates(&self) -> Fates {
-        let pending = self.config.messages as u64 - self.lost - self.duplicated - self.once;
-        Fates { lost: self.lost, duplicated: self.duplicated, once: self.once, pending }
+        let pending = self.config.messages as u64 - self.lost - self.parked - self.duplicated - self.once;
+        Fates { lost: self.lost, dead_lettered: self.parked, duplicated: self.duplicated, once: self.once, pending }
     }
 
     /// When the last event settled, if every event has.
@@ -816,7 +888,7 @@ impl AtLeastOnce {
     }
 
     /// Lost events that a crash between the ack and the credit lost (only ack then process
-    /// loses events that way; the rest were dead-lettered).
+    /// loses events that way; a dead-lettered event is parked, not lost).
     pub fn lost_after_ack(&self) -> u64 {
         self.events.iter().filter(|e| e.fate() == Fate::Lost && e.crashed_in_middle).count() as u64
     }
@@ -848,6 +920,7 @@ impl Model for AtLeastOnce {
             restart: ms_to_us(config.restart_ms),
             redelivery_after: ms_to_us(config.redelivery_after_ms),
             dedupe_window: ms_to_us(config.dedupe_window_ms),
+            redrive_after: ms_to_us(config.redrive_after_ms),
             publish_gap_us: 1e6 / config.publish_rate.max(1e-3),
             publish_rng: SimRng::stream(seed, 1),
             work_rng: SimRng::stream(seed, 2),
@@ -877,6 +950,8 @@ impl Model for AtLeastOnce {
             expected: 0,
             credited_events: 0,
             lost: 0,
+            parked: 0,
+            redriven: 0,
             once: 0,
             duplicated: 0,
             settled_events: 0,
@@ -895,9 +970,10 @@ impl Model for AtLeastOnce {
         match event {
             Event::Publish => self.publish(q),
             Event::Appear(key) => self.appear(key),
+            Event::Redrive(key) => self.redrive(key),
             Event::StepDone(key) => self.step_done(q, now, key),
             Event::Crash(key) => self.crash(q, now, key),
-            Event::LeaseExpires(key) => self.lease_expires(now, key),
+            Event::LeaseExpires(key) => self.lease_expires(q, now, key),
             Event::RenewLease(key) => self.renew_lease(q, key),
             Event::Restart(consumer) => self.restart(consumer),
         }
@@ -926,6 +1002,8 @@ impl Model for AtLeastOnce {
             ("leases_outlived", Value::count(self.leases_outlived)),
             ("lease_renewals", Value::count(self.lease_renewals)),
             ("dead_lettered", Value::count(self.totals.dead_lettered)),
+            ("in_dead_letter_queue", Value::count(fates.dead_lettered)),
+            ("redriven", Value::count(self.redriven)),
             ("settled_at_ms", self.settled_at.map_or(Value::Null, |t| Value::num(t as f64 / 1000.0))),
             ("guarantee", Value::Text(self.guarantee().id().to_string())),
         ]
@@ -969,6 +1047,8 @@ impl AtLeastOnce {
             crashed_in_middle: false,
             lease_outlived: false,
             dead_lettered: false,
+            in_dlq: 0,
+            redriven: false,
             notable: republished || late,
         });
         self.expected += amount as i64;
@@ -1060,8 +1140,10 @@ impl AtLeastOnce {
             (false, Origin::First) => Cause::First,
             (false, Origin::Republished) => Cause::Republished,
             (false, Origin::Late) => Cause::Late,
+            (false, Origin::Redriven) => Cause::Redriven,
         };
-        if cause != Cause::First && cause != Cause::Republished {
+        // A republished or re-driven message is a new message, not a redelivery of one.
+        if !matches!(cause, Cause::First | Cause::Republished | Cause::Redriven) {
             self.redeliveries += 1;
         }
         if cause == Cause::Late {
@@ -1301,7 +1383,7 @@ impl AtLeastOnce {
 
     /// A lease ran out: the message is visible again, or dead-lettered after its last allowed
     /// delivery.
-    fn lease_expires(&mut self, now: Micros, key: MessageKey) {
+    fn lease_expires(&mut self, q: &mut EventQueue<Event>, now: Micros, key: MessageKey) {
         let m = &mut self.messages[key];
         m.lease = None;
         let still_working = m.holders > 0;
@@ -1317,14 +1399,17 @@ impl AtLeastOnce {
             event.lease_outlived = true;
         }
         if m.receives as u32 >= self.config.max_deliveries {
-            self.dead_letter(now, key);
+            self.dead_letter(q, now, key);
         } else {
             self.set_state(key, MessageState::Ready);
             self.ready.push_back(key);
         }
     }
 
-    fn dead_letter(&mut self, now: Micros, key: MessageKey) {
+    /// The message leaves the queue for the dead-letter queue. With `redrive` (once per
+    /// message), its new copy is made now, so that the event never looks settled in between,
+    /// and moved back to the queue `redrive_after_ms` later.
+    fn dead_letter(&mut self, q: &mut EventQueue<Event>, now: Micros, key: MessageKey) {
         let m = self.messages.remove(key).expect("a held message");
         self.held[m.state as usize] -= 1;
         self.totals.held -= 1;
@@ -1332,7 +1417,20 @@ impl AtLeastOnce {
         let event = &mut self.events[m.event as usize];
         event.dead_lettered = true;
         event.notable = true;
+        event.in_dlq += 1;
+        if self.config.redrive && m.origin != Origin::Redriven {
+            let copy = self.add_message(m.event, Origin::Redriven, MessageState::Waiting);
+            q.schedule_in(self.redrive_after, Event::Redrive(copy));
+        }
         self.release(now, m.event);
+    }
+
+    fn redrive(&mut self, key: MessageKey) {
+        let event = self.messages[key].event as usize;
+        self.events[event].in_dlq -= 1;
+        self.events[event].redriven = true;
+        self.redriven += 1;
+        self.appear(key);
     }
 
     /// A working consumer extends its lease by a full visibility timeout.
@@ -1365,6 +1463,7 @@ impl AtLeastOnce {
             return;
         }
         match e.credits {
+            0 if e.in_dlq > 0 => self.parked += 1,
             0 => self.lost += 1,
             1 => self.once += 1,
             _ => {} // counted when the second credit came

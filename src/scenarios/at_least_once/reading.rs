@@ -14,6 +14,8 @@ use crate::sim::{Micros, Reading};
 pub enum Guarantee {
     /// Nothing lost, nothing credited twice.
     EffectivelyOnce,
+    /// Nothing lost or credited twice, but events wait uncredited in the dead-letter queue.
+    Parked,
     /// Events lost, none credited twice.
     AtMostOnce,
     /// Events credited twice, none lost.
@@ -26,6 +28,7 @@ impl Guarantee {
     pub fn id(self) -> &'static str {
         match self {
             Guarantee::EffectivelyOnce => "effectively-once",
+            Guarantee::Parked => "parked",
             Guarantee::AtMostOnce => "at-most-once",
             Guarantee::AtLeastOnce => "at-least-once",
             Guarantee::Neither => "neither",
@@ -36,14 +39,17 @@ impl Guarantee {
     pub fn label(self) -> &'static str {
         match self {
             Guarantee::EffectivelyOnce => "Effectively once",
+            Guarantee::Parked => "Parked: none lost or twice, some waiting in the dead-letter queue",
             Guarantee::AtMostOnce => "At-most-once: loses work",
             Guarantee::AtLeastOnce => "At-least-once: duplicates work",
             Guarantee::Neither => "Neither: loses and duplicates work",
         }
     }
 
-    fn of(lost: u64, duplicated: u64) -> Self {
+    /// Dead-lettered events are parked, not lost: a person looks at them and re-drives them.
+    fn of(lost: u64, duplicated: u64, parked: u64) -> Self {
         match (lost > 0, duplicated > 0) {
+            (false, false) if parked > 0 => Guarantee::Parked,
             (false, false) => Guarantee::EffectivelyOnce,
             (true, false) => Guarantee::AtMostOnce,
             (false, true) => Guarantee::AtLeastOnce,
@@ -97,7 +103,7 @@ impl AtLeastOnce {
     /// The guarantee the ledger shows so far.
     pub fn guarantee(&self) -> Guarantee {
         let fates = self.fates();
-        Guarantee::of(fates.lost, fates.duplicated)
+        Guarantee::of(fates.lost, fates.duplicated, fates.dead_lettered)
     }
 
     /// The chapter's row for this run's order.
@@ -155,7 +161,7 @@ impl AtLeastOnce {
 
     /// Which guarantee, in numbers.
     fn outcome(&self) -> String {
-        let super::Fates { lost, duplicated, once, .. } = self.fates();
+        let super::Fates { lost, duplicated, once, dead_lettered, .. } = self.fates();
         let settled = self.settled_at.is_some();
         let so_far = if settled { "" } else { " so far" };
         let ledger = self.ledger_phrase();
@@ -167,6 +173,12 @@ impl AtLeastOnce {
             Guarantee::EffectivelyOnce => {
                 format!("Effectively once so far: {} credited exactly once, none lost, none twice.", events(once))
             }
+            Guarantee::Parked => format!(
+                "Nothing lost, nothing credited twice{so_far}, but {} never credited: {} in the dead-letter queue; \
+                 {ledger}.",
+                events_were(dead_lettered),
+                if dead_lettered == 1 { "it waits" } else { "they wait" }
+            ),
             Guarantee::AtMostOnce => {
                 format!("At-most-once{so_far}: {} lost, none credited twice; {ledger}.", events(lost))
             }
@@ -220,20 +232,42 @@ impl AtLeastOnce {
                 self.middle_consequence()
             ),
         };
-        let early = format!(
-            " A crash before {first} changed nothing: the message came back after the {lease} visibility timeout."
-        );
+        let early = if self.totals.dead_lettered > 0 {
+            format!(
+                " A crash before {first} changed nothing: the message came back after the {lease} visibility timeout, \
+                 or went to the dead-letter queue after its last allowed delivery."
+            )
+        } else {
+            format!(" A crash before {first} changed nothing: the message came back after the {lease} visibility timeout.")
+        };
         Some(head + if between > 0 { middle.as_str() } else { "" } + if before > 0 { early.as_str() } else { "" })
     }
 
     fn dead_letter_sentence(&self) -> Option<String> {
         let dead = self.totals.dead_lettered;
         (dead > 0).then(|| {
-            format!(
-                "{} delivered {} without an ack went to the dead-letter queue.",
+            let head = format!(
+                "{} delivered {} without an ack went to the dead-letter queue, parked to be looked at, not lost.",
                 format::counted(dead, "message", "messages"),
                 format::counted(self.config.max_deliveries as u64, "time", "times")
-            )
+            );
+            let parked = self.fates().dead_lettered;
+            let waiting = if parked > 0 {
+                format!(" {} never credited, and {} there.", events_were(parked), format::plural(parked, "waits", "wait"))
+            } else {
+                String::new()
+            };
+            let redriven = if self.redriven > 0 {
+                let consequence = self.consequence(EventRecord::redriven, Cause::Redriven, "they ran");
+                format!(
+                    " {} re-driven {} later as new messages, with new delivery IDs, and {consequence}.",
+                    format::counted(self.redriven, "message was", "messages were"),
+                    format::span_ms(self.config.redrive_after_ms)
+                )
+            } else {
+                String::new()
+            };
+            head + &redriven + &waiting
         })
     }
 

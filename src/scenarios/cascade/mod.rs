@@ -14,6 +14,17 @@
 //! gives recommendations a pool of its own; `both` does both. `unbounded_pool` removes the
 //! connection limit (node:http's default agent): then every hung call opens its own connection
 //! on the downstream.
+//!
+//! When a /checkout client gives up, Node's handler is not told: the request's `'close'`
+//! event fires, but nothing aborts the handler's own fetch unless the handler passes a signal
+//! tied to it (Node's docs, <https://nodejs.org/api/http.html#event-close_2>; undici aborts a
+//! request only through its `signal`, `lib/api/api-request.js`). So by default
+//! (`cancel_on_client_close` off) the abandoned handler's price call stays queued for a
+//! connection and, once it gets one, holds it until price answers: abandoned work competes with
+//! the checkouts still waiting. `cancel_on_client_close` is a handler that listens for the close
+//! and aborts its call, as deadline-chain's handlers can. The chapter's runs have no
+//! /checkout that gives up with its price call still queued behind a connection that frees, so
+//! its numbers come out the same either way.
 
 mod reading;
 
@@ -110,7 +121,11 @@ crate::config! {
              timeout in the run fires this much later."),
         pub checkout_timeout_ms: f64 = ParamSpec::number("checkout_timeout_ms", "/checkout gives up after", "ms", 5_000.0, (100.0, 60_000.0, 100.0),
             "How long a /checkout client waits for its answer, the wait for a connection included. When it \
-             gives up, the handler's price call is dropped too."),
+             gives up, its handler goes on unless it cancels on the client's close."),
+        pub cancel_on_client_close: bool = ParamSpec::toggle("cancel_on_client_close", "Cancel when the client leaves", false,
+            "The /checkout handler listens for its client's close and aborts its price call (out of the pool's queue, \
+             or its connection closed). Off, as in Node by default: the abandoned call still waits for a connection \
+             and uses it."),
         pub price_ms: f64 = ParamSpec::number("price_ms", "Price latency", "ms", 5.0, (0.5, 1_000.0, 0.5),
             "How long the price endpoint takes to answer (its timer fires late like every other). It stays \
              healthy throughout."),
@@ -307,6 +322,12 @@ pub static SPEC: ScenarioSpec = ScenarioSpec {
             label: "/checkout failed still waiting for a connection",
             unit: "req",
             help: "Checkouts whose client gave up while their price call was still waiting for a connection: they never left the process.",
+        },
+        MetricSpec {
+            key: "checkout_abandoned_calls",
+            label: "Price calls for clients gone",
+            unit: "calls",
+            help: "/checkout price calls answered after their client had given up: a connection used for an answer nobody reads.",
         },
     ],
     headline: &["home_in_flight_end", "checkout_ok", "checkout_failed", "checkout_p99_ms"],
@@ -720,6 +741,8 @@ struct Checkout {
     deadline: TimerKey,
     /// The handler's price call, once the handler runs.
     call: Option<CallKey>,
+    /// The client gave up, and the handler, not told, goes on.
+    abandoned: bool,
 }
 
 /// How one /checkout ended, for drawing a mark per request.
@@ -902,6 +925,7 @@ pub struct Cascade {
     checkout_queued: u64,
     /// Checkouts given up on while their price call still waited for a connection.
     checkout_failed_queued: u64,
+    checkout_abandoned_calls: u64,
     /// When the earliest-sent checkout that failed was sent (the successes before it are a prefix).
     first_failed_sent: Option<Micros>,
     last_ok_latency: Option<Micros>,
@@ -1082,6 +1106,7 @@ impl Model for Cascade {
             checkout_queued_now: 0,
             checkout_queued: 0,
             checkout_failed_queued: 0,
+            checkout_abandoned_calls: 0,
             first_failed_sent: None,
             last_ok_latency: None,
             moments: [None; GUIDED_STEPS.len()],
@@ -1152,6 +1177,7 @@ impl Model for Cascade {
             ("downstream_open_connections", Value::count(self.downstream_open() as u64)),
             ("checkout_queued", Value::count(self.checkout_queued)),
             ("checkout_failed_queued", Value::count(self.checkout_failed_queued)),
+            ("checkout_abandoned_calls", Value::count(self.checkout_abandoned_calls)),
         ]
     }
 
@@ -1217,7 +1243,7 @@ impl Cascade {
             // In this order, so that at a tie the handler starts before the client gives up.
             let in_transit = q.timer_in(to_handler, Event::CheckoutHandler(checkout));
             let deadline = q.timer_in(give_up, Event::CheckoutDeadline(checkout));
-            Checkout { sent: now, in_transit, deadline, call: None }
+            Checkout { sent: now, in_transit, deadline, call: None, abandoned: false }
         });
     }
 
@@ -1382,6 +1408,11 @@ impl Cascade {
                     q.schedule_at(now + self.render, Event::HomeResponds(home));
                 }
             }
+            CallKind::CheckoutPrice(checkout) if self.checkouts[checkout].abandoned => {
+                // The answer goes to a connection its client already closed.
+                self.checkouts.remove(checkout);
+                self.checkout_abandoned_calls += 1;
+            }
             CallKind::CheckoutPrice(checkout) => {
                 let back = jittered(&mut self.checkout_rng, self.net_us, self.config.jitter_cv);
                 self.checkouts[checkout].in_transit = q.timer_at(now + back, Event::CheckoutResponds(checkout));
@@ -1401,8 +1432,7 @@ impl Cascade {
 
     /// The client gives up before its answer came.
     fn checkout_gives_up(&mut self, q: &mut EventQueue<Event>, now: Micros, checkout: CheckoutKey) {
-        let c = self.checkouts.remove(checkout).expect("a checkout's events are cancelled when it ends");
-        q.cancel(c.in_transit);
+        let c = self.checkouts[checkout];
         self.checkout_failed += 1;
         self.first_failed_at.get_or_insert(now);
         self.first_failed_sent = Some(self.first_failed_sent.map_or(c.sent, |t| t.min(c.sent)));
@@ -1410,10 +1440,20 @@ impl Cascade {
         if queued {
             self.checkout_failed_queued += 1;
         }
-        // The handler stops when its caller leaves: its price call leaves the pool queue, or
-        // its connection is closed (unless the answer is already on its way back).
-        if let Some(call) = c.call.filter(|&call| self.calls.contains_key(call)) {
-            self.abort(q, now, call);
+        let live_call = c.call.filter(|&call| self.calls.contains_key(call));
+        let handler_to_come = c.call.is_none();
+        if !self.config.cancel_on_client_close && (handler_to_come || live_call.is_some()) {
+            // Node's default: the request still reaches its handler, and the handler's price
+            // call goes on; only its answer is dropped.
+            self.checkouts[checkout].abandoned = true;
+        } else {
+            // The handler stops when its caller leaves: its price call leaves the pool queue,
+            // or its connection is closed (unless the answer is already on its way back).
+            self.checkouts.remove(checkout);
+            q.cancel(c.in_transit);
+            if let Some(call) = live_call {
+                self.abort(q, now, call);
+            }
         }
         self.record_checkout(c.sent, now, false);
     }

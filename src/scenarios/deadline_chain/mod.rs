@@ -8,6 +8,14 @@
 //! sends `left = deadline − now` with each call and waits `min(left, cap)`, and stops when
 //! its caller leaves.
 //!
+//! `mode` is the pair of two switches, kept as one choice because presets and URLs name it:
+//! `budget_header` (the time left travels in `x-request-timeout-ms` and becomes each hop's
+//! deadline) and `listen_for_close` (a hop aborts its work or its call when its caller's
+//! connection closes). `fixed` turns both off, `propagated` both on; with `fixed` either switch
+//! alone shows what that half does. Node gives neither by default: a handler is told of the
+//! close by the request's `'close'` event only, and stops only if it passes an `AbortSignal`
+//! on (<https://nodejs.org/api/http.html#event-close_2>).
+//!
 //! Everything happens through events on the queue: requests, answers and connection closes
 //! are messages that take `net_ms + handling_ms` to reach the other side's code; work, call
 //! timeouts and deadlines are timers that fire `timer_late_ms` late; an abort takes
@@ -65,7 +73,14 @@ crate::config! {
     /// must differ by 2,000 − 1,448 = 552 ms.
     pub struct DeadlineChainConfig in PARAMS {
         pub mode: Mode = ParamSpec::choice("mode", "Mode", Mode::OPTIONS, Mode::Fixed as usize,
-            "How each hop limits its call to the next one, and whether it stops when its caller leaves."),
+            "How each hop limits its call to the next one, and whether it stops when its caller leaves: \
+             'Propagated budget' turns on both switches below, 'Fixed timeouts' leaves them to you."),
+        pub budget_header: bool = ParamSpec::toggle("budget_header", "Send the budget on", false,
+            "With fixed timeouts: each hop still sends the time left in a header, makes it its deadline and waits \
+             at most that long for its call (always on with a propagated budget)."),
+        pub listen_for_close: bool = ParamSpec::toggle("listen_for_close", "Stop when the caller leaves", false,
+            "With fixed timeouts: each hop still listens for its caller's connection closing and aborts its work or \
+             its call (always on with a propagated budget)."),
         pub user_budget_ms: f64 = ParamSpec::number("user_budget_ms", "User's budget", "ms", 2000.0,
             (100.0, 10_000.0, 50.0),
             "How long the user waits for the answer. With a propagated budget A (the edge) starts the \
@@ -559,8 +574,14 @@ impl DeadlineChain {
         &self.messages
     }
 
+    /// Whether the time left travels with each call and becomes each hop's deadline.
     pub fn propagated(&self) -> bool {
-        self.config.mode == Mode::Propagated
+        self.config.mode == Mode::Propagated || self.config.budget_header
+    }
+
+    /// Whether a hop stops when its caller's connection closes.
+    pub fn listens_for_close(&self) -> bool {
+        self.config.mode == Mode::Propagated || self.config.listen_for_close
     }
 
     pub fn user_budget_ms(&self) -> i64 {
@@ -947,12 +968,12 @@ impl DeadlineChain {
         }
     }
 
-    /// The close from hop `h`'s caller reaches its code. Only propagated mode listens.
+    /// The close from hop `h`'s caller reaches its code. Only a hop that listens stops.
     fn caller_left(&mut self, q: &mut EventQueue<Event>, now: Micros, h: usize) {
         let lane = &mut self.lanes[h];
         lane.caller_left_noticed = Some(now);
         lane.mark(now, MarkKind::CallerLeft);
-        if !self.propagated() {
+        if !self.listens_for_close() {
             return;
         }
         match self.lanes[h].phase {

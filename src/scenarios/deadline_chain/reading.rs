@@ -302,7 +302,7 @@ impl DeadlineChain {
                 None => format!("{name} gives up on {next}."),
             },
             MarkKind::FailedFast => format!("{name} has no budget left: it answers 504 without calling {next}."),
-            MarkKind::CallerLeft if self.propagated() => format!("{name} sees its caller hang up."),
+            MarkKind::CallerLeft if self.listens_for_close() => format!("{name} sees its caller hang up."),
             MarkKind::CallerLeft => format!("{name} sees its caller hang up, but nothing listens: it carries on."),
             MarkKind::Answered => match lane.answered {
                 Some(a) => {
@@ -469,16 +469,31 @@ fn ms_f(t: Micros) -> f64 {
 /// look as they do, from the parameters.
 pub fn sweep_theory(c: &super::DeadlineChainConfig, x: &str) -> Option<String> {
     (x == "user_budget_ms").then(|| {
+        let timeouts = format!("A→B {}, B→C {}", format::ms(c.a_to_b_timeout_ms), format::ms(c.b_to_c_timeout_ms));
+        let abort = format!("{} to abort a call", format::ms(c.abort_ms));
+        let fixed = if c.listen_for_close {
+            format!(
+                "With fixed timeouts ({timeouts}) and every hop stopping when its caller leaves, each closed \
+                 connection stops the hop below it, so the work done for nobody is the moments it takes to notice \
+                 and stop ({abort})."
+            )
+        } else {
+            let header = if c.budget_header {
+                " The budget header alone shortens the waits but stops no work."
+            } else {
+                ""
+            };
+            format!(
+                "With fixed timeouts ({timeouts}) every hop keeps working after its caller has left, so C's {} of \
+                 work runs to its end whatever the user's budget: the work done for nobody is what runs after the \
+                 user stops waiting, and it shrinks as the budget grows, until A's own timeout answers the user \
+                 first.{header}",
+                format::ms(c.c_work_ms)
+            )
+        };
         format!(
-            "With fixed timeouts (A→B {}, B→C {}) every hop keeps working after its caller has left, so C's {} of work \
-             runs to its end whatever the user's budget: the work done for nobody is what runs after the user stops \
-             waiting, and it shrinks as the budget grows, until A's own timeout answers the user first. With a \
-             propagated budget each hop makes the time left its deadline and stops when its caller leaves, so only \
-             the moments it takes to notice and stop remain ({} to abort a call).",
-            format::ms(c.a_to_b_timeout_ms),
-            format::ms(c.b_to_c_timeout_ms),
-            format::ms(c.c_work_ms),
-            format::ms(c.abort_ms)
+            "{fixed} With a propagated budget each hop makes the time left its deadline and stops when its caller \
+             leaves, so only the moments it takes to notice and stop remain ({abort})."
         )
     })
 }

@@ -6,12 +6,38 @@
 //! HTTP helper: every attempt gets `attempt_timeout_ms`, and a timeout (or a connection reset,
 //! or a 409) is retried up to `retries` times after a jittered exponential backoff. The page
 //! keeps one request per button: a new click aborts the previous click's request ("latest
-//! click wins"). Aborting, like a timeout, only stops the waiting; the server never hears of it.
+//! click wins"). Aborting, like a timeout, only stops the waiting: fetch closes the connection,
+//! so the server can see the close, but this handler does not listen for it and goes on.
 //!
 //! The server's POST /charges handler charges the card and commits `handler_ms` after the
-//! request arrives. With an idempotency key it first claims the key: a repeat while the first
-//! run is still working gets 409, a repeat after it committed gets the stored response
-//! replayed (same charge id), a repeat with another amount gets 422.
+//! request arrives. With an idempotency key it first claims the key: a repeat after the first
+//! run committed gets the stored response replayed (same charge id), a repeat with another
+//! amount gets 422. A repeat while the first run is still working depends on where the claim
+//! lives (`key_store`, `key_claim`):
+//!
+//! - In the charge's own Postgres transaction (`wait`, the default): the repeat's
+//!   `INSERT … ON CONFLICT DO NOTHING` meets the first transaction's uncommitted row in the
+//!   unique index and waits for that transaction to end ("If a conflicting row has been
+//!   inserted by an as-yet-uncommitted transaction, the would-be inserter must wait to see if
+//!   that transaction commits", <https://www.postgresql.org/docs/current/index-unique-checks.html>).
+//!   After the commit it gets no row, reads the stored response and replays it. Chapter 2
+//!   Part 4 measured it: the duplicate blocked 2.5 s behind a 3 s transaction (preset
+//!   `part4-wait`). `lock_timeout_ms` caps the wait: past it Postgres cancels the statement
+//!   ("canceling statement due to lock timeout", SQLSTATE 55P03) and the server answers 409
+//!   (<https://www.postgresql.org/docs/current/runtime-config-client.html#GUC-LOCK-TIMEOUT>:
+//!   0, the default, waits forever).
+//! - Committed on its own before the work (`committed-first`, the pattern Part 4 gives for an
+//!   external API, and what Stripe does: a concurrent request with a key in use gets 409,
+//!   <https://docs.stripe.com/api/idempotent_requests>), or in a separate store such as Redis
+//!   (`SET key … NX PX ttl`, <https://redis.io/docs/latest/commands/set/>, visible at once): the
+//!   repeat sees "processing" at once and gets 409. A worker that dies after the charge but
+//!   before marking the key done leaves it "processing": 409s until `claim_ttl_ms` lets a
+//!   request take it over (and charge again).
+//! - Read, then insert: a lookup and a later insert into a table with no unique constraint on
+//!   the key, so nothing ever conflicts. A plain `SELECT` sees only committed rows (READ
+//!   COMMITTED, <https://www.postgresql.org/docs/current/transaction-iso.html>): with the claim
+//!   in the charge's transaction a repeat finds nothing until the first run commits; with a
+//!   claim committed first, only the lookup-to-insert gap (`claim_gap_ms`) is open.
 //!
 //! Why the chapter's numbers come out of one set of defaults (handler 1,500 ms, 1,000 ms per
 //! attempt, one retry, second click at 600 ms): every attempt times out, because the handler is
@@ -19,6 +45,16 @@
 //! `none`: the second click aborts the first click's wait (its request still charges) and makes
 //! two attempts of its own: 3 charges. `disable`: the second click does nothing, the first click
 //! makes its attempt and its own retry: 2. `key`: every attempt carries the same key; the first
+//! claims it and charges, every later one waits for that commit (or, with a claim committed
+//! first, gets 409) and then gets the one charge replayed: 1. The Part 3 table's key row,
+//! "TimeoutError, then 409 (first attempt still running), then 200 replayed", is a claim
+//! committed before the charge, as an external card charge must be (preset `part3-table-key`).
+//!
+//! The real limits at the ends of the ranges: Postgres's `lock_timeout` is an int of
+//! milliseconds with 0 = no limit (so 0 here waits for the commit however long it takes);
+//! Redis's `PX` must be a positive integer (0 here means a claim that never expires, as a
+//! table row does); a key window (24–72 h, Stripe at least 24 h) is far longer than any run
+//! here, so a replay never finds an expired key.
 
 mod reading;
 
@@ -51,15 +87,24 @@ crate::choice! {
     /// How the server claims an idempotency key before it charges.
     pub enum Claim {
         Atomic = ("atomic", "Atomic", "Looking the key up and inserting it is one step (INSERT … ON CONFLICT): exactly one request wins."),
-        ReadThenInsert = ("read-then-insert", "Read, then insert", "The server looks the key up and inserts it a moment later; requests in between all find nothing."),
+        ReadThenInsert = ("read-then-insert", "Read, then insert", "The server looks the key up and inserts it a moment later, into a table with no unique constraint on the key: requests that look before the insert is visible all find nothing."),
     }
 }
 
 crate::choice! {
     /// Where the server keeps the key and its stored response.
     pub enum KeyStore {
-        SameTransaction = ("same-transaction", "With the charge", "The key's stored response commits in the same transaction as the charge."),
+        SameTransaction = ("same-transaction", "With the charge", "The key's row and its stored response are in the charge's Postgres transaction."),
         Separate = ("separate", "Separate store", "The key lives in another store, say Redis, and is marked done after the charge commits."),
+    }
+}
+
+crate::choice! {
+    /// When a claim on a key becomes visible to a repeat of the request, in the charge's
+    /// database (a separate store's claim is visible at once, whatever this says).
+    pub enum KeyClaim {
+        Wait = ("wait", "Waits for the commit (Postgres)", "The claim is in the charge's transaction: a repeat's INSERT … ON CONFLICT waits until the first transaction commits, then replays its response (Postgres)."),
+        CommittedFirst = ("committed-first", "Committed first (409)", "The claim commits on its own before the work, as for an external API: a repeat sees 'processing' at once and gets 409 (Stripe answers a key in use so)."),
     }
 }
 
@@ -73,9 +118,7 @@ crate::config! {
             "The buyer clicks Pay again when nothing seems to happen."),
         pub second_click_ms: f64 = ParamSpec::number("second_click_ms", "Second click after", "ms", 600.0, (0.0, 5000.0, 10.0),
             "When the second click comes. Any moment before the first click's retry (about 1.2 s) \
-             gives the chapter's 3 / 2 / 1; from 600 ms the key's 409 is followed by the replay \
-             (earlier, the helper runs out of retries and says 'processing'). 0 sends both \
-             requests in the same millisecond."),
+             gives the chapter's 3 / 2 / 1. 0 sends both requests in the same millisecond."),
         pub attempt_timeout_ms: f64 = ParamSpec::number("attempt_timeout_ms", "Timeout per attempt", "ms", 1000.0, (100.0, 30_000.0, 10.0),
             "How long the page's HTTP helper waits for each attempt (the chapter: 1,000 ms)."),
         pub retries: u32 = ParamSpec::number("retries", "Retries", "", 1.0, (0.0, 5.0, 1.0),
@@ -99,13 +142,26 @@ crate::config! {
             "Browser to server, and back; a typical nearby region."),
         pub claim: Claim = ParamSpec::choice("claim", "Key claim", Claim::OPTIONS, Claim::Atomic as usize,
             "How the server claims an idempotency key before it charges."),
+        pub key_claim: KeyClaim = ParamSpec::choice("key_claim", "Claim visible", KeyClaim::OPTIONS, KeyClaim::Wait as usize,
+            "When the first request's claim on a key becomes visible to a repeat: at its commit (a \
+             Postgres INSERT … ON CONFLICT on the same key waits for it), or at once (409)."),
+        pub lock_timeout_ms: f64 = ParamSpec::number("lock_timeout_ms", "Lock timeout", "ms", 0.0, (0.0, 10_000.0, 10.0),
+            "Postgres's lock timeout on the claim: a repeat that waits this long for the first \
+             transaction is cancelled (SQLSTATE 55P03) and answered 409. 0: wait for the commit \
+             however long it takes (Postgres's default)."),
+        pub claim_ttl_ms: f64 = ParamSpec::number("claim_ttl_ms", "Claim expiry", "ms", 0.0, (0.0, 60_000.0, 100.0),
+            "A claim committed before the work (or kept in a separate store, Redis SET NX PX) that is \
+             still 'processing' this long after it was taken is treated as abandoned: the next \
+             request takes it over and charges. 0: it never expires, and a claim whose worker died \
+             answers 409 for good."),
         pub claim_gap_ms: f64 = ParamSpec::number("claim_gap_ms", "Read-then-insert gap", "ms", 2.0, (0.0, 100.0, 1.0),
             "With read-then-insert: time between the lookup and the insert (one database round trip)."),
         pub key_store: KeyStore = ParamSpec::choice("key_store", "Where the key record lives", KeyStore::OPTIONS,
             KeyStore::SameTransaction as usize, "Where the server keeps the idempotency key and its stored response."),
         pub crash_after_charge: bool = ParamSpec::toggle("crash_after_charge", "Crash after the charge", false,
             "The worker that makes the first charge dies right after the commit, before it responds: \
-             the client sees a connection reset, and a claim held only in a separate store is lost."),
+             the client sees a connection reset. A key marked done in the charge's transaction is done; \
+             a claim in a separate store is never marked done and stays 'processing'."),
         pub amount_changes: bool = ParamSpec::toggle("amount_changes", "Second click changes the amount", false,
             "Between the clicks the buyer adds a $10 tip, and the page sends the same key with the \
              new amount: the server must answer 422, never replay the first charge."),
@@ -137,7 +193,7 @@ pub static SPEC: ScenarioSpec = ScenarioSpec {
         Preset {
             id: "key",
             label: "Idempotency key",
-            description: "One key per purchase on every attempt: 409 while the first runs, then the replay: 1.",
+            description: "One key per purchase on every attempt: the second click's request waits for the first's commit, then gets the replay: 1.",
             values: &[("fix", "key")],
         },
         Preset {
@@ -155,13 +211,15 @@ pub static SPEC: ScenarioSpec = ScenarioSpec {
         Preset {
             id: "part3-table-key",
             label: "Part 3 table, same key",
-            description: "The same run with one key: TimeoutError, then 409, then 200 with ch_1 replayed: 1 charge.",
+            description: "The same run with one key, claimed and committed before the card is charged (as an external \
+             charge must be): TimeoutError, then 409, then 200 with ch_1 replayed: 1 charge.",
             values: &[
                 ("second_click", "false"),
                 ("handler_ms", "1500"),
                 ("attempt_timeout_ms", "1000"),
                 ("retries", "2"),
                 ("fix", "key"),
+                ("key_claim", "committed-first"),
             ],
         },
         Preset {
@@ -179,13 +237,14 @@ pub static SPEC: ScenarioSpec = ScenarioSpec {
         Preset {
             id: "same-ms-race",
             label: "Same millisecond, read-then-insert",
-            description: "Two requests with one key arrive together; both read 'not found' and both charge.",
+            description: "Two requests with one key arrive together; both read 'not found' and both charge, and so does \
+             the retry: a lookup sees no claim until the first transaction commits.",
             values: &[("fix", "key"), ("second_click_ms", "0"), ("claim", "read-then-insert")],
         },
         Preset {
             id: "same-ms-atomic",
             label: "Same millisecond, atomic claim",
-            description: "The same race against INSERT … ON CONFLICT: exactly one wins, the other gets 409.",
+            description: "The same race against INSERT … ON CONFLICT: exactly one wins; the other waits for its commit and gets the replay.",
             values: &[("fix", "key"), ("second_click_ms", "0")],
         },
         Preset {
@@ -198,13 +257,40 @@ pub static SPEC: ScenarioSpec = ScenarioSpec {
         Preset {
             id: "crash-separate-store",
             label: "Crash, key in a separate store",
-            description: "The same crash with the key in another store: the claim dies with the worker and the retry charges again.",
+            description: "The same crash with the key in another store: the claim is never marked done, so the retry gets 409 \
+             and the buyer is told 'processing' (set a claim expiry and a later retry charges again).",
             values: &[
                 ("fix", "key"),
                 ("second_click", "false"),
                 ("handler_ms", "300"),
                 ("crash_after_charge", "true"),
                 ("key_store", "separate"),
+            ],
+        },
+        Preset {
+            id: "part4-wait",
+            label: "Part 4: the duplicate waits",
+            description: "Chapter 2 Part 4 measured on Postgres: a 3 s transaction holds the claim, and the duplicate \
+             sent 0.5 s later blocks 2.5 s on its INSERT … ON CONFLICT, then replays the stored response.",
+            values: &[
+                ("fix", "key"),
+                ("second_click_ms", "500"),
+                ("handler_ms", "3000"),
+                ("attempt_timeout_ms", "5000"),
+                ("retries", "0"),
+            ],
+        },
+        Preset {
+            id: "part4-lock-timeout",
+            label: "Part 4: a 200 ms lock timeout",
+            description: "The same with a 200 ms lock timeout on the claim: each duplicate fails after 200 ms (55P03) \
+             and gets 409; the buyer is told 'processing' while the one charge commits.",
+            values: &[
+                ("fix", "key"),
+                ("second_click_ms", "500"),
+                ("handler_ms", "3000"),
+                ("attempt_timeout_ms", "2000"),
+                ("lock_timeout_ms", "200"),
             ],
         },
     ],
@@ -256,6 +342,12 @@ pub static SPEC: ScenarioSpec = ScenarioSpec {
             label: "409s",
             unit: "",
             help: "409 'already in progress' answers the server sent.",
+        },
+        MetricSpec {
+            key: "claim_wait_ms",
+            label: "Longest claim wait",
+            unit: "ms",
+            help: "The longest a request's INSERT … ON CONFLICT waited for the transaction holding its key.",
         },
         MetricSpec {
             key: "replays",
@@ -393,7 +485,9 @@ pub enum ServerResult {
     Charged {
         charge: u32,
     },
-    /// 409: the key is held by a run still in progress.
+    /// The claim's INSERT waits for the transaction that holds the key to end.
+    Waiting,
+    /// 409: the key is marked processing, or the wait on it hit `lock_timeout_ms`.
     Conflict,
     /// 200 with the stored response of an earlier run.
     Replayed {
@@ -447,6 +541,9 @@ pub struct ServerRecord {
     pub result: ServerResult,
     /// The worker died right after the commit and never answered.
     pub crashed: bool,
+    /// When its claim stopped waiting for the transaction that held the key (None: it never
+    /// waited, or still waits).
+    pub waited_until: Option<Micros>,
 }
 
 /// One row of the ledger: money taken from the card.
@@ -497,6 +594,8 @@ pub enum Event {
     Insert(usize),
     /// A handler run commits its charge.
     Commit(usize),
+    /// A server request's wait on a held claim reaches `lock_timeout_ms`.
+    LockTimeout(usize),
     /// An answer reaches the client.
     Reply {
         attempt: usize,
@@ -516,6 +615,10 @@ struct KeyEntry {
     key: u32,
     amount: u32,
     state: KeyState,
+    /// Whether other transactions see the row: a claim in the charge's transaction becomes
+    /// visible only at its commit.
+    committed: bool,
+    claimed_at: Micros,
 }
 
 /// The model: a Pay button, the page's HTTP helper, and the server's POST /charges.
@@ -529,6 +632,8 @@ pub struct DoubleClick {
     handler: Micros,
     network: Micros,
     claim_gap: Micros,
+    lock_timeout: Micros,
+    claim_ttl: Micros,
     /// The next commit crashes its worker (set by `crash_after_charge`, used once).
     crash_pending: bool,
 
@@ -542,6 +647,9 @@ pub struct DoubleClick {
     intent_key: Option<u32>,
     next_key: u32,
     keys: Vec<KeyEntry>,
+    /// Server requests whose claim waits for the transaction holding their key.
+    waiting: Vec<usize>,
+    longest_claim_wait: Micros,
 
     clicks: Vec<ClickRecord>,
     disabled: Vec<DisabledSpan>,
@@ -651,6 +759,8 @@ impl Model for DoubleClick {
             handler: ms_to_us(config.handler_ms),
             network: ms_to_us(config.network_ms),
             claim_gap: ms_to_us(config.claim_gap_ms),
+            lock_timeout: ms_to_us(config.lock_timeout_ms),
+            claim_ttl: ms_to_us(config.claim_ttl_ms),
             crash_pending: config.crash_after_charge,
             handler_rng: SimRng::stream(seed, 1),
             backoff_rng: SimRng::stream(seed, 2),
@@ -659,6 +769,8 @@ impl Model for DoubleClick {
             intent_key: None,
             next_key: 1,
             keys: Vec::new(),
+            waiting: Vec::new(),
+            longest_claim_wait: 0,
             clicks: Vec::with_capacity(2),
             disabled: Vec::new(),
             attempts: Vec::new(),
@@ -681,8 +793,9 @@ impl Model for DoubleClick {
             Event::Click(i) => self.click(q, now, i),
             Event::Send(click) => self.send(q, now, click),
             Event::Arrive(attempt) => self.arrive(q, now, attempt),
-            Event::Insert(request) => self.late_insert(request),
+            Event::Insert(request) => self.late_insert(now, request),
             Event::Commit(request) => self.commit(q, now, request),
+            Event::LockTimeout(request) => self.lock_timeout_fires(q, now, request),
             Event::Reply { attempt, outcome } => self.reply(q, now, attempt, outcome),
             Event::Timeout(attempt) => self.timeout(q, now, attempt),
         }
@@ -699,6 +812,7 @@ impl Model for DoubleClick {
             ("client_attempts", Value::count(self.attempts.len() as u64)),
             ("timeouts_seen", Value::count(self.timeouts)),
             ("conflicts_409", Value::count(self.conflicts)),
+            ("claim_wait_ms", Value::num(self.longest_claim_wait as f64 / 1000.0)),
             ("replays", Value::count(self.replays)),
             ("rejected_422", Value::count(self.rejected)),
             ("resets_seen", Value::count(self.resets)),
@@ -734,6 +848,7 @@ impl Model for DoubleClick {
                 c.attempt_timeout_ms + backoff.max(c.retry_after_ms)
             })
             .sum();
+        // A claim's wait ends by the holder's commit, which is inside the holder's own answer.
         let answered = 2.0 * c.network_ms + c.claim_gap_ms + c.handler_ms + c.handler_spread_ms;
         let last = last_click + retries + c.attempt_timeout_ms.max(answered);
         let seconds = libm::ceil((last + 500.0) / 1000.0) as u64;
@@ -928,40 +1043,131 @@ impl DoubleClick {
             end: None,
             result: ServerResult::Running,
             crashed: false,
+            waited_until: None,
         });
         let Some(key) = key else {
             self.start_run(q, index);
             return;
         };
-        // Both claims read the same table; they differ in when a new key becomes visible.
-        let found = self.keys.iter().find(|e| e.key == key).copied();
-        let answer = match found {
+        match self.config.claim {
+            Claim::Atomic => self.insert_on_conflict(q, now, index, key, amount),
+            Claim::ReadThenInsert => self.read_then_insert(q, now, index, key),
+        }
+    }
+
+    /// Whether a new claim is visible to others at once: committed on its own, or in a
+    /// separate store (Redis has no transaction to wait for).
+    fn claim_commits_first(&self) -> bool {
+        self.config.key_store == KeyStore::Separate || self.config.key_claim == KeyClaim::CommittedFirst
+    }
+
+    /// The key's row, if any; a "processing" claim older than its expiry is dropped first
+    /// (Redis deletes a key when its PX runs out).
+    fn live_entry(&mut self, key: u32, now: Micros) -> Option<KeyEntry> {
+        let p = self.keys.iter().position(|e| e.key == key)?;
+        let e = self.keys[p];
+        let expired = self.claim_ttl > 0
+            && e.committed
+            && e.state == KeyState::Running
+            && now >= e.claimed_at + self.claim_ttl;
+        if expired {
+            self.keys.swap_remove(p);
+            return None;
+        }
+        Some(e)
+    }
+
+    fn claim_key(&mut self, key: u32, amount: u32, now: Micros) {
+        let committed = self.claim_commits_first();
+        self.keys.push(KeyEntry { key, amount, state: KeyState::Running, committed, claimed_at: now });
+    }
+
+    /// INSERT … ON CONFLICT DO NOTHING against the key's unique index: a row nobody has
+    /// committed yet makes the insert wait for its transaction.
+    fn insert_on_conflict(&mut self, q: &mut EventQueue<Event>, now: Micros, index: usize, key: u32, amount: u32) {
+        match self.live_entry(key, now) {
             None => {
-                if self.config.claim == Claim::ReadThenInsert {
-                    q.schedule_in(self.claim_gap, Event::Insert(index));
-                } else {
-                    self.keys.push(KeyEntry { key, amount, state: KeyState::Running });
-                }
+                self.claim_key(key, amount, now);
                 self.start_run(q, index);
-                return;
             }
-            Some(e) if e.amount != amount => {
+            Some(e) if !e.committed => {
+                self.server[index].result = ServerResult::Waiting;
+                self.waiting.push(index);
+                if self.lock_timeout > 0 {
+                    q.schedule_in(self.lock_timeout, Event::LockTimeout(index));
+                }
+            }
+            Some(e) => self.answer_from_key(q, now, index, e),
+        }
+    }
+
+    /// A plain lookup sees only committed rows; the insert comes a round trip later and,
+    /// with no unique constraint, never conflicts.
+    fn read_then_insert(&mut self, q: &mut EventQueue<Event>, now: Micros, index: usize, key: u32) {
+        match self.live_entry(key, now).filter(|e| e.committed) {
+            None => {
+                q.schedule_in(self.claim_gap, Event::Insert(index));
+                self.start_run(q, index);
+            }
+            Some(e) => self.answer_from_key(q, now, index, e),
+        }
+    }
+
+    /// The answer a repeat gets from a key's visible row: 422 for another amount, 409 while it
+    /// is processing, else the stored response replayed.
+    fn answer_from_key(&mut self, q: &mut EventQueue<Event>, now: Micros, index: usize, entry: KeyEntry) {
+        let attempt = self.server[index].attempt;
+        let answer = match entry {
+            e if e.amount != self.attempts[attempt].amount_cents => {
                 self.rejected += 1;
                 (ServerResult::Rejected, AttemptOutcome::Rejected)
             }
-            Some(KeyEntry { state: KeyState::Running, .. }) => {
+            KeyEntry { state: KeyState::Running, .. } => {
                 self.conflicts += 1;
                 (ServerResult::Conflict, AttemptOutcome::Conflict)
             }
-            Some(KeyEntry { state: KeyState::Done { charge }, .. }) => {
+            KeyEntry { state: KeyState::Done { charge }, .. } => {
                 self.replays += 1;
                 (ServerResult::Replayed { charge }, AttemptOutcome::Ok { charge, replayed: true })
             }
         };
+        self.answer(q, now, index, answer);
+    }
+
+    fn answer(&mut self, q: &mut EventQueue<Event>, now: Micros, index: usize, (result, outcome): (ServerResult, AttemptOutcome)) {
         let s = &mut self.server[index];
-        s.result = answer.0;
+        s.result = result;
         s.end = Some(now);
-        q.schedule_in(self.network, Event::Reply { attempt, outcome: answer.1 });
+        q.schedule_in(self.network, Event::Reply { attempt: s.attempt, outcome });
+    }
+
+    /// Ends a request's wait on a held claim.
+    fn stop_waiting(&mut self, now: Micros, index: usize) {
+        self.waiting.retain(|&w| w != index);
+        let s = &mut self.server[index];
+        s.waited_until = Some(now);
+        self.longest_claim_wait = self.longest_claim_wait.max(now - s.arrived);
+    }
+
+    /// Postgres cancels the waiting statement (SQLSTATE 55P03); the server answers 409.
+    fn lock_timeout_fires(&mut self, q: &mut EventQueue<Event>, now: Micros, index: usize) {
+        if self.server[index].result != ServerResult::Waiting {
+            return; // the holder committed first
+        }
+        self.stop_waiting(now, index);
+        self.conflicts += 1;
+        self.answer(q, now, index, (ServerResult::Conflict, AttemptOutcome::Conflict));
+    }
+
+    /// The holder committed: every insert waiting on the key gets no row, and reads it.
+    fn wake_waiters(&mut self, q: &mut EventQueue<Event>, now: Micros, key: u32) {
+        let Some(entry) = self.keys.iter().find(|e| e.key == key).copied() else { return };
+        let woken: Vec<usize> =
+            self.waiting.iter().copied().filter(|&w| self.attempts[self.server[w].attempt].key == Some(key)).collect();
+        for index in woken {
+            self.stop_waiting(now, index);
+            self.answer_from_key(q, now, index, entry);
+        }
     }
 
     fn start_run(&mut self, q: &mut EventQueue<Event>, request: usize) {
@@ -971,11 +1177,11 @@ impl DoubleClick {
     }
 
     /// Read-then-insert: the key appears only now; whoever looked in between saw nothing.
-    fn late_insert(&mut self, request: usize) {
+    fn late_insert(&mut self, now: Micros, request: usize) {
         let a = &self.attempts[self.server[request].attempt];
         let (Some(key), amount) = (a.key, a.amount_cents) else { return };
         if !self.keys.iter().any(|e| e.key == key) {
-            self.keys.push(KeyEntry { key, amount, state: KeyState::Running });
+            self.claim_key(key, amount, now);
         }
     }
 
@@ -992,19 +1198,18 @@ impl DoubleClick {
         s.crashed = crashed;
         if let Some(key) = key {
             let position = self.keys.iter().position(|e| e.key == key);
-            if crashed && self.config.key_store == KeyStore::Separate {
-                // The charge committed, but the key's record lived elsewhere and died with
-                // the worker before it was marked done: the claim is gone.
-                if let Some(p) = position {
-                    self.keys.swap_remove(p);
-                }
-            } else {
-                let done = KeyEntry { key, amount, state: KeyState::Done { charge } };
+            // A separate store is marked done after the charge commits: a worker that died
+            // in between leaves the claim "processing". In the charge's transaction the
+            // stored response committed with the charge.
+            let stuck = crashed && self.config.key_store == KeyStore::Separate;
+            if !stuck {
+                let done = KeyEntry { key, amount, state: KeyState::Done { charge }, committed: true, claimed_at: now };
                 match position {
-                    Some(p) => self.keys[p] = done,
+                    Some(p) => self.keys[p] = KeyEntry { claimed_at: self.keys[p].claimed_at, ..done },
                     None => self.keys.push(done),
                 }
             }
+            self.wake_waiters(q, now, key);
         }
         let outcome = if crashed { AttemptOutcome::Reset } else { AttemptOutcome::Ok { charge, replayed: false } };
         q.schedule_in(self.network, Event::Reply { attempt, outcome });

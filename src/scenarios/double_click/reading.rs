@@ -296,7 +296,7 @@ impl DoubleClick {
                         (0, self.click_at(end, Some(a.click)) * 4 + 1),
                         "Helper",
                         format!(
-                            "The new click aborts {name} (AbortError). The page stops waiting; the request still reaches the server, and nobody tells the server."
+                            "The new click aborts {name} (AbortError). The page stops waiting and closes the connection; the request still reaches the server, whose handler does not listen for the close and goes on."
                         ),
                     );
                     continue;
@@ -330,7 +330,17 @@ impl DoubleClick {
             let at = &self.attempts[a];
             let name = self.attempt_name(a);
             let key = at.key.map(key_name).unwrap_or_else(|| "?".to_string());
+            let first_amount =
+                money(self.attempts.iter().find(|x| x.key == at.key).map_or(AMOUNT_CENTS, |x| x.amount_cents));
+            let waits = || {
+                format!(
+                    "The server receives {name}: its INSERT … ON CONFLICT on key {key} meets the claim of a \
+                     transaction that has not committed, and waits for it."
+                )
+            };
             let text = match (s.result, at.key.is_some()) {
+                (ServerResult::Waiting, _) => waits(),
+                _ if s.waited_until.is_some() => waits(),
                 (ServerResult::Running | ServerResult::Charged { .. }, true) if read_then_insert => {
                     format!(
                         "The server receives {name}, looks up key {key}, finds nothing, and starts charging the card."
@@ -342,19 +352,37 @@ impl DoubleClick {
                 (ServerResult::Running | ServerResult::Charged { .. }, false) => {
                     format!("The server receives {name} and starts charging the card.")
                 }
-                (ServerResult::Conflict, _) => {
-                    format!("The server receives {name}: key {key} is held by a run still in progress. It answers 409.")
-                }
+                (ServerResult::Conflict, _) => format!(
+                    "The server receives {name}: key {key} is marked processing (claimed, not done). It answers 409."
+                ),
                 (ServerResult::Replayed { charge }, _) => format!(
                     "The server receives {name}: key {key} is done. It replays the stored answer, 200 with ch_{charge}, and charges nothing."
                 ),
                 (ServerResult::Rejected, _) => format!(
-                    "The server receives {name}: key {key} was first used for {}, this request says {}. It answers 422.",
-                    money(self.attempts.iter().find(|x| x.key == at.key).map_or(AMOUNT_CENTS, |x| x.amount_cents)),
+                    "The server receives {name}: key {key} was first used for {first_amount}, this request says {}. It answers 422.",
                     money(at.amount_cents)
                 ),
             };
             push(s.arrived, (3, a * 8 + 1), "Server", text);
+            if let Some(w) = s.waited_until {
+                let waited = when(w - s.arrived);
+                let text = match s.result {
+                    ServerResult::Replayed { charge } => format!(
+                        "The transaction holding key {key} commits: {name}'s insert, after waiting {waited}, gets no row, \
+                         reads the key done, and replays the stored answer, 200 with ch_{charge}."
+                    ),
+                    ServerResult::Rejected => format!(
+                        "The transaction holding key {key} commits: {name}, after waiting {waited}, reads that the key \
+                         was used for {first_amount}, not {}. It answers 422.",
+                        money(at.amount_cents)
+                    ),
+                    _ => format!(
+                        "{name} has waited {waited} for key {key}: the lock timeout cancels its insert (SQLSTATE 55P03), \
+                         and the server answers 409."
+                    ),
+                };
+                push(w, (3, a * 8 + 2), "Server", text);
+            }
             if read_then_insert
                 && at.key.is_some()
                 && matches!(s.result, ServerResult::Running | ServerResult::Charged { .. })
@@ -376,7 +404,7 @@ impl DoubleClick {
                     ServerResult::Replayed { charge } => format!("200 with ch_{charge}, replayed"),
                     ServerResult::Conflict => "409".to_string(),
                     ServerResult::Rejected => "422".to_string(),
-                    ServerResult::Running => continue,
+                    ServerResult::Running | ServerResult::Waiting => continue,
                 };
                 push(
                     r,

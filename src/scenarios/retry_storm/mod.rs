@@ -8,6 +8,27 @@
 //! the clients up: retries without jitter stay lined up and come back as waves, jitter spreads
 //! them out. A retry budget limits retries to a share of recent requests, and stacked layers
 //! that each retry multiply one user action into many provider calls.
+//!
+//! Retry-After, as real servers send it (`retry_after_kind` = `uniform-seconds`, the default):
+//! its value is delay-seconds, a whole number of seconds (RFC 9110 §10.2.3,
+//! <https://www.rfc-editor.org/rfc/rfc9110#field.retry-after>), and a server that does not
+//! track whom it told what sends every caller the same value (`retry_after_s`). The SDKs that
+//! honour it wait exactly that, with no jitter, when it is under a minute (the Stainless-built
+//! OpenAI and Anthropic SDKs: "If the API asks us to wait a certain amount of time (and it's a
+//! reasonable amount), just do what it says", `_calculate_retry_timeout` in openai-python's
+//! `_base_client.py`, `retryRequest` in openai-node's client), so callers turned away in one
+//! tick all come back in one tick `retry_after_s` later: the header lines them up again.
+//! `ideal-slots` is the other end: a provider that knows its admission rate and hands each
+//! caller its own coming tick with room, which no common API does.
+//!
+//! The retry budget is Finagle's `RetryBudget`
+//! (<https://github.com/twitter/finagle/blob/develop/finagle-core/src/main/scala/com/twitter/finagle/service/RetryBudget.scala>):
+//! every user call deposits, every retry withdraws, deposits and withdrawals expire after a
+//! `ttl` of 10 s, and a reserve of `minRetriesPerSec` × ttl retries comes on top of
+//! `percentCanRetry` of the deposits. Finagle's defaults are 10 retries a second and 20%
+//! (ttl 1–60 s, `minRetriesPerSec` ≥ 0, `percentCanRetry` 0–1,000 %); here the floor
+//! (`budget_min_retries_per_s`) is 0 by default, so the chapter's "at most 10% of recent
+//! requests" is the whole budget, and the percentage stops at 100 %.
 
 mod reading;
 
@@ -54,6 +75,18 @@ crate::choice! {
     }
 }
 
+crate::choice! {
+    /// What a 503's Retry-After says.
+    pub enum RetryAfterKind {
+        UniformSeconds = ("uniform-seconds", "Whole seconds, the same for all",
+            "The value real servers send: a whole number of seconds, the same for every caller, so callers turned \
+             away together come back together."),
+        IdealSlots = ("ideal-slots", "A tick with room for each caller",
+            "An ideal provider that knows its rate and tells each caller the first coming tick still with room, \
+             counting the callers it already sent there. No common API schedules callers so."),
+    }
+}
+
 crate::config! {
     /// What the retry-storm model reads from its parameters.
     pub struct RetryStormConfig in PARAMS {
@@ -89,11 +122,21 @@ crate::config! {
             "Attempts the client makes per user action, the first included. 10 is enough that no client gives \
              up before the provider is back in the chapter's runs (fixed 1 s needs 5, exponential 7)."),
         pub budget_pct: f64 = ParamSpec::number("budget_pct", "Retry budget", "%", 0.0, (0.0, 100.0, 1.0),
-            "0 means no budget. Retries may be at most this share of the requests of the last 10 s; when the \
-             budget is spent the layer fails fast instead of retrying."),
+            "0 means no budget (unless a floor is set). Retries may be at most this share of the requests of the \
+             last 10 s; when the budget is spent the layer fails fast instead of retrying."),
+        pub budget_min_retries_per_s: f64 = ParamSpec::number("budget_min_retries_per_s", "Budget floor", "retries/s",
+            0.0, (0.0, 100.0, 1.0),
+            "Retries a second the budget allows on top of its share, as a reserve over its 10 s (Finagle's \
+             RetryBudget: 10 a second by default, with 20%). 0: the share alone."),
         pub retry_after: bool = ParamSpec::toggle("retry_after", "Honour Retry-After", false,
-            "The provider's 503 says when to come back (the first tick with room) and clients wait exactly that \
-             instead of their backoff, as the OpenAI and Anthropic SDKs do."),
+            "The provider's 503 says when to come back, and clients wait exactly that instead of their backoff, \
+             as the OpenAI and Anthropic SDKs do for a value under a minute."),
+        pub retry_after_kind: RetryAfterKind = ParamSpec::choice("retry_after_kind", "Retry-After value",
+            RetryAfterKind::OPTIONS, RetryAfterKind::UniformSeconds as usize,
+            "What the 503's Retry-After says: whole seconds, the same for every caller (what servers send), or \
+             an ideal tick with room for each caller."),
+        pub retry_after_s: f64 = ParamSpec::number("retry_after_s", "Retry-After seconds", "s", 1.0, (1.0, 59.0, 1.0),
+            "The whole seconds a 503 names, the same for every caller. The SDKs honour values under a minute."),
         pub layers: usize = ParamSpec::number("layers", "Retrying layers", "", 1.0, (1.0, MAX_LAYERS as f64, 1.0),
             "With 1 only the client retries. 2 and 3 add layers below it (an SDK, a proxy) that each retry \
              every attempt from above, with the same backoff."),
@@ -384,7 +427,8 @@ pub struct BudgetWindow {
     pub retries: u64,
 }
 
-/// A retry budget: retries at most `share` of the first attempts of the last 10 s.
+/// A retry budget: retries at most a reserve plus `share` of the first attempts of the last
+/// 10 s (Finagle's `RetryBudget`, with its deposits and withdrawals expiring after the window).
 #[derive(Clone, Debug)]
 struct Budget {
     firsts: [u32; BUDGET_SLOTS],
@@ -422,8 +466,10 @@ impl Budget {
         self.sum_firsts += 1;
     }
 
-    fn allows_retry(&self, share: f64) -> bool {
-        (self.sum_retries + 1) as f64 <= share * self.sum_firsts as f64
+    /// Finagle's check: the reserve plus `share` of the window's deposits covers one more
+    /// retry on top of the window's withdrawals.
+    fn allows_retry(&self, share: f64, reserve: f64) -> bool {
+        (self.sum_retries + 1) as f64 <= reserve + share * self.sum_firsts as f64
     }
 
     /// What the window holds now: its user calls, those made before tick `before`, its retries.
@@ -461,6 +507,8 @@ pub struct RetryStorm {
     /// Retry budget as a fraction of first attempts (so a full outage adds that fraction, as
     /// the chapter says); 0 = off.
     budget_share: f64,
+    /// Finagle's reserve: the floor's retries over the budget's 10 s.
+    budget_reserve: f64,
     layers: usize,
     attempts_per_layer: u32,
 
@@ -543,6 +591,11 @@ impl RetryStorm {
         }
     }
 
+    /// The client's retry budget window when the provider came back (with a budget only).
+    pub fn budget_at_recovery(&self) -> Option<BudgetWindow> {
+        self.budget_at_recovery
+    }
+
     /// The first [`MAX_WAVES`] waves after recovery.
     pub fn waves(&self) -> &[Wave] {
         &self.waves
@@ -588,6 +641,7 @@ impl Model for RetryStorm {
             cap_us: ms_to_us(config.cap_ms) as f64,
             max_attempts: config.max_attempts.max(1),
             budget_share: config.budget_pct.clamp(0.0, 100.0) / 100.0,
+            budget_reserve: config.budget_min_retries_per_s.max(0.0) * (BUDGET_SLOTS as u64 * TICK / (1000 * MS)) as f64,
             layers,
             attempts_per_layer: config.attempts_per_layer.max(1),
             call_rng: SimRng::stream(seed, 1),
@@ -662,7 +716,7 @@ impl Model for RetryStorm {
             Event::Down => self.go_down(q, now),
             Event::Up => {
                 self.down = false;
-                if self.down_until > self.down_from && self.budget_share > 0.0 {
+                if self.down_until > self.down_from && self.has_budget() {
                     self.budget_at_recovery = Some(self.budgets[0].window(self.outage_first_tick()));
                 }
                 self.check_recovered(now);
@@ -720,6 +774,11 @@ impl RetryStorm {
             Some(at) if self.cur.after_recovery <= self.peak_after => Some((self.peak_after, at)),
             _ => Some((self.cur.after_recovery, self.tick * TICK)),
         }
+    }
+
+    /// Whether the layers retry under a budget: a share, a floor, or both.
+    fn has_budget(&self) -> bool {
+        self.budget_share > 0.0 || self.budget_reserve > 0.0
     }
 
     /// The first tick of the outage (a budget's calls from before it are in earlier ticks).
@@ -880,8 +939,9 @@ impl RetryStorm {
         }
     }
 
-    /// Retry-After for a 503: the provider knows its admission rate, so it names the first
-    /// coming tick that still has room, counting the callers it already sent there.
+    /// Retry-After for a 503 from an ideal provider (`ideal-slots`): it knows its admission
+    /// rate, so it names the first coming tick that still has room, counting the callers it
+    /// already sent there.
     fn promise(&mut self, now: Micros) -> Micros {
         let horizon = RETRY_AFTER_HORIZON as u64;
         let tick = (self.tick + 1..self.tick + horizon)
@@ -900,13 +960,17 @@ impl RetryStorm {
             if self.clients[c].attempts[l] >= limit {
                 continue;
             }
-            if self.budget_share > 0.0 && !self.budgets[l].allows_retry(self.budget_share) {
+            if self.has_budget() && !self.budgets[l].allows_retry(self.budget_share, self.budget_reserve) {
                 continue;
             }
-            if self.budget_share > 0.0 {
+            if self.has_budget() {
                 self.budgets[l].record_retry();
             }
-            let delay = if overloaded && self.config.retry_after { self.promise(now) } else { self.backoff(c, l) };
+            let delay = match (overloaded && self.config.retry_after, self.config.retry_after_kind) {
+                (false, _) => self.backoff(c, l),
+                (true, RetryAfterKind::IdealSlots) => self.promise(now),
+                (true, RetryAfterKind::UniformSeconds) => ms_to_us(1000.0 * libm::round(self.config.retry_after_s)),
+            };
             let client = &mut self.clients[c];
             client.attempts[l] += 1;
             client.retry_layer = l as u8;

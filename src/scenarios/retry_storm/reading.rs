@@ -228,11 +228,16 @@ impl RetryStorm {
             " Each user action makes at most {} at the client.",
             format::counted(self.max_attempts as u64, "attempt", "attempts")
         );
-        let retry_after = if c.retry_after {
-            " When the provider turns a call away with a 503 it says when to come back (the first tick with room), \
-             and clients wait exactly that instead."
-        } else {
-            ""
+        let retry_after = match (c.retry_after, c.retry_after_kind) {
+            (false, _) => String::new(),
+            (true, super::RetryAfterKind::IdealSlots) => " When the provider turns a call away with a 503 it says \
+                 when to come back (the first tick with room for that caller), and clients wait exactly that instead."
+                .to_string(),
+            (true, super::RetryAfterKind::UniformSeconds) => format!(
+                " When the provider turns a call away with a 503 it says Retry-After: {}, the same for every caller, \
+                 and clients wait exactly that instead, so those turned away together come back together.",
+                format::plain(libm::round(c.retry_after_s))
+            ),
         };
         format!("{how}{attempts}{retry_after}")
     }
@@ -286,7 +291,7 @@ impl RetryStorm {
     fn budget_words(&self, now: Micros) -> String {
         let share = self.config.budget_pct;
         let outage = self.outage_retries().filter(|_| now > self.down_from && self.has_outage());
-        if self.budget_share <= 0.0 {
+        if !self.has_budget() {
             let head = "No retry budget: a layer retries until its attempts run out.";
             return match outage {
                 Some((r, u, pct)) => format!(
@@ -299,9 +304,17 @@ impl RetryStorm {
             };
         }
         let pct = format::pct(share);
+        let floor = self.config.budget_min_retries_per_s;
+        let reserve = format::counted(self.budget_reserve as u64, "retry", "retries");
+        // "A 10% retry budget", or "A retry budget of 10% and 10 retries a second".
+        let (before, after) = match (floor > 0.0, share > 0.0) {
+            (false, _) => (format!("{pct} "), String::new()),
+            (true, true) => (String::new(), format!(" of {pct} and {} retries a second", format::plain(floor))),
+            (true, false) => (String::new(), format!(" of {} retries a second", format::plain(floor))),
+        };
         if self.layers > 1 {
             let head =
-                format!("Each of the {} retrying layers has its own {pct} budget over its last 10 s.", self.layers);
+                format!("Each of the {} retrying layers has its own {before}budget{after} over its last 10 s.", self.layers);
             return match outage {
                 Some((r, u, p)) => format!(
                     "{head} During the outage, retries at all layers together were {} of the user calls made then \
@@ -313,9 +326,14 @@ impl RetryStorm {
                 None => head,
             };
         }
+        let within = match (floor > 0.0, share > 0.0) {
+            (false, _) => format!("{pct} of its user calls over those 10 s"),
+            (true, true) => format!("{reserve} (its floor) plus {pct} of its user calls over those 10 s"),
+            (true, false) => format!("{reserve} (its floor)"),
+        };
         let mut text = format!(
-            "A {pct} retry budget: the client retries only while its retries over the last 10 s stay within {pct} \
-             of its user calls over those 10 s; past that, it fails the action at once."
+            "A {before}retry budget{after}: the client retries only while its retries over the last 10 s stay within \
+             {within}; past that, it fails the action at once."
         );
         if let Some(w) = self.budget_window(now) {
             text.push(' ');
@@ -325,6 +343,8 @@ impl RetryStorm {
             let window_reaches_back = self.budget_window(now).is_some_and(|w| w.firsts_before_outage > 0);
             let why = if p <= share {
                 ": within the budget"
+            } else if floor > 0.0 {
+                ": above the percentage, which the floor's retries come on top of"
             } else if window_reaches_back {
                 ": above the budget, because the window still counted the calls from before the outage"
             } else if self.attempts_before > 0 {
@@ -423,7 +443,7 @@ impl RetryStorm {
                 format::count(self.most_per_action())
             )
         };
-        let budget = if self.budget_share > 0.0 && self.retries_at_all() {
+        let budget = if self.has_budget() && self.retries_at_all() {
             " The retry budget can stop a layer before its attempts run out."
         } else {
             ""

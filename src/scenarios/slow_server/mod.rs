@@ -5,6 +5,18 @@
 //! `workers` workers and a FIFO queue. At `slow_at_ms` server B slows down (or, with
 //! `b_fails`, refuses connections until health checks eject it). A client timeout ends the
 //! client's wait; the server keeps working unless `cancel_on_timeout` is on.
+//!
+//! The balancer as nginx and Envoy behave:
+//! - A connection a down B refuses is retried on another server chosen by the same policy
+//!   among the servers not tried yet for this request (nginx's `proxy_next_upstream error`
+//!   marks the peer tried and picks again, `ngx_http_upstream_round_robin.c`; Envoy's retries
+//!   choose a host through the load balancer, `previous_hosts` keeping off the failed one), so
+//!   B's share spreads over the healthy servers instead of landing on the next index.
+//! - Least outstanding counts the requests the balancer has open on each server's upstream
+//!   connections (nginx's `least_conn` counts `peer->conns`, Envoy's least request counts a
+//!   host's active requests). When a client gives up the balancer closes its upstream request
+//!   (nginx by default, `proxy_ignore_client_abort off`), so the count drops at once, even
+//!   though the server, never told, may go on working on it (its queue still shows it).
 
 mod reading;
 pub use reading::prediction;
@@ -44,7 +56,7 @@ crate::choice! {
     pub enum Policy {
         RoundRobin = ("round-robin", "Round robin", "Each server in turn, whatever its load."),
         Random = ("random", "Random", "A server picked at random, whatever its load."),
-        LeastOutstanding = ("least-outstanding", "Least outstanding", "The server with the fewest requests in progress."),
+        LeastOutstanding = ("least-outstanding", "Least outstanding", "The server with the fewest requests the balancer has open on it (a client that gave up no longer counts)."),
         TwoChoices = ("two-choices", "Two choices", "Two servers picked at random; the less busy one gets the request."),
     }
 }
@@ -142,7 +154,8 @@ pub static SPEC: ScenarioSpec = ScenarioSpec {
             key: "refused",
             label: "Refused by a down B",
             unit: "req",
-            help: "Attempts B refused while it was down (with 'B fails'); the balancer retried them elsewhere. Refusals by a full backlog are counted apart.",
+            help: "Attempts B refused while it was down (with 'B fails'); the balancer picked again among the \
+                   servers not tried. Refusals by a full backlog are counted apart.",
         },
         MetricSpec {
             key: "mean_ms",
@@ -289,6 +302,9 @@ struct Request {
     stage: Stage,
     /// The client stopped waiting (timed out).
     abandoned: bool,
+    /// The balancer has the request open on its server's upstream connection (counted in
+    /// that server's `proxied`).
+    proxied: bool,
 }
 
 /// One server as the simulation sees it.
@@ -298,6 +314,9 @@ pub struct Server {
     in_service: Vec<RequestKey>,
     /// Requests at this server: queued (not cancelled) plus in service.
     outstanding: u32,
+    /// Requests the balancer has open on this server, whose clients still wait: what least
+    /// outstanding and two choices compare.
+    proxied: u32,
     served: u64,
     max_outstanding: u32,
     factor: f64,
@@ -311,6 +330,10 @@ impl Server {
     }
     pub fn served(&self) -> u64 {
         self.served
+    }
+    /// Requests the balancer has open on this server (whose clients still wait).
+    pub fn proxied(&self) -> u32 {
+        self.proxied
     }
     pub fn max_outstanding(&self) -> u32 {
         self.max_outstanding
@@ -371,6 +394,8 @@ pub struct SlowServer {
     /// Servers the balancer still sends to.
     eligible: Vec<u8>,
     next_rr: usize,
+    /// The rotation of retries after a refused connection.
+    next_retry_rr: usize,
     requests: SlotMap<RequestKey, Request>,
 
     arrived: u64,
@@ -472,6 +497,7 @@ impl Model for SlowServer {
             servers: (0..servers).map(|_| Server { factor: 1.0, ..Server::default() }).collect(),
             eligible: (0..servers as u8).collect(),
             next_rr: 0,
+            next_retry_rr: 0,
             requests: SlotMap::with_key(),
             arrived: 0,
             completed: 0,
@@ -602,57 +628,71 @@ impl SlowServer {
         self.settle_area(now);
         self.arrived += 1;
         self.in_flight += 1;
-        let key = self.requests.insert(Request { arrived: now, server: 0, stage: Stage::Queued, abandoned: false });
-        let server = self.pick();
-        if self.dispatch(q, key, server) && self.timeout > 0 {
+        let key = self.requests.insert(Request {
+            arrived: now,
+            server: 0,
+            stage: Stage::Queued,
+            abandoned: false,
+            proxied: false,
+        });
+        if self.dispatch(q, key) && self.timeout > 0 {
             q.schedule_in(self.timeout, Event::Timeout(key));
         }
     }
 
-    /// The balancer's choice among the servers it still considers healthy.
-    fn pick(&mut self) -> usize {
-        let n = self.eligible.len();
+    /// The balancer's choice among the servers it still considers healthy and has not tried
+    /// for this request (`tried`: a bit per server); None when none is left.
+    fn pick(&mut self, tried: u32) -> Option<usize> {
+        let mut candidates = [0u8; MAX_SERVERS];
+        let mut n = 0;
+        for &s in self.eligible.iter().filter(|&&s| tried & (1 << s) == 0) {
+            candidates[n] = s;
+            n += 1;
+        }
+        if n == 0 {
+            return None;
+        }
+        let load = |s: &Self, i: usize| s.servers[candidates[i] as usize].proxied;
+        // A retry keeps its own rotation, so that B's share alternates over the others.
+        let rotation = if tried == 0 { &mut self.next_rr } else { &mut self.next_retry_rr };
         let choice = match self.config.policy {
             Policy::RoundRobin => {
-                let i = self.next_rr % n;
-                self.next_rr = i + 1;
+                let i = *rotation % n;
+                *rotation = i + 1;
                 i
             }
             Policy::Random => self.balance_rng.below(n as u64) as usize,
             Policy::LeastOutstanding => {
                 // Start the scan at a rotating index so ties spread evenly.
-                let start = self.next_rr % n;
-                self.next_rr = start + 1;
-                (0..n)
-                    .map(|k| (start + k) % n)
-                    .min_by_key(|&i| self.servers[self.eligible[i] as usize].outstanding)
-                    .unwrap_or(0)
+                let start = *rotation % n;
+                *rotation = start + 1;
+                (0..n).map(|k| (start + k) % n).min_by_key(|&i| load(self, i)).unwrap_or(0)
             }
             Policy::TwoChoices => {
                 let a = self.balance_rng.below(n as u64) as usize;
                 let b = if n > 1 { (a + 1 + self.balance_rng.below(n as u64 - 1) as usize) % n } else { a };
-                let load = |i: usize| self.servers[self.eligible[i] as usize].outstanding;
-                if load(b) < load(a) { b } else { a }
+                if load(self, b) < load(self, a) { b } else { a }
             }
         };
-        self.eligible[choice] as usize
+        Some(candidates[choice] as usize)
     }
 
-    /// Sends a request to a server. A server that is down refuses the connection and the
-    /// balancer tries the next server in its list (as nginx's proxy_next_upstream does).
-    /// False when the server's backlog was full: the request failed at once.
-    fn dispatch(&mut self, q: &mut EventQueue<Event>, key: RequestKey, mut server: usize) -> bool {
-        let n = self.servers.len();
-        let mut tries = 0;
-        while self.servers[server].down && tries < n {
+    /// Sends a request to a server the balancer picks. A server that is down refuses the
+    /// connection and the balancer picks again among the servers not tried yet. False when
+    /// the server's backlog was full: the request failed at once.
+    fn dispatch(&mut self, q: &mut EventQueue<Event>, key: RequestKey) -> bool {
+        let mut tried = 0u32;
+        let server = loop {
+            let Some(server) = self.pick(tried) else {
+                // Every server the balancer knows is down: nothing can answer.
+                return true;
+            };
+            if !self.servers[server].down {
+                break server;
+            }
             self.refused += 1;
-            server = (server + 1) % n;
-            tries += 1;
-        }
-        if self.servers[server].down {
-            // Every server is down: nothing can answer. Only reachable with one server.
-            return true;
-        }
+            tried |= 1 << server;
+        };
         if self.servers[server].queue.len() >= self.config.backlog {
             self.refuse(q.now(), key);
             return false;
@@ -660,7 +700,9 @@ impl SlowServer {
         let r = &mut self.requests[key];
         r.server = server as u8;
         r.stage = Stage::Queued;
+        r.proxied = true;
         let s = &mut self.servers[server];
+        s.proxied += 1;
         s.outstanding += 1;
         s.max_outstanding = s.max_outstanding.max(s.outstanding);
         if (s.in_service.len() as u32) < self.config.workers {
@@ -714,6 +756,9 @@ impl SlowServer {
     fn done(&mut self, q: &mut EventQueue<Event>, now: Micros, key: RequestKey) {
         let Some(r) = self.requests.remove(key) else { return };
         let server = r.server as usize;
+        if r.proxied {
+            self.servers[server].proxied -= 1;
+        }
         self.leave_server(server, key);
         self.servers[server].served += 1;
         if !r.abandoned {
@@ -735,6 +780,11 @@ impl SlowServer {
         self.timed_out += 1;
         self.record_latency(r.arrived, self.timeout);
         self.requests[key].abandoned = true;
+        // The balancer closes the upstream request when its client leaves.
+        if r.proxied {
+            self.requests[key].proxied = false;
+            self.servers[r.server as usize].proxied -= 1;
+        }
         if !self.config.cancel_on_timeout {
             return; // timeouts stop the waiter, not the worker
         }
@@ -763,6 +813,7 @@ impl SlowServer {
         let b = &mut self.servers[1];
         let held: Vec<RequestKey> = b.in_service.drain(..).chain(b.queue.drain(..)).collect();
         b.outstanding = 0;
+        b.proxied = 0;
         for key in held {
             let r = self.requests.remove(key).expect("a server holds live requests");
             if r.stage == Stage::Cancelled || r.abandoned {
@@ -770,14 +821,13 @@ impl SlowServer {
             }
             // A new key: the reset attempt's pending events now find nothing. A new timeout
             // covers what is left of the client's wait.
-            let key = self.requests.insert(r);
+            let key = self.requests.insert(Request { proxied: false, ..r });
             if self.timeout > 0 {
                 let remaining = (r.arrived + self.timeout).saturating_sub(now);
                 q.schedule_in(remaining, Event::Timeout(key));
             }
             // A refused request's timeout finds no request and is ignored.
-            let server = self.pick();
-            self.dispatch(q, key, server);
+            self.dispatch(q, key);
         }
     }
 

@@ -175,7 +175,7 @@ impl SlowServer {
             String::new()
         };
         format!(
-            "B refused connections from {from}; the balancer sent each refused request to the next server, and {ejected}{rest}"
+            "B refused connections from {from}; the balancer picked again for each refused request among the other servers, and {ejected}{rest}"
         )
     }
 

@@ -159,7 +159,8 @@ crate::config! {
              event."),
         pub pool_size: u32 = ParamSpec::number("pool_size", "Connections per host", "", 10.0, (1.0, 100.0, 1.0),
             "How many connections the client's pool may open to this host. With 'Pool full', all of them are held \
-             by hung calls."),
+             by hung calls. fetch's own pool has no limit (undici's Agent sets none by default), nor has node:http's \
+             default agent (maxSockets Infinity): a limit is set with an Agent, as in the chapter's pool run (10)."),
         pub os: Os = ParamSpec::choice("os", "Operating system", Os::OPTIONS, Os::Linux as usize,
             "Whose kernel gives up on a connect that is never answered."),
         pub syn_retries: u32 = ParamSpec::number("syn_retries", "tcp_syn_retries (Linux)", "", 6.0, (1.0, 12.0, 1.0),
@@ -206,7 +207,7 @@ pub static SPEC: ScenarioSpec = ScenarioSpec {
             id: "fetch-silent",
             label: "fetch, silent server",
             description: "fetch with no options against a server that accepts and never answers: \
-                          UND_ERR_HEADERS_TIMEOUT after 300.9 s.",
+                          UND_ERR_HEADERS_TIMEOUT after 301.0 s.",
             values: &[("client", "fetch"), ("fault", "silent")],
         },
         Preset {

@@ -209,7 +209,7 @@ fn marks(s: &DeadlineChain, h: usize, hop: &Hop, now: Micros) -> Vec<Mark> {
         marks.push(mark(t, "deadline passes, keeps working".into(), USER_BUDGET, Shape::Tick));
     }
     if let Some(t) = hop.caller_left_noticed {
-        let label = if s.propagated() { "caller left" } else { "caller left, ignored" };
+        let label = if s.listens_for_close() { "caller left" } else { "caller left, ignored" };
         marks.push(mark(t, label.into(), MUTED, Shape::Dot));
     }
     marks

@@ -170,7 +170,19 @@ fn server_lane(t: &Records, rows: &[usize], ext: Extent, now: Micros, network_ms
             cross: false,
             label: String::new(),
         });
-        let dot = |color: usize, label: String| Mark { row, at: ms(s.arrived), color, shape: Shape::Dot, label };
+        let answered_at = s.waited_until.unwrap_or(s.arrived);
+        let dot = |color: usize, label: String| Mark { row, at: ms(answered_at), color, shape: Shape::Dot, label };
+        if s.result == ServerResult::Waiting || s.waited_until.is_some() {
+            lane.bars.push(Bar {
+                row,
+                from: ms(s.arrived),
+                to: ms(s.waited_until.unwrap_or(now)),
+                open: s.waited_until.is_none(),
+                color: click_color(a.click),
+                label: "waits for the key".into(),
+                ..Default::default()
+            });
+        }
         match s.result {
             ServerResult::Running | ServerResult::Charged { .. } => {
                 let end = match s.result {
@@ -194,6 +206,7 @@ fn server_lane(t: &Records, rows: &[usize], ext: Extent, now: Micros, network_ms
             ServerResult::Conflict => lane.marks.push(dot(ORANGE, "409".into())),
             ServerResult::Replayed { charge } => lane.marks.push(dot(GREEN, format!("replay ch_{charge}"))),
             ServerResult::Rejected => lane.marks.push(dot(PINK, "422".into())),
+            ServerResult::Waiting => {}
         }
         // The answer on its way back: to the attempt that waits for it, or to nobody.
         let Some(e) = s.end else { continue };
