@@ -10,12 +10,16 @@ use leptos::prelude::*;
 
 use crate::scenarios::deadline_chain::DeadlineChain;
 use crate::sim::Simulation;
-use crate::ui::kit::{Lead, Metrics, SimFrame, SimState, StatCard, Timeline, Tone};
+use crate::format;
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone};
 use crate::ui::runner::Runner;
 
 pub fn page(state: SimState) -> AnyView {
     view! { <DeadlineChainPage state/> }.into_any()
 }
+
+/// The chapter's comparison: the mode, the user's budget and C's work.
+const CHAPTER_CONTROLS: &[&str] = &["mode", "user_budget_ms", "c_work_ms"];
 
 #[component]
 fn DeadlineChainPage(state: SimState) -> impl IntoView {
@@ -23,19 +27,32 @@ fn DeadlineChainPage(state: SimState) -> impl IntoView {
     let runner = state.runner::<DeadlineChain>(0);
     let metrics = Metrics::new(state.scenario, runner.into());
     let verdict = metrics.reading_signal("verdict");
+    let embed = state.embed;
+    let shown_verdict = Signal::derive(move || {
+        let v = verdict.get();
+        if embed { format::first_sentences(&v, 2) } else { v }
+    });
+    let parts = vec![
+        Part::new("cards", Role::Cards, move || view! { <Stats metrics runner/> }),
+        Part::new("timeline", Role::Chart, move || view! { <TimelineView state runner verdict/> }),
+        Part::new("verdict", Role::Verdict, move || {
+            view! { <p class="verdict" role="status" data-verdict>{shown_verdict}</p> }
+        }),
+        Part::new("stats", Role::Extra, move || {
+            view! {
+                <div class="stats">
+                    <StatCard metrics key="c_budget_told_ms" note=metrics.reading_signal("told_note")/>
+                </div>
+            }
+        }),
+        Part::new("table", Role::Extra, move || view! { <table::ChapterTable metrics/> }),
+        Part::new("moments", Role::Extra, move || view! { <Moments metrics/> }),
+    ];
     view! {
-        <SimFrame state runner>
+        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS>
             <Lead slot>
                 <p class="lead">"As it plays, watch who is still working after the user has stopped waiting."</p>
             </Lead>
-            <Stats metrics runner/>
-            <TimelineView state runner verdict/>
-            <p class="verdict" role="status" data-verdict>{verdict}</p>
-            <div class="stats">
-                <StatCard metrics key="c_budget_told_ms" note=metrics.reading_signal("told_note")/>
-            </div>
-            <table::ChapterTable metrics/>
-            <Moments metrics/>
         </SimFrame>
     }
 }

@@ -12,12 +12,15 @@ use crate::format;
 use crate::scenarios::double_click::{AMOUNT_CENTS, ButtonState, DoubleClick};
 use crate::sim::{Model, Simulation};
 use crate::ui::kit::frame::link_sets_speed;
-use crate::ui::kit::{Lead, Metrics, SimFrame, SimState, StatCard, Timeline, Tone};
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone};
 use crate::ui::runner::Runner;
 
 /// Without `speed` in the link, the page plays at half speed: a 1 s timeout then takes 2 s
 /// to watch, and the whole story about 7 s.
 const DEFAULT_SPEED: f64 = 0.5;
+
+/// The chapter's three fixes and when the second click comes.
+const CHAPTER_CONTROLS: &[&str] = &["fix", "second_click_ms"];
 
 pub fn page(state: SimState) -> AnyView {
     view! { <DoubleClickPage state/> }.into_any()
@@ -38,17 +41,19 @@ fn DoubleClickPage(state: SimState) -> impl IntoView {
             runner.skip_to_end();
         }
     });
+    let parts = vec![
+        Part::new("cards", Role::Cards, move || view! { <Stats metrics/> }),
+        Part::new("timeline", Role::Chart, move || view! { <TimelineView state runner/> }),
+        Part::new("verdict", Role::Verdict, move || view! { <Board runner metrics/> }),
+        Part::new("last-event", Role::Extra, move || view! { <events::LastEvent runner metrics/> }),
+        Part::new("stats", Role::Extra, move || view! { <MoreStats metrics runner/> }),
+        Part::new("events", Role::Extra, move || view! { <events::EventList metrics/> }),
+    ];
     view! {
-        <SimFrame state runner>
+        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS>
             <Lead slot>
                 <p class="lead">"Before you press Play: how many charges will this fix leave on the card?"</p>
             </Lead>
-            <Stats metrics/>
-            <TimelineView state runner/>
-            <Board runner metrics/>
-            <events::LastEvent runner metrics/>
-            <MoreStats metrics runner/>
-            <events::EventList metrics/>
         </SimFrame>
     }
 }

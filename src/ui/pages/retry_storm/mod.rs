@@ -12,7 +12,8 @@ use crate::scenarios::retry_storm::{RetryStorm, TICK};
 use crate::sim::Simulation;
 use crate::ui::kit::compare::{Compare, CompareSpec};
 use crate::ui::kit::predict::{Guess, Predict};
-use crate::ui::kit::{Lead, Metrics, SimFrame, SimState, StatCard, Tone};
+use crate::format;
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone};
 use charts::{AttemptsChart, ClientsStrip, WaitingChart, attempts_chart, tallest};
 
 const PREDICTIONS: &[Guess] =
@@ -53,6 +54,9 @@ fn peak_tone(metrics: &Metrics) -> Tone {
     }
 }
 
+/// The parameters the chapter's run turns on: the backoff and the retry budget.
+const CHAPTER_CONTROLS: &[&str] = &["mode", "budget_pct"];
+
 #[component]
 fn RetryStormPage(state: SimState) -> impl IntoView {
     let runner = state.runner::<RetryStorm>(TICK);
@@ -62,11 +66,34 @@ fn RetryStormPage(state: SimState) -> impl IntoView {
     let finished = Signal::derive(move || runner.track(|s| s.finished()));
     let outcome = Signal::derive(move || Some(metrics.reading("prediction")).filter(|p| !p.is_empty()));
     let answer = metrics.reading_signal("verdict");
+    let verdict = Signal::derive(move || format::first_sentences(&metrics.reading("verdict"), 2));
+    let parts = vec![
+        Part::new("cards", Role::Cards, move || view! { <HeadlineStats metrics/> }),
+        Part::new("attempts", Role::Chart, move || view! { <AttemptsChart runner/> }),
+        Part::new("verdict", Role::Verdict, move || view! { <p class="verdict" data-verdict>{verdict}</p> })
+            .figure_only(),
+        Part::new("readings", Role::Extra, move || view! { <Readings metrics/> }),
+        Part::new("stats", Role::Extra, move || view! { <MoreStats metrics/> }),
+        Part::new("compare", Role::Extra, move || {
+            view! {
+                <Compare
+                    state
+                    runner
+                    spec=&COMPARE
+                    label="Compare fixed, exponential and jitter side by side"
+                    help="The same clients, seed and settings, with only the backoff changed. The three runs play with \
+                          the main clock (Skip to end finishes all of them), and their charts share one y scale."
+                />
+            }
+        }),
+        Part::new("waiting", Role::Chart, move || view! { <WaitingChart runner/> }).in_group("charts-grid"),
+        Part::new("clients", Role::Chart, move || view! { <ClientsStrip runner/> }).in_group("charts-grid"),
+    ];
     view! {
-        <SimFrame state runner>
+        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS>
             <Lead slot>
                 <Predict
-                    question="Predict: once the provider is back, its busiest 100 ms tick gets…"
+                    question="Predict: once the provider is back, its busiest 100 ms tick gets…".to_string()
                     options=PREDICTIONS
                     ready
                     finished
@@ -74,22 +101,6 @@ fn RetryStormPage(state: SimState) -> impl IntoView {
                     answer
                 />
             </Lead>
-            <HeadlineStats metrics/>
-            <AttemptsChart runner/>
-            <Readings metrics/>
-            <MoreStats metrics/>
-            <Compare
-                state
-                runner
-                spec=&COMPARE
-                label="Compare fixed, exponential and jitter side by side"
-                help="The same clients, seed and settings, with only the backoff changed. The three runs play with the \
-                      main clock (Skip to end finishes all of them), and their charts share one y scale."
-            />
-            <div class="charts-grid">
-                <WaitingChart runner/>
-                <ClientsStrip runner/>
-            </div>
         </SimFrame>
     }
 }
