@@ -210,6 +210,17 @@ test('the introduction and the question follow the parameters, naming the chapte
   assert.match(await page.textContent('.figure-lead legend'), /B becomes 3× slower at 1 s/);
   await setSlider(page, 'slowdown', 12);
   await page.waitForFunction(() => /12× slower/.test(document.querySelector('.figure-lead legend').textContent));
+  await page.goto(`${server.base}/?sim=retry-storm`);
+  await ready(page);
+  assert.match(await page.textContent('[data-intro]'),
+    /^40 clients call a provider that is down from 2 s to 6 s and can take 8 calls per 100 ms tick once it is back \(the chapter's setting\)/);
+  await page.goto(`${server.base}/?sim=deadline-chain&user_budget_ms=2500`);
+  await ready(page);
+  assert.match(await page.textContent('[data-intro]'), /C needs 3 s of work and the user waits 2\.5 s \(in the chapter: 3 s and 2 s\)/);
+  await page.goto(`${server.base}/?sim=retry-storm&clients=60&down_until_ms=9000`);
+  await ready(page);
+  assert.match(await page.textContent('[data-intro]'),
+    /^60 clients call a provider that is down from 2 s to 9 s .*\(in the chapter: 40 clients, down from 2 s to 6 s, 8 per tick\)/);
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });

@@ -7,7 +7,7 @@
 use leptos::prelude::*;
 
 use super::controls::ParamControls;
-use super::frame::{Lead, SeedControl, SimState, SweepToggle};
+use super::frame::{Lead, SeedControl, SimState, SweepToggle, full_link};
 use super::play::PlayControls;
 use super::spread::Spreads;
 use super::sweep::SweepPanel;
@@ -156,7 +156,6 @@ pub fn Figure(
     runner: Playback,
     lead: Option<Lead>,
     parts: Vec<Part>,
-    full_link: Signal<String>,
     /// What the run says about a limit of the model it hit (empty: none).
     limit: Signal<String>,
     chapter_controls: &'static [&'static str],
@@ -166,6 +165,7 @@ pub fn Figure(
     let chosen = select(parts, &state.show_names(), state.chart_name().as_deref());
     let headline_name = chosen.headline.as_ref().map(|p| p.name);
     let presets = state.preset_choice();
+    let full_link = full_link(state, runner);
     let notices = (!chosen.notices.is_empty()).then(|| {
         view! {
             <div class="notices" role="status" data-notices>

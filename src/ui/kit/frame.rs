@@ -273,15 +273,10 @@ pub fn SimFrame(
     if state.autoplay {
         request_animation_frame(move || runner.play());
     }
-    let full_link = Signal::derive(move || {
-        state.params.track();
-        state.preset.track();
-        state.seed.track();
-        format!("?{}", url::encode(&state.snapshot(runner.speed.get(), false)))
-    });
     if state.embed {
-        return view! { <Figure state runner lead parts full_link limit chapter_controls spreads/> }.into_any();
+        return view! { <Figure state runner lead parts limit chapter_controls spreads/> }.into_any();
     }
+    let full_link = full_link(state, runner);
     view! {
         <section class="sim" data-scenario=scenario.id>
             <h1>{scenario.title}</h1>
@@ -318,6 +313,17 @@ pub fn SimFrame(
         </section>
     }
     .into_any()
+}
+
+/// The full page's link to this exact state (the figure's too, so the figure it came from can
+/// be copied back from it).
+pub(super) fn full_link(state: SimState, runner: Playback) -> Signal<String> {
+    Signal::derive(move || {
+        state.params.track();
+        state.preset.track();
+        state.seed.track();
+        format!("?{}", url::encode(&state.snapshot(runner.speed.get(), false)))
+    })
 }
 
 /// Opens and closes the sweep view.
