@@ -37,19 +37,22 @@ pub fn text(query: &str, title: &str, heights: &[(u32, u32)]) -> String {
     )
 }
 
+/// A figure's height at each width measured: (frame width, content height), in CSS px.
+type Heights = Vec<(u32, u32)>;
+
 struct Probe {
     frame: web_sys::Element,
     widths: Vec<u32>,
-    heights: Vec<(u32, u32)>,
+    heights: Heights,
     last: Option<i32>,
     same: u32,
     looks: u32,
-    done: Option<Box<dyn FnOnce(Vec<(u32, u32)>)>>,
+    done: Option<Box<dyn FnOnce(Heights)>>,
 }
 
 /// Loads the figure at `query` in a hidden frame of this page, at each width in turn, and
 /// calls `done` with the height its content takes at each (fewer if it never settles).
-pub fn measure(query: String, done: impl FnOnce(Vec<(u32, u32)>) + 'static) {
+pub fn measure(query: String, done: impl FnOnce(Heights) + 'static) {
     let Some(body) = document().body() else { return done(Vec::new()) };
     let Ok(frame) = document().create_element("iframe") else { return done(Vec::new()) };
     let widths: Vec<u32> = std::iter::once(WIDE).chain(NARROW.iter().copied()).collect();
