@@ -183,6 +183,13 @@ test('presets= is one segmented control, show= adds parts, chart= picks the head
   assert.equal(await page.locator('.figure-extra #chart-latency').count(), 1);
   await page.click('[data-preset="chapter"]');
   assert.equal(await page.isChecked('input[name="policy"][value="round-robin"]'), true);
+  // "Open full lab" carries the exact state, and what the figure shows, so it can be copied back.
+  await setSlider(page, 'slowdown', 7);
+  await page.waitForFunction(() => /slowdown=7/.test(document.querySelector('a.open-full').href));
+  const full = new URLSearchParams(new URL(await page.$eval('a.open-full', (a) => a.href)).search);
+  assert.equal(full.get('preset'), 'chapter');
+  assert.equal(full.get('embed'), null);
+  assert.equal(full.get('presets'), 'chapter,least-outstanding');
   assert.equal(await page.$('[data-notices]'), null);
   await page.goto(`${server.base}/?sim=cascade&embed=1&show=tour,table,nope&chart=zzz&presets=timeout,bogus`);
   await page.waitForSelector('[data-figure]');
