@@ -224,6 +224,12 @@ test('the introduction and the question follow the parameters, naming the chapte
   await page.goto(`${server.base}/?sim=deadline-chain&user_budget_ms=2500`);
   await ready(page);
   assert.match(await page.textContent('[data-intro]'), /C needs 3 s of work and the user waits 2\.5 s \(in the chapter: 3 s and 2 s\)/);
+  await page.goto(`${server.base}/?sim=double-click&second_click=false`);
+  await ready(page);
+  assert.match(await page.textContent('[data-intro]'), /^A buyer clicks Pay once\./);
+  await page.goto(`${server.base}/?sim=double-click`);
+  await ready(page);
+  assert.match(await page.textContent('[data-intro]'), /^A buyer clicks Pay twice, the second click 600 ms after the first \(the chapter's setting\)\./);
   await page.goto(`${server.base}/?sim=retry-storm&clients=60&down_until_ms=9000`);
   await ready(page);
   assert.match(await page.textContent('[data-intro]'),
