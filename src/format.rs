@@ -129,6 +129,23 @@ pub fn counted(n: u64, one: &str, many: &str) -> String {
     format!("{} {}", count(n), if n == 1 { one } else { many })
 }
 
+/// The first `n` sentences of `text`: a sentence ends at ". ", "! " or "? " before a capital
+/// letter or a digit, so "1.5 s" and "e.g. this" do not end one.
+pub fn first_sentences(text: &str, n: usize) -> String {
+    let bytes = text.as_bytes();
+    let mut seen = 0;
+    for i in 1..bytes.len().saturating_sub(1) {
+        let ends = matches!(bytes[i - 1], b'.' | b'!' | b'?') && bytes[i] == b' ';
+        if ends && (bytes[i + 1].is_ascii_uppercase() || bytes[i + 1].is_ascii_digit()) {
+            seen += 1;
+            if seen == n {
+                return text[..i].to_string();
+            }
+        }
+    }
+    text.to_string()
+}
+
 /// A number as a parameter writes it: no trailing `.0`, no float noise (0.3, not
 /// 0.30000000000000004).
 pub fn plain(v: f64) -> String {
@@ -267,5 +284,14 @@ mod tests {
         assert_eq!(quantity_text(&Value::Int(1), "times"), "1 time");
         assert_eq!(quantity_text(&Value::Null, "ms"), "—");
         assert_eq!(quantity_text(&Value::Bool(true), ""), "yes");
+    }
+
+    #[test]
+    fn first_sentences_cut_at_sentence_ends_only() {
+        let text = "p99 went from 1.5 s to 3 s. B's queue grew. It never drained.";
+        assert_eq!(first_sentences(text, 1), "p99 went from 1.5 s to 3 s.");
+        assert_eq!(first_sentences(text, 2), "p99 went from 1.5 s to 3 s. B's queue grew.");
+        assert_eq!(first_sentences(text, 5), text);
+        assert_eq!(first_sentences("", 2), "");
     }
 }

@@ -21,6 +21,9 @@ pub const RESERVED: &[&str] = &[
     "speed",
     "embed",
     "controls",
+    "presets",
+    "show",
+    "chart",
     "autoplay",
     "bench",
     "debug",
@@ -53,6 +56,12 @@ pub struct State {
     pub embed: bool,
     /// Only these sliders are shown (None: all).
     pub controls: Option<Vec<&'static str>>,
+    /// The presets an embed offers as one segmented control (none: no preset buttons).
+    pub presets: Vec<&'static str>,
+    /// The parts of the page an embed adds to its figure (the page declares their names).
+    pub show: Vec<String>,
+    /// The part an embed shows as its headline chart, when not the page's own.
+    pub chart: Option<String>,
     pub autoplay: bool,
     /// The sweep view, when open.
     pub sweep: Option<SweepView>,
@@ -98,6 +107,9 @@ impl State {
             speed: 1.0,
             embed: false,
             controls: None,
+            presets: Vec::new(),
+            show: Vec::new(),
+            chart: None,
             autoplay: false,
             sweep: None,
         }
@@ -233,6 +245,9 @@ pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (
                 }
                 state.controls = Some(shown);
             }
+            "presets" => state.presets = decode_presets(scenario, text, &mut notices),
+            "show" => state.show = part_names("show", text, &mut notices),
+            "chart" => state.chart = part_names("chart", text, &mut notices).into_iter().next(),
             id => match scenario.param(id) {
                 None => notices.push(format!("Unknown parameter '{}' ignored.", shorten(id))),
                 Some(spec) => {
@@ -250,6 +265,42 @@ pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (
     }
     state.sweep = find("sweep").map(|x| decode_sweep(scenario, x, &find, &mut notices));
     (Some(state), notices)
+}
+
+/// The presets `presets=` names, in its order, each once; unknown ones are left out with a notice.
+fn decode_presets(scenario: &'static ScenarioSpec, text: &str, notices: &mut Vec<String>) -> Vec<&'static str> {
+    let mut shown: Vec<&'static str> = Vec::new();
+    for id in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match scenario.preset(id) {
+            Some(p) if !shown.contains(&p.id) => shown.push(p.id),
+            Some(_) => {}
+            None => {
+                let known: Vec<&str> = scenario.presets.iter().map(|p| p.id).collect();
+                notices.push(format!(
+                    "presets: unknown preset '{}' ignored. Known: {}.",
+                    shorten(id),
+                    known.join(", ")
+                ));
+            }
+        }
+    }
+    shown
+}
+
+/// The part names a `show=` or `chart=` list gives. Only their spelling is checked here: the
+/// page declares its parts and says which names it does not have.
+fn part_names(key: &str, text: &str, notices: &mut Vec<String>) -> Vec<String> {
+    let is_name =
+        |s: &str| s.len() <= 40 && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    let mut names: Vec<String> = Vec::new();
+    for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if !is_name(name) {
+            notices.push(format!("{key}: '{}' is not the name of a part; ignored.", shorten(name)));
+        } else if !names.iter().any(|n| n == name) {
+            names.push(name.to_string());
+        }
+    }
+    names
 }
 
 /// The sweep view a link asks for; anything it cannot use falls back to the scenario's default
@@ -327,6 +378,15 @@ pub fn encode(state: &State) -> String {
     }
     if let Some(c) = &state.controls {
         out.push(format!("controls={}", c.join(",")));
+    }
+    if !state.presets.is_empty() {
+        out.push(format!("presets={}", state.presets.join(",")));
+    }
+    if !state.show.is_empty() {
+        out.push(format!("show={}", state.show.join(",")));
+    }
+    if let Some(c) = &state.chart {
+        out.push(format!("chart={c}"));
     }
     if state.autoplay {
         out.push("autoplay=1".into());

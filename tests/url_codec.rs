@@ -88,6 +88,24 @@ fn a_full_state_reads_back() {
 }
 
 #[test]
+fn what_a_figure_shows_reads_back_and_round_trips() {
+    let query =
+        "sim=slow-server&embed=1&controls=policy&presets=chapter,least-outstanding&show=latency,table&chart=in-flight";
+    let (state, notices) = decode(query);
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(state.presets, vec!["chapter", "least-outstanding"]);
+    assert_eq!(state.show, vec!["latency".to_string(), "table".to_string()]);
+    assert_eq!(state.chart.as_deref(), Some("in-flight"));
+    assert_eq!(url::encode(&state), query);
+    // An unknown preset is left out with a notice; a repeated one counts once; a part name is
+    // only checked for its spelling here (the page says which parts it has).
+    let state = one_notice("?presets=chapter,nope,chapter", &["nope", "least-outstanding"]);
+    assert_eq!(state.presets, vec!["chapter"]);
+    let state = one_notice("?show=ok,<b>&chart=x", &["<b>"]);
+    assert_eq!((state.show, state.chart.as_deref()), (vec!["ok".to_string()], Some("x")));
+}
+
+#[test]
 fn unknown_keys_are_ignored_with_a_notice() {
     let state = one_notice("?sim=slow-server&bogus=1", &["bogus"]);
     assert_eq!(state.params, slow().defaults());

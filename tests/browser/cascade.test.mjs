@@ -311,7 +311,8 @@ test('a ten-minute load: the run lasts 605.5 s, the row says after 600 s, the to
 
 test('no sideways scroll: every preset at 320 and 360 px, page and embed, before and after skipping to the end', async () => {
   for (const width of [320, 360]) {
-    for (const embed of ['', '&embed=1']) {
+    // The figure shows the tour, the table, the pools and the other charts when its link asks for them.
+    for (const embed of ['', '&embed=1&show=tour,table,pools,charts']) {
       const page = await openPage(browser, { width, height: 720 });
       for (const preset of PRESETS) {
         await page.goto(`${server.base}/?sim=cascade&preset=${preset}${embed}`);

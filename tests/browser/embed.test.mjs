@@ -26,7 +26,7 @@ let server, browser;
 before(async () => {
   server = await serve({
     '/host-360.html': hostPage('/lab/?sim=slow-server&embed=1&controls=policy,rate&autoplay=1&speed=8', 360),
-    '/host-1280.html': hostPage('/lab/?sim=slow-server&embed=1&preset=least-outstanding', 1280),
+    '/host-1280.html': hostPage('/lab/?sim=slow-server&embed=1&preset=least-outstanding&presets=chapter,least-outstanding', 1280),
   });
   browser = await launch();
 });
@@ -63,20 +63,22 @@ test('embed layout in a real iframe at 360 px: only the chosen controls, autopla
   await inner.waitForFunction(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) > 1, null, { timeout: 10000 });
   const scrollWidth = await inner.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(scrollWidth <= 360, `embed is ${scrollWidth}px wide in a 360px frame`);
-  await page.waitForTimeout(300);
+  // The host has taken the figure's own height.
+  await page.waitForFunction(() => document.getElementById('sim').clientHeight === window.heights.at(-1).height);
   await screenshot(page, 'embed-360');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
 
-test('embed layout in a real iframe at 1280 px with a preset', async () => {
+test('embed layout in a real iframe at 1280 px with the presets its link names', async () => {
   const page = await openPage(browser, { width: 1300, height: 900 });
   await page.goto(`${server.base}/host-1280.html`);
   const frame = page.frameLocator('#sim');
   await frame.locator('main').waitFor();
   assert.equal(await frame.locator('[data-preset="least-outstanding"]').getAttribute('aria-pressed'), 'true');
+  assert.equal(await frame.locator('[data-preset]').count(), 2, 'only the presets the link names');
   await page.waitForFunction(() => window.heights.length > 0, null, { timeout: 10000 });
-  await page.waitForTimeout(300);
+  await page.waitForFunction(() => document.getElementById('sim').clientHeight === window.heights.at(-1).height);
   await screenshot(page, 'embed-1280');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
@@ -157,8 +159,10 @@ test('the copy button gives the iframe snippet for the current state', async () 
   await page.goto(`${server.base}/?sim=slow-server&preset=b-fails&rate=90`);
   await ready(page);
   await page.click('[data-action="copy-embed"]');
+  await page.waitForSelector('textarea[aria-label="Embed snippet"]', { timeout: 30000 });
   const snippet = await page.inputValue('textarea[aria-label="Embed snippet"]');
-  assert.match(snippet, /^<iframe src="http:\/\/127\.0\.0\.1:\d+\/\?sim=slow-server&amp;preset=b-fails&amp;rate=90&amp;embed=1"/);
+  // The figure's state, then the chapter's controls (issue 22).
+  assert.match(snippet, /^<iframe src="http:\/\/127\.0\.0\.1:\d+\/\?sim=slow-server&amp;preset=b-fails&amp;rate=90&amp;embed=1&amp;controls=policy,slowdown,timeout_ms"/);
   assert.match(snippet, /title="One slow server"/);
   assert.deepEqual(page.problems(), []);
   await page.context().close();
@@ -219,8 +223,8 @@ test('every README snippet, 720 px wide at its own fallback height, shows its he
     await ready(page);
     // The spreads under the headline cards arrive after the first render: measure after them.
     await page.waitForSelector('[data-spread-ms]:not([data-spread-ms=""])', { timeout: 30000 });
-    const bottom = await page.$eval('main .results figure', (f) => f.getBoundingClientRect().bottom);
-    const id = await page.$eval('main .results figure', (f) => f.id || f.className);
+    const bottom = await page.$eval('.figure-chart figure', (f) => f.getBoundingClientRect().bottom);
+    const id = await page.$eval('.figure-chart figure', (f) => f.id || f.className);
     if (bottom > height) cut.push(`${query}: the headline chart (${id}) ends at ${Math.round(bottom)} px of ${height}`);
     await screenshot(page, `embed-720-${new URLSearchParams(query).get('sim')}`);
     assert.deepEqual(page.problems(), []);

@@ -273,7 +273,8 @@ test('retry-storm: the embed shows the attempts chart in 720 px', async () => {
 test('retry-storm: no sideways scroll at 320 and 360 px, page and embed, every preset, before and after a run', async () => {
   const presets = [null, 'fixed', 'exponential', 'jitter', 'budget', 'three-layers'];
   for (const width of [320, 360]) {
-    for (const embed of ['', '&embed=1']) {
+    // The figure offers the presets and the comparison when its link names them.
+    for (const embed of ['', `&embed=1&presets=${presets.filter(Boolean).join(',')}&show=compare`]) {
       const page = await open(embed, { width, height: 800 });
       for (const preset of presets) {
         if (preset) await page.click(`[data-preset="${preset}"]`);

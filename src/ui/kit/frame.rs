@@ -4,8 +4,10 @@
 use leptos::prelude::*;
 
 use super::controls::ParamControls;
+use super::figure::{Figure, Part, render_parts};
 use super::metrics::Metrics;
 use super::play::PlayControls;
+use super::snippet;
 use super::spread::Spreads;
 use super::sweep::SweepPanel;
 use crate::sim::{Host, Model, Params, ScenarioSpec};
@@ -25,7 +27,13 @@ pub struct SimState {
     pub autoplay: bool,
     /// The sweep view, when open.
     pub sweep: RwSignal<Option<SweepView>>,
+    /// What the link says the figure shows: its controls, presets and parts.
     controls: StoredValue<Option<Vec<&'static str>>>,
+    presets: StoredValue<Vec<&'static str>>,
+    show: StoredValue<Vec<String>>,
+    chart: StoredValue<Option<String>>,
+    /// The presets the reader pressed, in order, each once (for the embed snippet's `presets=`).
+    pressed: RwSignal<Vec<&'static str>>,
     speed0: f64,
 }
 
@@ -41,11 +49,16 @@ impl SimState {
             autoplay: state.autoplay,
             sweep: RwSignal::new(state.sweep),
             controls: StoredValue::new(state.controls),
+            presets: StoredValue::new(state.presets),
+            show: StoredValue::new(state.show),
+            chart: StoredValue::new(state.chart),
+            pressed: RwSignal::new(Vec::new()),
             speed0: state.speed,
         }
     }
 
-    /// The state as the URL codec sees it.
+    /// The state as the URL codec sees it. What the link says about the figure is kept on the
+    /// full page too, so "Open full lab" and back gives the same figure.
     pub fn snapshot(&self, speed: f64, embed: bool) -> State {
         State {
             scenario: self.scenario,
@@ -55,10 +68,26 @@ impl SimState {
             duration_ms: self.duration_ms,
             speed,
             embed,
-            controls: if embed { self.controls.get_value() } else { None },
+            controls: self.controls.get_value(),
+            presets: self.presets.get_value(),
+            show: self.show.get_value(),
+            chart: self.chart.get_value(),
             autoplay: embed && self.autoplay,
             sweep: self.sweep.get_untracked(),
         }
+    }
+
+    /// The state of the figure an author would embed from here: the link's controls or the
+    /// chapter's, the link's presets or the ones the reader pressed (two or more), no autoplay.
+    pub fn figure_snapshot(&self, speed: f64, chapter_controls: &'static [&'static str]) -> State {
+        let pressed = self.pressed.get_untracked();
+        let mut state = self.snapshot(speed, true);
+        state.autoplay = false;
+        state.controls = Some(self.controls.get_value().unwrap_or_else(|| chapter_controls.to_vec()));
+        if state.presets.is_empty() && pressed.len() >= 2 {
+            state.presets = pressed;
+        }
+        state
     }
 
     /// Builds a runner for this page's model; it rebuilds from the current state. `step_us` is
@@ -83,12 +112,37 @@ impl SimState {
         }
         self.preset.set(Some(id));
         self.params.set(p);
+        self.pressed.update(|pressed| {
+            if !pressed.contains(&id) {
+                pressed.push(id);
+            }
+        });
     }
 
-    /// Whether the page shows `control` (a parameter id, or "sweep" or "seed"): all of them
-    /// outside an embed, the ones `controls=` names in one.
+    /// Whether the page shows `control` ("sweep" or "seed"): always outside an embed; in one,
+    /// when `controls=` or `show=` names it.
     pub fn shows(&self, control: &str) -> bool {
-        self.controls.with_value(|c| c.as_ref().is_none_or(|c| c.contains(&control))) || !self.embed
+        !self.embed
+            || self.controls.with_value(|c| c.as_ref().is_some_and(|c| c.contains(&control)))
+            || self.show.with_value(|s| s.iter().any(|n| n == control))
+    }
+
+    /// The parameters the figure's control column shows: the link's `controls=`, or the ones
+    /// the chapter talks about.
+    pub fn figure_controls(&self, chapter_controls: &'static [&'static str]) -> Vec<&'static str> {
+        self.controls.get_value().unwrap_or_else(|| chapter_controls.to_vec())
+    }
+
+    pub fn preset_choice(&self) -> Vec<&'static str> {
+        self.presets.get_value()
+    }
+
+    pub fn show_names(&self) -> Vec<String> {
+        self.show.get_value()
+    }
+
+    pub fn chart_name(&self) -> Option<String> {
+        self.chart.get_value()
     }
 
     /// Whether the parameters are exactly preset `id`'s.
@@ -147,17 +201,6 @@ pub fn speed_to_watch(runner: Playback, watch_s: f64, span_s: impl Fn() -> f64 +
     });
 }
 
-/// The iframe snippet an author pastes into a chapter.
-pub fn embed_snippet(state: &State) -> String {
-    let loc = window().location();
-    let base = format!("{}{}", loc.origin().unwrap_or_default(), loc.pathname().unwrap_or_default());
-    format!(
-        "<iframe src=\"{base}?{}\" title=\"{}\" style=\"width:100%;height:720px;border:0\" loading=\"lazy\"></iframe>",
-        url::encode(state).replace('&', "&amp;"),
-        state.scenario.title
-    )
-}
-
 /// The buttons that set a preset; the pressed one is the preset the parameters still match.
 #[component]
 pub fn PresetBar(state: SimState, runner: Playback) -> impl IntoView {
@@ -190,18 +233,26 @@ pub fn PresetBar(state: SimState, runner: Playback) -> impl IntoView {
 /// What a page puts before the play bar: a prediction to make, a question to hold in mind.
 #[slot]
 pub struct Lead {
-    children: Children,
+    pub(super) children: Children,
 }
 
-/// The frame of every simulation page: title, presets, whatever the page leads with, the play
-/// bar, the page's own content, then the parameters and the share links. The reading order is
-/// the tab order; on a wide screen CSS moves the parameters to a column on the left.
+/// The frame of every simulation page. Each page declares its parts by name (see
+/// [`Part`](super::figure::Part)) and the controls its chapter talks about. The full page shows
+/// the title, presets, whatever the page leads with, the play bar, every part in order, then the
+/// parameters and the share links (the reading order is the tab order; on a wide screen CSS
+/// moves the parameters to a column on the left). An embed shows the figure instead.
 #[component]
 pub fn SimFrame(
     state: SimState,
     #[prop(into)] runner: Playback,
     #[prop(optional)] lead: Option<Lead>,
-    children: Children,
+    parts: Vec<Part>,
+    /// The parameters the chapter asks the reader to change: an embed's controls when its link
+    /// names none, and the embed snippet's.
+    chapter_controls: &'static [&'static str],
+    /// What the run sets up, following the parameters; the scenario's summary when not given.
+    #[prop(optional, into)]
+    intro: Option<Signal<String>>,
 ) -> impl IntoView {
     let scenario = state.scenario;
     // Keep the URL in step with the state.
@@ -222,20 +273,15 @@ pub fn SimFrame(
     if state.autoplay {
         request_animation_frame(move || runner.play());
     }
-    let full_link = move || {
-        state.params.track();
-        state.preset.track();
-        state.seed.track();
-        format!("?{}", url::encode(&state.snapshot(runner.speed.get(), false)))
-    };
+    if state.embed {
+        return view! { <Figure state runner lead parts limit chapter_controls spreads/> }.into_any();
+    }
+    let full_link = full_link(state, runner);
     view! {
         <section class="sim" data-scenario=scenario.id>
-            {state.embed.then(|| view! {
-                <a class="open-full" href=full_link target="_blank" rel="noopener">"Open full lab ↗"</a>
-            })}
             <h1>{scenario.title}</h1>
-            {(!state.embed).then(|| view! { <p class="chapter">{scenario.chapter}</p> })}
-            {(!state.embed).then(|| view! { <p class="summary">{scenario.summary}</p> })}
+            <p class="chapter">{scenario.chapter}</p>
+            <p class="summary" data-intro>{move || intro.map_or_else(|| scenario.summary.to_string(), |i| i.get())}</p>
             <PresetBar state runner/>
             <div class="sim-layout">
                 <div class="results">
@@ -244,11 +290,11 @@ pub fn SimFrame(
                     <Show when=move || limit.with(|l| !l.is_empty())>
                         <p class="limit-notice" role="status" data-limit>{limit}</p>
                     </Show>
-                    {children()}
+                    {render_parts(parts)}
                     <p class="spread-note help" data-spread-ms=move || spreads.took_ms().map(|t| format!("{t:.1}"))>
                         {move || spreads.note()}
                     </p>
-                    {state.shows("sweep").then(|| view! { <SweepToggle state/> })}
+                    <SweepToggle state/>
                     <Show when=move || state.sweep.with(Option::is_some)>
                         <SweepPanel state/>
                     </Show>
@@ -257,20 +303,32 @@ pub fn SimFrame(
                     <ParamControls
                         specs=scenario.params
                         params=state.params
-                        shown=state.controls.get_value()
+                        shown=None
                         on_change=Callback::new(move |_| runner.rebuild())
                     />
-                    {state.shows("seed").then(|| view! { <SeedControl state runner/> })}
+                    <SeedControl state runner/>
                 </aside>
             </div>
-            {(!state.embed).then(|| view! { <Share state runner full_link=Signal::derive(full_link)/> })}
+            <Share state runner full_link chapter_controls/>
         </section>
     }
+    .into_any()
+}
+
+/// The full page's link to this exact state (the figure's too, so the figure it came from can
+/// be copied back from it).
+pub(super) fn full_link(state: SimState, runner: Playback) -> Signal<String> {
+    Signal::derive(move || {
+        state.params.track();
+        state.preset.track();
+        state.seed.track();
+        format!("?{}", url::encode(&state.snapshot(runner.speed.get(), false)))
+    })
 }
 
 /// Opens and closes the sweep view.
 #[component]
-fn SweepToggle(state: SimState) -> impl IntoView {
+pub(super) fn SweepToggle(state: SimState) -> impl IntoView {
     let open = move || state.sweep.with(Option::is_some);
     let toggle = move |_| {
         state.sweep.update(|s| *s = if s.is_some() { None } else { Some(SweepView::default_for(state.scenario)) })
@@ -291,7 +349,7 @@ fn random_seed() -> u64 {
 }
 
 #[component]
-fn SeedControl(state: SimState, runner: Playback) -> impl IntoView {
+pub(super) fn SeedControl(state: SimState, runner: Playback) -> impl IntoView {
     let new_seed = move |_| {
         state.seed.set(random_seed());
         runner.rebuild();
@@ -319,32 +377,50 @@ fn SeedControl(state: SimState, runner: Playback) -> impl IntoView {
     }
 }
 
-/// The embed snippet and a link to this exact state.
+/// The embed snippet and a link to this exact state. The snippet's heights are the figure's
+/// own, measured in a hidden frame at the widths a chapter gives it.
 #[component]
-fn Share(state: SimState, runner: Playback, full_link: Signal<String>) -> impl IntoView {
+fn Share(
+    state: SimState,
+    runner: Playback,
+    full_link: Signal<String>,
+    chapter_controls: &'static [&'static str],
+) -> impl IntoView {
     let snippet = RwSignal::new(String::new());
-    // None until the button is pressed; then whether the clipboard took the snippet.
-    let copied = RwSignal::new(None::<bool>);
+    // What the button has done: nothing yet, measuring, or copied (or not: the clipboard refused).
+    let status = RwSignal::new(None::<&'static str>);
     let copy = move |_| {
-        let text = embed_snippet(&state.snapshot(runner.speed.get_untracked(), true));
-        snippet.set(text.clone());
-        copied.set(Some(true));
-        // The clipboard may refuse (permissions, no focus): then the reader copies by hand.
-        let refused =
-            wasm_bindgen::closure::Closure::<dyn FnMut(wasm_bindgen::JsValue)>::new(move |_| copied.set(Some(false)));
-        let _ = window().navigator().clipboard().write_text(&text).catch(&refused);
-        refused.forget(); // one small closure per press of the button
+        if status.get_untracked() == Some(MEASURING) {
+            return;
+        }
+        status.set(Some(MEASURING));
+        let figure = state.figure_snapshot(runner.speed.get_untracked(), chapter_controls);
+        let query = url::encode(&figure);
+        let title = state.scenario.title;
+        snippet::measure(query.clone(), move |heights| {
+            let text = snippet::text(&query, title, &heights);
+            snippet.set(text.clone());
+            status.set(Some("Copied. The snippet:"));
+            // The clipboard may refuse (permissions, no focus): then the reader copies by hand.
+            let refused = wasm_bindgen::closure::Closure::<dyn FnMut(wasm_bindgen::JsValue)>::new(move |_| {
+                status.set(Some("Select and copy the snippet:"))
+            });
+            let _ = window().navigator().clipboard().write_text(&text).catch(&refused);
+            refused.forget(); // one small closure per press of the button
+        });
     };
     view! {
         <div class="share">
             <button data-action="copy-embed" on:click=copy>"Copy embed snippet"</button>
             <a href=full_link>"Link to this state"</a>
-            <Show when=move || copied.get().is_some()>
-                <span role="status">
-                    {move || if copied.get() == Some(true) { "Copied. The snippet:" } else { "Select and copy the snippet:" }}
-                </span>
-                <textarea readonly rows="3" aria-label="Embed snippet">{move || snippet.get()}</textarea>
+            <Show when=move || status.get().is_some()>
+                <span role="status">{move || status.get()}</span>
+                <Show when=move || !snippet.with(String::is_empty)>
+                    <textarea readonly rows="4" aria-label="Embed snippet">{move || snippet.get()}</textarea>
+                </Show>
             </Show>
         </div>
     }
 }
+
+const MEASURING: &str = "Measuring the figure…";

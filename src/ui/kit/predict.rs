@@ -10,7 +10,9 @@ pub type Guess = (&'static str, &'static str);
 
 #[component]
 pub fn Predict(
-    question: &'static str,
+    /// The question, which may follow the parameters ("B becomes 8× slower…").
+    #[prop(into)]
+    question: Signal<String>,
     options: &'static [Guess],
     /// The run has shown what the question is about.
     #[prop(into)]
@@ -48,7 +50,7 @@ pub fn Predict(
     view! {
         <div class="predict" data-prediction>
             <fieldset>
-                <legend>{question}</legend>
+                <legend>{move || question.get()}</legend>
                 {options
                     .iter()
                     .map(|&(id, text)| view! {

@@ -4,11 +4,11 @@
 use leptos::prelude::*;
 
 use crate::format;
-use crate::scenarios::slow_server::{SAMPLE_EVERY, SlowServer, server_name};
-use crate::sim::{Host, Micros, Model, Simulation};
+use crate::scenarios::slow_server::{SAMPLE_EVERY, SlowServer, SlowServerConfig, server_name};
+use crate::sim::{Config, Host, Micros, Model, Simulation};
 use crate::ui::kit::chart::slot;
 use crate::ui::kit::predict::{Guess, Predict};
-use crate::ui::kit::{Chart, ChartData, Lead, Line, Metrics, SimFrame, SimState, StatCard, Tone};
+use crate::ui::kit::{Chart, ChartData, Lead, Line, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone};
 use crate::ui::runner::Runner;
 
 const PREDICTIONS: &[Guess] = &[
@@ -20,8 +20,36 @@ const PREDICTIONS: &[Guess] = &[
 /// How long after the slowdown the answer may be shown: long enough for B's queue to show.
 const REVEAL_AFTER: Micros = 2_000_000;
 
+/// The parameters the chapter asks about: the policy, B's slowdown, the client timeout.
+const CHAPTER_CONTROLS: &[&str] = &["policy", "slowdown", "timeout_ms"];
+
 pub fn page(state: SimState) -> AnyView {
     view! { <SlowServerPage state/> }.into_any()
+}
+
+/// What happens to B in this run, in the chapter's words, with the chapter's own setting named
+/// as the chapter's: "Server B becomes 5× slower at 1 s but stays healthy (the chapter's run)."
+fn setup_sentence(c: &SlowServerConfig, chapter: &SlowServerConfig) -> String {
+    if c.servers < 2 {
+        return "There is one server, so there is no B to slow down.".into();
+    }
+    let at = format::secs(c.slow_at_ms / 1000.0);
+    if c.b_fails {
+        return format!(
+            "Server B goes down at {at}; failing health checks eject it after {}.",
+            format::secs(c.eject_after_ms / 1000.0)
+        );
+    }
+    let chapters = if c.slowdown == chapter.slowdown && c.slow_at_ms == chapter.slow_at_ms {
+        " (the chapter's setting)".to_string()
+    } else {
+        format!(
+            " (in the chapter: {}× at {})",
+            format::plain(chapter.slowdown),
+            format::secs(chapter.slow_at_ms / 1000.0)
+        )
+    };
+    format!("Server B becomes {}× slower at {at} but stays healthy{chapters}.", format::plain(c.slowdown))
 }
 
 #[component]
@@ -32,24 +60,35 @@ fn SlowServerPage(state: SimState) -> impl IntoView {
     let finished = Signal::derive(move || runner.track(|s| s.finished()));
     let outcome = Signal::derive(move || Some(metrics.reading("prediction")).filter(|p| !p.is_empty()));
     let answer = Signal::derive(move || format!("{} {}", metrics.reading("ratio"), metrics.reading("answer")));
+    let chapter = SlowServerConfig::from_params(&state.scenario.defaults());
+    let config = Memo::new(move |_| state.params.with(SlowServerConfig::from_params));
+    let setup = Signal::derive(move || config.with(|c| setup_sentence(c, &chapter)));
+    let intro = Signal::derive(move || {
+        let policy = config.with(|c| c.policy.label().to_lowercase());
+        format!("{} Predict what happens to p99 under {policy}, then watch B's queue.", setup.get())
+    });
+    let question = Signal::derive(move || {
+        let policy = config.with(|c| c.policy.label().to_lowercase());
+        format!("{} Predict: under {policy}, what happens to p99?", setup.get())
+    });
+    // The figure's verdict: the numbers once there are some, what has happened until then.
+    let verdict = Signal::derive(move || {
+        let ratio = metrics.reading("ratio");
+        if ratio.is_empty() { format::first_sentences(&metrics.reading("answer"), 2) } else { ratio }
+    });
+    let parts = vec![
+        Part::new("cards", Role::Cards, move || view! { <Stats metrics/> }),
+        Part::new("queues", Role::Chart, move || view! { <QueueChart runner/> }).in_group("charts-grid"),
+        Part::new("latency", Role::Chart, move || view! { <LatencyChart runner metrics/> }).in_group("charts-grid"),
+        Part::new("in-flight", Role::Chart, move || view! { <InFlightChart runner/> }).in_group("charts-grid"),
+        Part::new("verdict", Role::Verdict, move || view! { <p class="verdict" data-verdict>{verdict}</p> })
+            .figure_only(),
+    ];
     view! {
-        <SimFrame state runner>
+        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
-                <Predict
-                    question="Predict: when B becomes slower but stays healthy, what happens to p99?"
-                    options=PREDICTIONS
-                    ready
-                    finished
-                    outcome
-                    answer
-                />
+                <Predict question options=PREDICTIONS ready finished outcome answer/>
             </Lead>
-            <Stats metrics/>
-            <div class="charts-grid">
-                <QueueChart runner/>
-                <LatencyChart runner metrics/>
-                <InFlightChart runner/>
-            </div>
         </SimFrame>
     }
 }

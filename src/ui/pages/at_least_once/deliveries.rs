@@ -95,9 +95,14 @@ pub fn data(s: &Host<AtLeastOnce>) -> TimelineData {
     let chosen = chosen(s);
     let longest = chosen.iter().flat_map(|(_, ds)| ds).map(|d| last_end(d, now) - d.received_at).max().unwrap_or(0);
     let lease = (!config.extend_lease).then_some(config.visibility_timeout_ms);
-    let lanes = chosen.iter().map(|(e, ds)| event_lane(*e, ds, now, lease)).collect();
+    let mut lanes: Vec<Lane> = chosen.iter().map(|(e, ds)| event_lane(*e, ds, now, lease)).collect();
+    // Until there are enough deliveries, the first events still waiting keep their lanes, so the
+    // timeline is named and as tall before Play as once the run has started.
+    let waiting = (0..config.messages).filter(|e| !chosen.iter().any(|(c, _)| c == e));
+    lanes.extend(waiting.take(EVENTS.saturating_sub(chosen.len())).map(not_delivered_lane));
     TimelineData {
-        x_range: (0.0, (ms(longest) * 1.15).max(50.0)),
+        // At least one job's time: a delivery's steps are on the axis from the start.
+        x_range: (0.0, (ms(longest).max(config.work_ms) * 1.15).max(50.0)),
         lanes,
         links: Vec::new(),
         spans: Vec::new(),
@@ -117,6 +122,16 @@ fn event_lane(event: u32, ds: &[DeliveryRecord], now: Micros, lease_ms: Option<f
         delivery_row(&mut lane, row, d, now, lease_ms);
     }
     lane
+}
+
+/// An event not delivered yet: its name and one row that says so.
+fn not_delivered_lane(event: u32) -> Lane {
+    Lane {
+        label: format!("Event {}", format::count(event as u64 + 1)),
+        rows: vec!["not delivered yet".into()],
+        lines_below: 1,
+        ..Default::default()
+    }
 }
 
 fn delivery_row(lane: &mut Lane, row: usize, d: &DeliveryRecord, now: Micros, lease_ms: Option<f64>) {

@@ -13,10 +13,15 @@ use leptos::prelude::*;
 use crate::scenarios::at_least_once::{AtLeastOnce, AtLeastOnceConfig};
 use crate::sim::{Config, Simulation};
 use crate::ui::kit::frame::speed_to_watch;
-use crate::ui::kit::{Lead, Metrics, SimFrame, SimState, StatCard, Tone};
+use crate::format;
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone};
 
 /// The publishing plays in about this many seconds unless the link sets a speed.
 const WATCH_SECONDS: f64 = 15.0;
+
+/// The chapter's order-of-operations table: the order, how often consumers crash, and what
+/// the dedupe store keys on.
+const CHAPTER_CONTROLS: &[&str] = &["order", "crash_rate", "dedupe_on"];
 
 pub fn page(state: SimState) -> AnyView {
     view! { <AtLeastOncePage state/> }.into_any()
@@ -34,17 +39,24 @@ fn AtLeastOncePage(state: SimState) -> impl IntoView {
     });
     let metrics = Metrics::new(state.scenario, runner.into());
     let finished = Signal::derive(move || runner.track(|s| s.finished()));
+    let embed = state.embed;
+    let verdict = Signal::derive(move || {
+        let v = metrics.reading("answer");
+        if embed { format::first_sentences(&v, 2) } else { v }
+    });
+    let parts = vec![
+        Part::new("cards", Role::Cards, move || view! { <Stats metrics finished/> }),
+        Part::new("verdict", Role::Verdict, move || view! { <p class="verdict" role="status" data-verdict>{verdict}</p> }),
+        Part::new("timeline", Role::Chart, move || view! { <deliveries::Deliveries runner/> }),
+        Part::new("ledger", Role::Extra, move || view! { <ledger::Ledger runner metrics/> }),
+        Part::new("table", Role::Extra, move || view! { <table::ChapterTable runner/> }),
+        Part::new("stats", Role::Extra, move || view! { <MoreStats metrics/> }),
+    ];
     view! {
-        <SimFrame state runner>
+        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS>
             <Lead slot>
                 <p class="lead">"Before you press Play: with this order, will the ledger lose credits, double them, or neither?"</p>
             </Lead>
-            <Stats metrics finished/>
-            <p class="verdict" role="status" data-verdict>{metrics.reading_signal("answer")}</p>
-            <deliveries::Deliveries runner/>
-            <ledger::Ledger runner metrics/>
-            <table::ChapterTable runner/>
-            <MoreStats metrics/>
         </SimFrame>
     }
 }

@@ -70,17 +70,6 @@ pub fn HomeChart(runner: Runner<Cascade>) -> impl IntoView {
     view! { <Chart id="chart-home" title="/home handlers in flight" data summary/> }
 }
 
-#[component]
-pub fn OtherCharts(runner: Runner<Cascade>, metrics: Metrics) -> impl IntoView {
-    view! {
-        <div class="charts-grid">
-            <PoolChart runner metrics/>
-            <WaitingChart runner/>
-            <CheckoutChart runner/>
-        </div>
-    }
-}
-
 /// Each pool's limit as a reference line (one line when both pools have the same).
 fn limits(s: &Host<Cascade>) -> Vec<(f64, String)> {
     let shared = s.shared_pool().limit();
@@ -96,7 +85,7 @@ fn limits(s: &Host<Cascade>) -> Vec<(f64, String)> {
 }
 
 #[component]
-fn PoolChart(runner: Runner<Cascade>, metrics: Metrics) -> impl IntoView {
+pub fn PoolChart(runner: Runner<Cascade>, metrics: Metrics) -> impl IntoView {
     let data = Signal::derive(move || {
         runner.track(|s| {
             let p = &s.charts().pool;
@@ -124,7 +113,7 @@ fn PoolChart(runner: Runner<Cascade>, metrics: Metrics) -> impl IntoView {
 }
 
 #[component]
-fn WaitingChart(runner: Runner<Cascade>) -> impl IntoView {
+pub fn WaitingChart(runner: Runner<Cascade>) -> impl IntoView {
     let data = Signal::derive(move || {
         runner.track(|s| ChartData {
             x_range: range(s),
@@ -146,7 +135,7 @@ fn WaitingChart(runner: Runner<Cascade>) -> impl IntoView {
 }
 
 #[component]
-fn CheckoutChart(runner: Runner<Cascade>) -> impl IntoView {
+pub fn CheckoutChart(runner: Runner<Cascade>) -> impl IntoView {
     let data = Signal::derive(move || {
         runner.track(|s| {
             let c = &s.charts().checkout;

@@ -12,7 +12,8 @@ use leptos::prelude::*;
 
 use crate::scenarios::cascade::{Cascade, SAMPLE_EVERY};
 use crate::ui::kit::moment::keep_moment;
-use crate::ui::kit::{Lead, Metrics, SimFrame, SimState, StatCard, Tone};
+use crate::format;
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone};
 
 pub fn page(state: SimState) -> AnyView {
     view! { <CascadePage state/> }.into_any()
@@ -38,24 +39,36 @@ const POOL_CARDS: &[Card] = &[
     ("downstream_open_connections_max", "note_downstream"),
 ];
 
+/// The chapter's four fixes and the two numbers they turn on.
+const CHAPTER_CONTROLS: &[&str] = &["variant", "recs_timeout_ms", "pool_size"];
+
 #[component]
 fn CascadePage(state: SimState) -> impl IntoView {
     let runner = state.runner::<Cascade>(SAMPLE_EVERY * 5);
     let metrics = Metrics::new(state.scenario, runner.into());
     keep_moment(state, runner.into());
+    let embed = state.embed;
+    let verdict = Signal::derive(move || {
+        let v = metrics.reading("verdict");
+        if embed { format::first_sentences(&v, 2) } else { v }
+    });
+    let parts = vec![
+        Part::new("cards", Role::Cards, move || view! { <Cards metrics cards=HEADLINE/> }),
+        Part::new("home", Role::Chart, move || view! { <charts::HomeChart runner/> }),
+        Part::new("verdict", Role::Verdict, move || view! { <p class="verdict" data-reading="verdict">{verdict}</p> }),
+        Part::new("pools", Role::Extra, move || view! { <pools::Pools runner metrics/> }),
+        Part::new("stats", Role::Extra, move || view! { <Cards metrics cards=POOL_CARDS/> }),
+        Part::new("tour", Role::Extra, move || view! { <tour::CascadeTour runner metrics/> }),
+        Part::new("table", Role::Extra, move || view! { <table::ChapterTable runner metrics/> }),
+        Part::new("pool", Role::Chart, move || view! { <charts::PoolChart runner metrics/> }).in_group("charts-grid"),
+        Part::new("waiting", Role::Chart, move || view! { <charts::WaitingChart runner/> }).in_group("charts-grid"),
+        Part::new("checkout", Role::Chart, move || view! { <charts::CheckoutChart runner/> }).in_group("charts-grid"),
+    ];
     view! {
-        <SimFrame state runner>
+        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS>
             <Lead slot>
                 <p class="fix-caption" data-fix>{metrics.reading_signal("fix")}</p>
             </Lead>
-            <Cards metrics cards=HEADLINE/>
-            <charts::HomeChart runner/>
-            <p class="verdict" data-reading="verdict">{metrics.reading_signal("verdict")}</p>
-            <pools::Pools runner metrics/>
-            <Cards metrics cards=POOL_CARDS/>
-            <tour::CascadeTour runner metrics/>
-            <table::ChapterTable runner metrics/>
-            <charts::OtherCharts runner metrics/>
         </SimFrame>
     }
 }

@@ -8,34 +8,69 @@ mod timeline;
 
 use leptos::prelude::*;
 
-use crate::scenarios::deadline_chain::DeadlineChain;
-use crate::sim::Simulation;
-use crate::ui::kit::{Lead, Metrics, SimFrame, SimState, StatCard, Timeline, Tone};
+use crate::scenarios::deadline_chain::{DeadlineChain, DeadlineChainConfig};
+use crate::sim::{Config, Simulation};
+use crate::format;
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone};
 use crate::ui::runner::Runner;
 
 pub fn page(state: SimState) -> AnyView {
     view! { <DeadlineChainPage state/> }.into_any()
 }
 
+/// The chapter's comparison: the mode, the user's budget and C's work.
+const CHAPTER_CONTROLS: &[&str] = &["mode", "user_budget_ms", "c_work_ms"];
+
+/// The run the reader set up, with the chapter's setting named as the chapter's.
+fn intro(c: &DeadlineChainConfig, chapter: &DeadlineChainConfig) -> String {
+    let secs = |ms: f64| format::secs(ms / 1000.0);
+    let chapters = if c.c_work_ms == chapter.c_work_ms && c.user_budget_ms == chapter.user_budget_ms {
+        " (the chapter's setting)".to_string()
+    } else {
+        format!(" (in the chapter: {} and {})", secs(chapter.c_work_ms), secs(chapter.user_budget_ms))
+    };
+    format!(
+        "A calls B calls C; C needs {} of work and the user waits {}{chapters}. Compare fixed timeouts with a \
+         propagated budget.",
+        secs(c.c_work_ms),
+        secs(c.user_budget_ms)
+    )
+}
+
 #[component]
 fn DeadlineChainPage(state: SimState) -> impl IntoView {
+    let chapter = DeadlineChainConfig::from_params(&state.scenario.defaults());
+    let intro = Signal::derive(move || state.params.with(|p| intro(&DeadlineChainConfig::from_params(p), &chapter)));
     // Step goes one event at a time: a request, a timer, an answer.
     let runner = state.runner::<DeadlineChain>(0);
     let metrics = Metrics::new(state.scenario, runner.into());
     let verdict = metrics.reading_signal("verdict");
+    let embed = state.embed;
+    let shown_verdict = Signal::derive(move || {
+        let v = verdict.get();
+        if embed { format::first_sentences(&v, 2) } else { v }
+    });
+    let parts = vec![
+        Part::new("cards", Role::Cards, move || view! { <Stats metrics runner/> }),
+        Part::new("timeline", Role::Chart, move || view! { <TimelineView state runner verdict/> }),
+        Part::new("verdict", Role::Verdict, move || {
+            view! { <p class="verdict" role="status" data-verdict>{shown_verdict}</p> }
+        }),
+        Part::new("stats", Role::Extra, move || {
+            view! {
+                <div class="stats">
+                    <StatCard metrics key="c_budget_told_ms" note=metrics.reading_signal("told_note")/>
+                </div>
+            }
+        }),
+        Part::new("table", Role::Extra, move || view! { <table::ChapterTable metrics/> }),
+        Part::new("moments", Role::Extra, move || view! { <Moments metrics/> }),
+    ];
     view! {
-        <SimFrame state runner>
+        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
                 <p class="lead">"As it plays, watch who is still working after the user has stopped waiting."</p>
             </Lead>
-            <Stats metrics runner/>
-            <TimelineView state runner verdict/>
-            <p class="verdict" role="status" data-verdict>{verdict}</p>
-            <div class="stats">
-                <StatCard metrics key="c_budget_told_ms" note=metrics.reading_signal("told_note")/>
-            </div>
-            <table::ChapterTable metrics/>
-            <Moments metrics/>
         </SimFrame>
     }
 }

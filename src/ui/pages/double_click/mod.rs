@@ -9,15 +9,34 @@ mod timeline;
 use leptos::prelude::*;
 
 use crate::format;
-use crate::scenarios::double_click::{AMOUNT_CENTS, ButtonState, DoubleClick};
-use crate::sim::{Model, Simulation};
+use crate::scenarios::double_click::{AMOUNT_CENTS, ButtonState, DoubleClick, DoubleClickConfig};
+use crate::sim::{Config, Model, Simulation};
 use crate::ui::kit::frame::link_sets_speed;
-use crate::ui::kit::{Lead, Metrics, SimFrame, SimState, StatCard, Timeline, Tone};
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone};
 use crate::ui::runner::Runner;
 
 /// Without `speed` in the link, the page plays at half speed: a 1 s timeout then takes 2 s
 /// to watch, and the whole story about 7 s.
 const DEFAULT_SPEED: f64 = 0.5;
+
+/// The chapter's three fixes and when the second click comes.
+const CHAPTER_CONTROLS: &[&str] = &["fix", "second_click_ms"];
+
+/// What the buyer does in this run, with the chapter's setting named as the chapter's.
+fn intro(c: &DoubleClickConfig, chapter: &DoubleClickConfig) -> String {
+    let clicks = if !c.second_click {
+        "A buyer clicks Pay once.".to_string()
+    } else {
+        let after = format::ms(c.second_click_ms);
+        let chapters = if c.second_click_ms == chapter.second_click_ms {
+            " (the chapter's setting)".to_string()
+        } else {
+            format!(" (in the chapter: {})", format::ms(chapter.second_click_ms))
+        };
+        format!("A buyer clicks Pay twice, the second click {after} after the first{chapters}.")
+    };
+    format!("{clicks} Set the fix to None, then Disable, then Idempotency key, and count the charges on the card.")
+}
 
 pub fn page(state: SimState) -> AnyView {
     view! { <DoubleClickPage state/> }.into_any()
@@ -31,6 +50,8 @@ fn DoubleClickPage(state: SimState) -> impl IntoView {
         runner.speed.set(DEFAULT_SPEED);
     }
     let metrics = Metrics::new(state.scenario, runner.into());
+    let chapter = DoubleClickConfig::from_params(&state.scenario.defaults());
+    let intro = Signal::derive(move || state.params.with(|p| intro(&DoubleClickConfig::from_params(p), &chapter)));
     // Nothing left to happen: finish the run rather than play an idle clock to its end.
     Effect::new(move |_| {
         let idle = runner.track(|s| s.next_event_time().is_none() && !s.finished());
@@ -38,17 +59,19 @@ fn DoubleClickPage(state: SimState) -> impl IntoView {
             runner.skip_to_end();
         }
     });
+    let parts = vec![
+        Part::new("cards", Role::Cards, move || view! { <Stats metrics/> }),
+        Part::new("timeline", Role::Chart, move || view! { <TimelineView state runner/> }),
+        Part::new("verdict", Role::Verdict, move || view! { <Board runner metrics/> }),
+        Part::new("last-event", Role::Extra, move || view! { <events::LastEvent runner metrics/> }),
+        Part::new("stats", Role::Extra, move || view! { <MoreStats metrics runner/> }),
+        Part::new("events", Role::Extra, move || view! { <events::EventList metrics/> }),
+    ];
     view! {
-        <SimFrame state runner>
+        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
                 <p class="lead">"Before you press Play: how many charges will this fix leave on the card?"</p>
             </Lead>
-            <Stats metrics/>
-            <TimelineView state runner/>
-            <Board runner metrics/>
-            <events::LastEvent runner metrics/>
-            <MoreStats metrics runner/>
-            <events::EventList metrics/>
         </SimFrame>
     }
 }

@@ -8,11 +8,12 @@ mod charts;
 
 use leptos::prelude::*;
 
-use crate::scenarios::retry_storm::{RetryStorm, TICK};
-use crate::sim::Simulation;
+use crate::scenarios::retry_storm::{RetryStorm, RetryStormConfig, TICK};
+use crate::sim::{Config, Simulation};
 use crate::ui::kit::compare::{Compare, CompareSpec};
 use crate::ui::kit::predict::{Guess, Predict};
-use crate::ui::kit::{Lead, Metrics, SimFrame, SimState, StatCard, Tone};
+use crate::format;
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone};
 use charts::{AttemptsChart, ClientsStrip, WaitingChart, attempts_chart, tallest};
 
 const PREDICTIONS: &[Guess] =
@@ -53,20 +54,80 @@ fn peak_tone(metrics: &Metrics) -> Tone {
     }
 }
 
+/// The parameters the chapter's run turns on: the backoff and the retry budget.
+const CHAPTER_CONTROLS: &[&str] = &["mode", "budget_pct"];
+
+/// The run the reader set up, in the chapter's words, with the chapter's own setting named as
+/// the chapter's: "40 clients call a provider that is down from 2 s to 6 s…".
+fn intro(c: &RetryStormConfig, chapter: &RetryStormConfig) -> String {
+    let secs = |ms: f64| format::secs(ms / 1000.0);
+    let outage = if c.down_until_ms > c.down_from_ms {
+        format!("is down from {} to {}", secs(c.down_from_ms), secs(c.down_until_ms))
+    } else {
+        "never goes down (its outage ends before it starts)".to_string()
+    };
+    let same = c.clients == chapter.clients
+        && c.capacity == chapter.capacity
+        && c.down_from_ms == chapter.down_from_ms
+        && c.down_until_ms == chapter.down_until_ms;
+    let chapters = if same {
+        " (the chapter's setting)".to_string()
+    } else {
+        format!(
+            " (in the chapter: {} clients, down from {} to {}, {} per tick)",
+            chapter.clients,
+            secs(chapter.down_from_ms),
+            secs(chapter.down_until_ms),
+            chapter.capacity
+        )
+    };
+    format!(
+        "{} call a provider that {outage} and can take {} per 100 ms tick once it is back{chapters}. \
+         Compare the peak after recovery with that capacity.",
+        format::counted(c.clients as u64, "client", "clients"),
+        format::counted(c.capacity as u64, "call", "calls"),
+    )
+}
+
 #[component]
 fn RetryStormPage(state: SimState) -> impl IntoView {
     let runner = state.runner::<RetryStorm>(TICK);
+    let chapter = RetryStormConfig::from_params(&state.scenario.defaults());
+    let intro = Signal::derive(move || state.params.with(|p| intro(&RetryStormConfig::from_params(p), &chapter)));
     let metrics = Metrics::new(state.scenario, runner.into());
     // The answer waits until the clients are done retrying, when the peak has shown itself.
     let ready = Signal::derive(move || runner.track(|s| s.recovered_at().is_some()));
     let finished = Signal::derive(move || runner.track(|s| s.finished()));
     let outcome = Signal::derive(move || Some(metrics.reading("prediction")).filter(|p| !p.is_empty()));
     let answer = metrics.reading_signal("verdict");
+    let verdict = Signal::derive(move || format::first_sentences(&metrics.reading("verdict"), 2));
+    let parts = vec![
+        Part::new("cards", Role::Cards, move || view! { <HeadlineStats metrics/> }),
+        Part::new("attempts", Role::Chart, move || view! { <AttemptsChart runner/> }),
+        Part::new("verdict", Role::Verdict, move || view! { <p class="verdict" data-verdict>{verdict}</p> })
+            .figure_only(),
+        Part::new("readings", Role::Extra, move || view! { <Readings metrics/> }),
+        Part::new("stats", Role::Extra, move || view! { <MoreStats metrics/> }),
+        Part::new("compare", Role::Extra, move || {
+            view! {
+                <Compare
+                    state
+                    runner
+                    spec=&COMPARE
+                    label="Compare fixed, exponential and jitter side by side"
+                    help="The same clients, seed and settings, with only the backoff changed. The three runs play with \
+                          the main clock (Skip to end finishes all of them), and their charts share one y scale."
+                />
+            }
+        }),
+        Part::new("waiting", Role::Chart, move || view! { <WaitingChart runner/> }).in_group("charts-grid"),
+        Part::new("clients", Role::Chart, move || view! { <ClientsStrip runner/> }).in_group("charts-grid"),
+    ];
     view! {
-        <SimFrame state runner>
+        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
                 <Predict
-                    question="Predict: once the provider is back, its busiest 100 ms tick gets…"
+                    question="Predict: once the provider is back, its busiest 100 ms tick gets…".to_string()
                     options=PREDICTIONS
                     ready
                     finished
@@ -74,22 +135,6 @@ fn RetryStormPage(state: SimState) -> impl IntoView {
                     answer
                 />
             </Lead>
-            <HeadlineStats metrics/>
-            <AttemptsChart runner/>
-            <Readings metrics/>
-            <MoreStats metrics/>
-            <Compare
-                state
-                runner
-                spec=&COMPARE
-                label="Compare fixed, exponential and jitter side by side"
-                help="The same clients, seed and settings, with only the backoff changed. The three runs play with the \
-                      main clock (Skip to end finishes all of them), and their charts share one y scale."
-            />
-            <div class="charts-grid">
-                <WaitingChart runner/>
-                <ClientsStrip runner/>
-            </div>
         </SimFrame>
     }
 }

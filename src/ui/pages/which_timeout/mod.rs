@@ -12,11 +12,15 @@ use leptos::prelude::*;
 
 use crate::scenarios::which_timeout::WhichTimeout;
 use crate::ui::kit::frame::speed_to_watch;
-use crate::ui::kit::{Lead, Metrics, SimFrame, SimState, StatCard, Timeline, Tone};
+use crate::format;
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone};
 use crate::ui::runner::Runner;
 
 /// A run plays in about this many seconds unless the link sets a speed.
 const WATCH_SECONDS: f64 = 10.0;
+
+/// The chapter's table: the fault, the client, and the timers it sets.
+const CHAPTER_CONTROLS: &[&str] = &["fault", "client", "connect_timeout_ms", "headers_timeout_ms", "total_timeout_ms"];
 
 pub fn page(state: SimState) -> AnyView {
     view! { <WhichTimeoutPage state/> }.into_any()
@@ -33,18 +37,20 @@ fn WhichTimeoutPage(state: SimState) -> impl IntoView {
         link_ms.unwrap_or_else(|| state.params.with(|p| scenario.duration_for(p))) as f64 / 1000.0
     });
     let metrics = Metrics::new(state.scenario, runner.into());
+    let parts = vec![
+        Part::new("cards", Role::Cards, move || view! { <Stats metrics/> }),
+        Part::new("phases", Role::Extra, move || view! { <phases::PhaseStrip runner/> }),
+        Part::new("timeline", Role::Chart, move || view! { <TimelineView runner metrics/> }),
+        Part::new("verdict", Role::Verdict, move || view! { <Readings metrics embed=state.embed/> }),
+        Part::new("stats", Role::Extra, move || view! { <MoreStats metrics/> }),
+        Part::new("timers", Role::Extra, move || view! { <timers::TimerTable runner/> }),
+        Part::new("table", Role::Extra, move || view! { <faults::FaultTable state runner/> }),
+    ];
     view! {
-        <SimFrame state runner>
+        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS>
             <Lead slot>
                 <p class="lead">"Before you press Play: which timer fires first, and will the server have done the work?"</p>
             </Lead>
-            <Stats metrics/>
-            <phases::PhaseStrip runner/>
-            <TimelineView runner metrics/>
-            <Readings metrics/>
-            <MoreStats metrics/>
-            <timers::TimerTable runner/>
-            <faults::FaultTable state runner/>
         </SimFrame>
     }
 }
@@ -95,12 +101,18 @@ fn MoreStats(metrics: Metrics) -> impl IntoView {
 
 /// Why it ended as it did: which timer fired first and why the others did not, what reached
 /// the server, and what that means for a retry.
+/// In an embed, the first sentence of which timer fired, and nothing about the server
+/// (the figure's cards say whether it did the work).
 #[component]
-fn Readings(metrics: Metrics) -> impl IntoView {
+fn Readings(metrics: Metrics, embed: bool) -> impl IntoView {
+    let first = Signal::derive(move || {
+        let first = metrics.reading("first");
+        if embed { format::first_sentences(&first, 1) } else { first }
+    });
     view! {
         <section class="wt-readings" aria-label="What this run shows">
-            <p class="verdict" role="status" data-verdict>{metrics.reading_signal("first")}</p>
-            <p data-reading="server">{metrics.reading_signal("server")}</p>
+            <p class="verdict" role="status" data-verdict>{first}</p>
+            {(!embed).then(|| view! { <p data-reading="server">{metrics.reading_signal("server")}</p> })}
         </section>
     }
 }

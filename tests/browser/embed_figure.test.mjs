@@ -1,0 +1,312 @@
+// Issue 22: an embed is a figure. Every README snippet fits one screen of a 720 px chapter
+// column at exactly the height its snippet gives, keeps that height while its run plays, shows
+// its chart and its controls in one view, says something before Play, and a chapter page on
+// another origin holding all of them (and embed.js) does not jump while it is read.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { serve, launch, openPage, ready, screenshot, setSlider, untilFinished } from './harness.mjs';
+
+/** The README's snippets: the query, the 720 px height, the phone heights, the title. */
+async function readmeSnippets() {
+  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  return [...readme.matchAll(/<iframe src="https:\/\/example\.org\/lab\/(\?[^"]+)"([^>]*)><\/iframe>/gs)]
+    .map((m) => parseSnippet(m[1], m[2]));
+}
+
+function parseSnippet(query, attrs) {
+  const height = Number(/height:(\d+)px/.exec(attrs)?.[1]);
+  const narrow = Object.fromEntries((/data-lab-heights="([^"]*)"/.exec(attrs)?.[1] ?? '').split(',')
+    .filter(Boolean).map((p) => p.split(':').map(Number)));
+  const title = /title="([^"]*)"/.exec(attrs)?.[1];
+  return { query: query.replaceAll('&amp;', '&'), height, narrow, title };
+}
+
+const figureHeight = (page) => page.evaluate(() => document.body.scrollHeight);
+const simOf = (query) => new URLSearchParams(query).get('sim');
+
+/** Opens a snippet's figure as its frame would show it: `width` px wide. */
+async function openFigure(browser, server, query, width, height = 800) {
+  const page = await openPage(browser, { width, height });
+  await page.goto(`${server.base}/${query}`);
+  await ready(page);
+  await page.waitForSelector('[data-figure]');
+  return page;
+}
+
+/** Every height the body takes from now on, as a ResizeObserver sees it. */
+async function watchHeights(page) {
+  await page.evaluate(() => {
+    window.seenHeights = [document.body.scrollHeight];
+    new ResizeObserver(() => window.seenHeights.push(document.body.scrollHeight)).observe(document.body);
+  });
+}
+
+let server, browser;
+before(async () => {
+  server = await serve();
+  browser = await launch();
+});
+after(async () => { await browser?.close(); await server?.close(); });
+
+test('the README has a snippet per chapter placement, Chapter 2 Part 1 naming its three presets', async () => {
+  const snippets = await readmeSnippets();
+  const sims = new Set(snippets.map((s) => simOf(s.query)));
+  for (const id of ['slow-server', 'cascade', 'deadline-chain', 'retry-storm', 'double-click', 'which-timeout', 'at-least-once']) {
+    assert.ok(sims.has(id), `a snippet for ${id}`);
+  }
+  const storm = snippets.find((s) => simOf(s.query) === 'retry-storm');
+  assert.equal(new URLSearchParams(storm.query).get('presets'), 'fixed,exponential,jitter');
+  for (const s of snippets) {
+    assert.ok(s.height > 0 && s.narrow[360] > 0 && s.narrow[412] > 0, `${s.query}: heights at 720, 412 and 360 px`);
+  }
+});
+
+/** The checks every snippet passes, the README's and the one "Copy embed snippet" gives. */
+async function checkSnippet(s, name) {
+  const problems = [];
+  // 720 px: the snippet's height, one screen, the same before, during and after the run.
+  const page = await openFigure(browser, server, s.query, 720, 800);
+  assert.equal(await page.$('[data-notices]'), null, `${name}: no notice`);
+  const before = await figureHeight(page);
+  if (Math.abs(before - s.height) > 8) problems.push(`${name}: renders ${before} px at 720, its snippet says ${s.height}`);
+  if (before > 760) problems.push(`${name}: ${before} px tall at 720 (at most 760)`);
+  // The chart and every named control inside one 720 x 800 view.
+  const outside = await page.evaluate(() => {
+    const out = [];
+    const chart = document.querySelector('.figure-chart');
+    if (!chart || chart.getBoundingClientRect().bottom > innerHeight) out.push('the headline chart');
+    for (const c of document.querySelectorAll('aside.panel .controls > *, aside.panel .preset-choice')) {
+      const r = c.getBoundingClientRect();
+      if (r.bottom > innerHeight || r.right > innerWidth) out.push(c.textContent.trim().slice(0, 30));
+    }
+    return out;
+  });
+  if (outside.length) problems.push(`${name}: outside the 720 x 800 view: ${outside.join('; ')}`);
+  await screenshot(page, `figure-720-${name}-before`);
+  await watchHeights(page);
+  await page.click('[data-action="play"]');
+  await page.waitForFunction(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) > 0);
+  await page.click('[data-action="skip"]');
+  await untilFinished(page);
+  // Cards' spreads over seeds arrive while the run plays; they live in the cards' own boxes.
+  await page.waitForSelector('[data-figure][data-spread-ms]:not([data-spread-ms=""])', { timeout: 60000 });
+  const seen = [...new Set(await page.evaluate(() => [...window.seenHeights, document.body.scrollHeight]))];
+  if (seen.length !== 1) problems.push(`${name}: the height changed during the run: ${seen.join(' -> ')} px`);
+  await screenshot(page, `figure-720-${name}-after`);
+  assert.deepEqual(page.problems(), [], name);
+  await page.context().close();
+  // A phone's column: at most 1,300 px, as its snippet says, the same after the run.
+  for (const width of [412, 360]) {
+    const phone = await openFigure(browser, server, s.query, width, 900);
+    const h = await figureHeight(phone);
+    if (Math.abs(h - s.narrow[width]) > 8) problems.push(`${name}: renders ${h} px at ${width}, its snippet says ${s.narrow[width]}`);
+    if (h > 1300) problems.push(`${name}: ${h} px tall at ${width} (at most 1,300)`);
+    if (width === 412) await screenshot(phone, `figure-412-${name}-before`);
+    await phone.click('[data-action="skip"]');
+    await untilFinished(phone);
+    const after = await figureHeight(phone);
+    if (after !== h) problems.push(`${name}: ${h} px at ${width} before the run, ${after} after`);
+    if (width === 412) await screenshot(phone, `figure-412-${name}-after`);
+    assert.deepEqual(phone.problems(), [], `${name} at ${width}`);
+    await phone.context().close();
+  }
+  return problems;
+}
+
+test('every README snippet: its own height at 720, 412 and 360 px, one screen, steady while it plays', async () => {
+  const problems = [];
+  const snippets = await readmeSnippets();
+  for (const [i, s] of snippets.entries()) problems.push(...await checkSnippet(s, `${i + 1}-${simOf(s.query)}`));
+  assert.deepEqual(problems, []);
+});
+
+test('keyboard order in every figure: the question, the play bar, the controls, then the rest', async () => {
+  for (const s of await readmeSnippets()) {
+    const page = await openFigure(browser, server, s.query, 720);
+    const regions = [];
+    for (let i = 0; i < 80; i++) {
+      await page.keyboard.press('Tab');
+      const region = await page.evaluate(() => {
+        const el = document.activeElement;
+        if (!el || el === document.body) return null;
+        if (el.closest('.figure-lead')) return 'question';
+        if (el.closest('.play-controls')) return 'play';
+        if (el.closest('aside.panel')) return 'controls';
+        return el.matches('a.open-full') ? 'end' : 'rest';
+      });
+      if (region === null || region === 'end') break;
+      if (regions.at(-1) !== region) regions.push(region);
+    }
+    const order = ['question', 'play', 'controls', 'rest'];
+    const ranks = regions.map((r) => order.indexOf(r));
+    assert.deepEqual(ranks, [...ranks].sort((a, b) => a - b), `${s.query}: ${regions.join(', ')}`);
+    assert.ok(regions.includes('play') && regions.includes('controls'), `${s.query}: ${regions.join(', ')}`);
+    await page.context().close();
+  }
+});
+
+test('before Play every figure draws its chart at the run\'s scale: axis, lanes, reference; no empty strip', async () => {
+  for (const s of await readmeSnippets()) {
+    const page = await openFigure(browser, server, s.query, 720);
+    await page.waitForFunction(() => {
+      const c = document.querySelector('.figure-chart canvas');
+      return c && c.width > 0 && c.height > 0;
+    });
+    const drawn = await page.evaluate(() => {
+      const canvas = document.querySelector('.figure-chart canvas');
+      const ctx = canvas.getContext('2d');
+      const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
+      let inked = 0;
+      for (let i = 3; i < data.length; i += 4) if (data[i] > 0) inked++;
+      const labels = canvas.dataset.labels ? JSON.parse(canvas.dataset.labels).map((l) => l.text) : [];
+      return { inked: inked / (data.length / 4), height: canvas.getBoundingClientRect().height, labels };
+    });
+    assert.ok(drawn.height >= 120, `${s.query}: the chart is ${drawn.height} px tall before Play`);
+    assert.ok(drawn.inked > 0.01, `${s.query}: only ${(drawn.inked * 100).toFixed(2)}% of the chart is drawn before Play`);
+    await page.context().close();
+  }
+});
+
+test('presets= is one segmented control, show= adds parts, chart= picks the headline, unknown names get a notice', async () => {
+  const page = await openFigure(browser, server, '?sim=slow-server&embed=1', 720);
+  assert.equal(await page.locator('[data-preset]').count(), 0, 'no preset buttons without presets=');
+  assert.equal(await page.locator('.figure-chart #chart-queues').count(), 1, 'the queues are the headline chart');
+  assert.equal(await page.locator('#chart-latency, #chart-in-flight').count(), 0, 'no other chart');
+  const controls = await page.$$eval('aside.panel [name]', (els) => [...new Set(els.map((e) => e.name))]);
+  assert.deepEqual(controls, ['slowdown', 'policy', 'timeout_ms'], 'without controls=, the chapter\'s controls');
+  await page.goto(`${server.base}/?sim=slow-server&embed=1&presets=chapter,least-outstanding&preset=least-outstanding&show=latency&chart=in-flight`);
+  await page.waitForSelector('[data-figure]');
+  assert.deepEqual(await page.$$eval('.preset-choice [data-preset]', (els) => els.map((e) => e.dataset.preset)), ['chapter', 'least-outstanding']);
+  assert.equal(await page.getAttribute('[data-preset="least-outstanding"]', 'aria-pressed'), 'true');
+  assert.equal(await page.locator('.figure-chart #chart-in-flight').count(), 1);
+  assert.equal(await page.locator('.figure-extra #chart-latency').count(), 1);
+  await page.click('[data-preset="chapter"]');
+  assert.equal(await page.isChecked('input[name="policy"][value="round-robin"]'), true);
+  // "Open full lab" carries the exact state, and what the figure shows, so it can be copied back.
+  await setSlider(page, 'slowdown', 7);
+  await page.waitForFunction(() => /slowdown=7/.test(document.querySelector('a.open-full').href));
+  const full = new URLSearchParams(new URL(await page.$eval('a.open-full', (a) => a.href)).search);
+  assert.equal(full.get('preset'), 'chapter');
+  assert.equal(full.get('embed'), null);
+  assert.equal(full.get('presets'), 'chapter,least-outstanding');
+  assert.equal(await page.$('[data-notices]'), null);
+  await page.goto(`${server.base}/?sim=cascade&embed=1&show=tour,table,nope&chart=zzz&presets=timeout,bogus`);
+  await page.waitForSelector('[data-figure]');
+  const notice = (await page.$$eval('[data-notices]', (els) => els.map((e) => e.textContent))).join(' ');
+  for (const word of ['nope', 'zzz', 'bogus']) assert.ok(notice.includes(word), `the notice names ${word}: ${notice}`);
+  assert.equal(await page.locator('.figure-extra .tour').count(), 1);
+  assert.equal(await page.locator('.figure-extra .chapter-table').count(), 1);
+  assert.equal(await page.locator('.figure-chart #chart-home').count(), 1, 'an unknown chart keeps the headline');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('the introduction and the question follow the parameters, naming the chapter\'s setting as the chapter\'s', async () => {
+  const page = await openPage(browser, { width: 1280 });
+  await page.goto(`${server.base}/?sim=slow-server`);
+  await ready(page);
+  assert.match(await page.textContent('[data-intro]'), /B becomes 5× slower at 1 s but stays healthy \(the chapter's setting\)/);
+  await page.goto(`${server.base}/?sim=slow-server&slowdown=8&slow_at_ms=2000&policy=random`);
+  await ready(page);
+  const intro = await page.textContent('[data-intro]');
+  assert.match(intro, /B becomes 8× slower at 2 s but stays healthy \(in the chapter: 5× at 1 s\)/);
+  assert.match(intro, /under random/);
+  await page.goto(`${server.base}/?sim=slow-server&embed=1&slowdown=3`);
+  await page.waitForSelector('[data-figure]');
+  assert.match(await page.textContent('.figure-lead legend'), /B becomes 3× slower at 1 s/);
+  await setSlider(page, 'slowdown', 12);
+  await page.waitForFunction(() => /12× slower/.test(document.querySelector('.figure-lead legend').textContent));
+  await page.goto(`${server.base}/?sim=retry-storm`);
+  await ready(page);
+  assert.match(await page.textContent('[data-intro]'),
+    /^40 clients call a provider that is down from 2 s to 6 s and can take 8 calls per 100 ms tick once it is back \(the chapter's setting\)/);
+  await page.goto(`${server.base}/?sim=deadline-chain&user_budget_ms=2500`);
+  await ready(page);
+  assert.match(await page.textContent('[data-intro]'), /C needs 3 s of work and the user waits 2\.5 s \(in the chapter: 3 s and 2 s\)/);
+  await page.goto(`${server.base}/?sim=double-click&second_click=false`);
+  await ready(page);
+  assert.match(await page.textContent('[data-intro]'), /^A buyer clicks Pay once\./);
+  await page.goto(`${server.base}/?sim=double-click`);
+  await ready(page);
+  assert.match(await page.textContent('[data-intro]'), /^A buyer clicks Pay twice, the second click 600 ms after the first \(the chapter's setting\)\./);
+  await page.goto(`${server.base}/?sim=retry-storm&clients=60&down_until_ms=9000`);
+  await ready(page);
+  assert.match(await page.textContent('[data-intro]'),
+    /^60 clients call a provider that is down from 2 s to 9 s .*\(in the chapter: 40 clients, down from 2 s to 6 s, 8 per tick\)/);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('"Copy embed snippet" gives a README-quality snippet: presets used, controls, measured heights, embed.js', async () => {
+  const page = await openPage(browser, { width: 1280 });
+  await page.goto(`${server.base}/?sim=retry-storm`);
+  await ready(page);
+  for (const id of ['fixed', 'exponential', 'jitter']) await page.click(`.presets-bar [data-preset="${id}"]`);
+  await page.click('[data-action="copy-embed"]');
+  await page.waitForSelector('textarea[aria-label="Embed snippet"]', { timeout: 30000 });
+  const text = await page.inputValue('textarea[aria-label="Embed snippet"]');
+  const m = /^<iframe src="http:\/\/127\.0\.0\.1:\d+\/(\?[^"]+)"([^>]*)><\/iframe>\n<script src="http:\/\/127\.0\.0\.1:\d+\/embed\.js"><\/script>$/.exec(text);
+  assert.ok(m, text);
+  const s = parseSnippet(m[1], m[2]);
+  const q = new URLSearchParams(s.query);
+  assert.equal(q.get('presets'), 'fixed,exponential,jitter');
+  assert.equal(q.get('preset'), 'jitter');
+  assert.equal(q.get('controls'), 'mode,budget_pct');
+  assert.equal(q.get('embed'), '1');
+  assert.equal(s.title, 'Retry storm');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+  assert.deepEqual(await checkSnippet(s, 'copied-retry-storm'), []);
+});
+
+/** A chapter page: a 720 px text column, text between the README's snippets, embed.js in the head. */
+function chapterPage(lab, snippets) {
+  const para = (n) => `<p>Paragraph ${n} of the chapter. ${'A timeout tells you nothing about what the server did. '.repeat(6)}</p>`;
+  const frames = snippets.map((s, i) => `${para(i * 2)}${para(i * 2 + 1)}
+    <iframe src="${lab}/lab/${s.query.replaceAll('&', '&amp;')}" title="${s.title}" style="width:100%;height:${s.height}px;border:0"
+      data-lab-heights="${Object.entries(s.narrow).map(([w, h]) => `${w}:${h}`).join(',')}" loading="lazy"></iframe>`);
+  return `<!doctype html><html><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>Chapter</title>
+<script src="${lab}/lab/embed.js"></script>
+<script>
+  window.shifts = [];
+  new PerformanceObserver((list) => { for (const e of list.getEntries()) if (!e.hadRecentInput) window.shifts.push(e.value); })
+    .observe({ type: 'layout-shift', buffered: true });
+  window.reports = new Set();
+  addEventListener('message', (e) => {
+    const f = [...document.querySelectorAll('iframe')].find((x) => x.contentWindow === e.source);
+    if (f && e.data && e.data.type === 'resilience-lab:height') window.reports.add(f);
+  });
+</script></head>
+<body style="margin:0;font:17px/1.6 Georgia,serif"><article style="max-width:720px;margin:0 auto;padding:0 16px;box-sizing:content-box">
+<h1>Chapter</h1>${frames.join('\n')}${para(99)}</article></body></html>`;
+}
+
+test('a chapter page on another origin with every README snippet does not shift as it is read (CLS <= 0.02)', async () => {
+  const snippets = await readmeSnippets();
+  const host = await serve({ '/chapter.html': chapterPage(server.base, snippets) });
+  assert.notEqual(new URL(host.base).port, new URL(server.base).port, 'the chapter is on another origin');
+  const results = [];
+  for (const width of [720 + 32, 412]) {
+    const page = await openPage(browser, { width, height: 800 });
+    await page.goto(`${host.base}/chapter.html`);
+    const count = await page.locator('iframe').count();
+    // Scroll down a screen at a time; at each frame, wait until it has loaded and reported.
+    for (let i = 0; i < count; i++) {
+      await page.locator('iframe').nth(i).scrollIntoViewIfNeeded();
+      await page.waitForFunction((n) => [...window.reports].includes(document.querySelectorAll('iframe')[n]), i, { timeout: 30000 });
+      await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+    }
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+    const cls = await page.evaluate(() => window.shifts.reduce((a, b) => a + b, 0));
+    results.push({ width, cls });
+    await screenshot(page, `chapter-${width}`);
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  }
+  await host.close();
+  console.log('layout shift', JSON.stringify(results));
+  for (const { width, cls } of results) assert.ok(cls <= 0.02, `CLS ${cls.toFixed(4)} at ${width} px`);
+});
