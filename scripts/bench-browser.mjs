@@ -68,7 +68,7 @@ async function frames(id, speed, throttle, n = 300) {
 try {
   // Core speed, native and in wasm.
   const page = await openPage(browser);
-  await page.goto(`${server.base}/?bench=core`);
+  await page.goto(`${server.base}/?sim=slow-server&bench=core`);
   await page.waitForSelector('[data-bench="done"]', { timeout: 120000 });
   const wasm = JSON.parse(await page.textContent('#bench-result'));
   await page.context().close();
@@ -137,7 +137,7 @@ try {
 
   // Memory of a one-hour simulated run at 1,000 requests/s.
   const m = await openPage(browser);
-  await m.goto(`${server.base}/?bench=memory`);
+  await m.goto(`${server.base}/?sim=slow-server&bench=memory`);
   await m.waitForSelector('[data-bench="done"]', { timeout: 180000 });
   const mem = JSON.parse(await m.textContent('#bench-result'));
   await m.context().close();
