@@ -119,10 +119,27 @@ build_web() {
   mkdir -p "$site"
   (cd "$ROOT" && cargo run --quiet --release --bin resilience-lab -- list --json) >"$site/list.json"
   for id in $(simulation_ids); do
-    say "trunk build: $id"
-    (cd "$ROOT" && web_env trunk build --release --offline --no-default-features --features "$id" --dist "$site/stage/$id")
+    build_module "$id" "$site/stage/$id"
   done
   node "$ROOT/scripts/site.mjs" "$site/stage" "$ROOT/dist" "$site/list.json"
+}
+
+# One simulation's module into $2. Trunk's wasm-bindgen and wasm-opt take most of a build even
+# when nothing changed, so they are skipped when cargo's module and Trunk's inputs are the
+# same as for the module already in $2.
+build_module() {
+  local id=$1 out=$2 inputs
+  web_env cargo build --quiet --manifest-path "$ROOT/Cargo.toml" --target wasm32-unknown-unknown --profile web \
+    --bin resilience-lab-web --no-default-features --features "$id" >&2
+  inputs=$(cd "$ROOT" && cat "$WEB_TARGET_DIR/wasm32-unknown-unknown/web/resilience-lab-web.wasm" module.html Trunk.toml \
+    static/style.css static/favicon.svg static/embed.js | sha256sum)
+  if [ -f "$out/.inputs" ] && [ "$(cat "$out/.inputs")" = "$inputs" ]; then
+    say "module $id: unchanged"
+    return
+  fi
+  say "trunk build: $id"
+  (cd "$ROOT" && web_env trunk build --release --offline --no-default-features --features "$id" --dist "$out")
+  echo "$inputs" >"$out/.inputs"
 }
 
 web_env() {
