@@ -1,8 +1,7 @@
 // The browser half of `scripts/bench.sh`: measures the built app (dist/) in headless Chromium
 // and prints one table with the native figures (the JSON file given as argv[2]) and the CLI
 // sweep's thread scaling (argv[3]: "one,two" seconds), each figure next to its goal.
-import { readFile, readdir } from 'node:fs/promises';
-import { gzipSync } from 'node:zlib';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { serve, launch, openPage, dist, scenarioIds } from '../tests/browser/harness.mjs';
 
@@ -65,10 +64,38 @@ async function frames(id, speed, throttle, n = 300) {
   return { p95: pct(work, 0.95), max: Math.max(...work), longTasks };
 }
 
+/**
+ * The phone profile: 412 × 915, CPU 4× slower, 1.6 Mbit/s down, 750 kbit/s up, 150 ms round
+ * trips, an empty cache. Returns the bytes over the wire (every response, headers included) and,
+ * on a simulation's page, when its Play button appeared after navigation (null on the home page).
+ */
+async function phoneLoad(url) {
+  const p = await openPage(browser, { width: 412, height: 915 });
+  const cdp = await p.context().newCDPSession(p);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 750e3 / 8 });
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+  let bytes = 0;
+  cdp.on('Network.loadingFinished', (e) => { bytes += e.encodedDataLength; });
+  await p.addInitScript(() => {
+    new MutationObserver((_, observer) => {
+      if (document.querySelector('[data-action="play"]')) { window.playAt = performance.now(); observer.disconnect(); }
+    }).observe(document, { childList: true, subtree: true });
+  });
+  await p.goto(url);
+  const sim = new URL(url).searchParams.has('sim');
+  if (sim) await p.waitForFunction(() => window.playAt !== undefined, null, { timeout: 60000 });
+  await p.waitForLoadState('networkidle');
+  const playMs = sim ? await p.evaluate(() => window.playAt) : null;
+  await p.context().close();
+  return { bytes, playMs };
+}
+
 try {
   // Core speed, native and in wasm.
   const page = await openPage(browser);
-  await page.goto(`${server.base}/?bench=core`);
+  await page.goto(`${server.base}/?sim=slow-server&bench=core`);
   await page.waitForSelector('[data-bench="done"]', { timeout: 120000 });
   const wasm = JSON.parse(await page.textContent('#bench-result'));
   await page.context().close();
@@ -137,7 +164,7 @@ try {
 
   // Memory of a one-hour simulated run at 1,000 requests/s.
   const m = await openPage(browser);
-  await m.goto(`${server.base}/?bench=memory`);
+  await m.goto(`${server.base}/?sim=slow-server&bench=memory`);
   await m.waitForSelector('[data-bench="done"]', { timeout: 180000 });
   const mem = JSON.parse(await m.textContent('#bench-result'));
   await m.context().close();
@@ -145,11 +172,7 @@ try {
   row('wasm memory at 1 / 10 / 60 simulated min', mem.map((r) => mb(r.wasm_bytes)).join(' / '), 'flat', mem.at(-1).wasm_bytes <= mem[0].wasm_bytes * 1.1);
   row('JS heap at 1 / 10 / 60 simulated min', mem.map((r) => mb(r.js_heap_bytes)).join(' / '), 'flat', mem.at(-1).js_heap_bytes <= mem[0].js_heap_bytes * 1.5);
 
-  // Load: the whole app gzipped (the parts are in bundle.sh's table), and navigation to the
-  // first interactive simulation.
-  let total = 0;
-  for (const f of await readdir(dist)) total += gzipSync(await readFile(join(dist, f)), { level: 9 }).length;
-  row('whole app, gzipped (HTML, JS, wasm, CSS, embed.js)', `${fmt(total / 1024, 1)} KB`, '<= 250 KB', total <= 250 * 1024);
+  // Load: navigation to the first interactive simulation, on this machine.
   const loads = [];
   for (let i = 0; i < 7; i++) {
     const p = await openPage(browser);
@@ -159,6 +182,23 @@ try {
     await p.context().close();
   }
   row('navigation to first interactive simulation (median of 7)', `${fmt(median(loads), 0)} ms`, '< 500 ms', median(loads) < 500);
+
+  // The phone profile: each README snippet opened alone, and the home page, served gzipped -9.
+  const gzipped = await serve({}, { gzip: true });
+  try {
+    const readme = await readFile(join(dist, '..', 'README.md'), 'utf8');
+    const snippets = [...readme.matchAll(/<iframe src="https:\/\/example\.org\/lab\/(\?[^"]+)"/g)].map((m) => m[1].replaceAll('&amp;', '&'));
+    for (const query of snippets) {
+      const r = await phoneLoad(`${gzipped.base}/${query}`);
+      const id = new URLSearchParams(query).get('sim');
+      row(`phone: ${id} snippet alone, bytes / Play usable`, `${fmt(r.bytes / 1024, 1)} KB / ${fmt(r.playMs)} ms`, '<= 150 KB / <= 2,000 ms',
+        r.bytes <= 150 * 1024 && r.playMs <= 2000);
+    }
+    const home = await phoneLoad(`${gzipped.base}/`);
+    row('phone: home page, bytes', `${fmt(home.bytes / 1024, 1)} KB`, '<= 100 KB', home.bytes <= 100 * 1024);
+  } finally {
+    await gzipped.close();
+  }
 } finally {
   await browser.close();
   await server.close();

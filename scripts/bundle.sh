@@ -1,67 +1,59 @@
 #!/usr/bin/env bash
-# Where the bundle's bytes go (called by bench.sh; run on its own too): the whole app gzipped,
-# the app with no simulation (the floor: Leptos, the kit, the shell), each simulation's
-# marginal cost (the app with it minus the app without it, built from a copy of the tree whose
-# registry line leaves it out), and the largest functions and crates of the whole app (twiggy).
-# Every variant is built exactly as Trunk builds the app: the `web` profile, wasm-bindgen,
-# wasm-opt -Oz with the same flags.
+# Where each page's bytes go (called by bench.sh; run on its own too, after build_web): what each
+# page downloads, gzipped -9 (HTML, CSS, JS glue, wasm; the home page: HTML and CSS), the floor
+# (a module with no simulation: Leptos, the shell, the kit's start), and each module's largest
+# functions and crates (twiggy). Each module is measured as build_web ships it (dist/); twiggy
+# reads the same build with its names kept (the web profile, wasm-bindgen, wasm-opt -Oz -g).
 set -euo pipefail
 shopt -s inherit_errexit
 source "$(dirname "$0")/setup.sh"
 setup_web
 cd "$ROOT"
 command -v twiggy >/dev/null || { say "cargo install twiggy (once)"; cargo install twiggy --locked >&2; }
+[ -f dist/index.html ] || { say "no dist/: building it"; build_web >&2; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-opt_params=$(sed -n 's/.*data-wasm-opt-params="\([^"]*\)".*/\1/p' index.html)
-modules=$(sed -n 's/.*\$then! { \(.*\) }.*/\1/p' src/scenarios/mod.rs | tr -d ',')
+opt_params=$(sed -n 's/.*data-wasm-opt-params="\([^"]*\)".*/\1/p' module.html)
 gz() { gzip -9 -c "$1" | wc -c; }
+kb() { echo "$1 / 1024" | bc -l | xargs printf '%.1f'; }
 
-# Builds the tree at $1 with the registry line listing $2 (space-separated module names) and
-# prints the gzipped size of its wasm and JS; the optimized wasm, with names, is left in $3.
-build_variant() {
-  local tree=$1 list=$2 out=$3
-  local registry
-  registry=$(echo "$list" | xargs | sed 's/ \+/, /g')
-  sed -i "s/\\\$then! { .* }/\$then! { $registry }/" "$tree/src/scenarios/mod.rs"
-  (cd "$tree" && web_env cargo build --quiet --target wasm32-unknown-unknown --profile web --bin resilience-lab-web) >&2
-  local dir="$work/bindgen"
-  rm -rf "$dir" && mkdir -p "$dir"
-  wasm-bindgen --target web --no-typescript --out-dir "$dir" "$WEB_TARGET_DIR/wasm32-unknown-unknown/web/resilience-lab-web.wasm"
+# Builds the module with cargo features "$@" and leaves it, optimized with its names, in
+# $work/named.wasm; prints the gzipped size of the module as shipped (no names) and its glue.
+build_named() {
+  web_env cargo build --quiet --manifest-path "$ROOT/Cargo.toml" --target wasm32-unknown-unknown --profile web \
+    --bin resilience-lab-web --no-default-features "$@" >&2
+  rm -rf "$work/bindgen" && mkdir -p "$work/bindgen"
+  wasm-bindgen --target web --no-typescript --out-dir "$work/bindgen" "$WEB_TARGET_DIR/wasm32-unknown-unknown/web/resilience-lab-web.wasm"
   # shellcheck disable=SC2086 # the parameters are separate words
-  "$ROOT/node_modules/.bin/wasm-opt" -Oz -g $opt_params "$dir/resilience-lab-web_bg.wasm" -o "$out"
-  # The shipped module has no name section: strip it for the size, keep it for twiggy.
-  # shellcheck disable=SC2086
-  "$ROOT/node_modules/.bin/wasm-opt" -Oz $opt_params "$dir/resilience-lab-web_bg.wasm" -o "$work/shipped.wasm"
-  echo $(($(gz "$work/shipped.wasm") + $(gz "$dir/resilience-lab-web.js")))
+  "$ROOT/node_modules/.bin/wasm-opt" -Oz -g $opt_params "$work/bindgen/resilience-lab-web_bg.wasm" -o "$work/named.wasm"
+  "$ROOT/node_modules/.bin/wasm-opt" --strip-debug "$work/named.wasm" -o "$work/shipped.wasm"
+  echo $(($(gz "$work/shipped.wasm") + $(gz "$work/bindgen/resilience-lab-web.js")))
 }
 
-# A copy of the tree to edit (sources only; the build output goes to the shared target dir).
-tree="$work/tree"
-mkdir -p "$tree"
-tar -C "$ROOT" --exclude=./target --exclude=./dist --exclude=./node_modules --exclude=./.git -cf - . | tar -C "$tree" -xf -
-
-static_gz=0
-for f in index.html static/style.css static/favicon.svg; do static_gz=$((static_gz + $(gz "$f"))); done
-all=$(build_variant "$tree" "$modules" "$work/all.wasm")
-floor=$(build_variant "$tree" "" "$work/floor.wasm")
-printf '%-44s %10s\n' "part" "KB gzipped"
-printf '%-44s %10.1f\n' "whole app (HTML, CSS, icon, JS, wasm)" "$(echo "($all + $static_gz) / 1024" | bc -l)"
-printf '%-44s %10.1f\n' "  floor: no simulation (Leptos, kit, shell)" "$(echo "($floor + $static_gz) / 1024" | bc -l)"
-for m in $modules; do
-  without=$(build_variant "$tree" "$(echo "$modules" | tr ' ' '\n' | grep -vx "$m" | tr '\n' ' ')" "$work/without.wasm")
-  printf '%-44s %10.1f\n' "  marginal: $m" "$(echo "($all - $without) / 1024" | bc -l)"
+html=$(gz dist/index.html)
+css=$(gz dist/style-*.css)
+printf '%-34s %8s %8s %8s %8s\n' "page (KB gzipped -9)" "total" "wasm" "JS" "HTML+CSS"
+printf '%-34s %8s %8s %8s %8s\n' "home" "$(kb $((html + css)))" "-" "-" "$(kb $((html + css)))"
+for id in $(simulation_ids); do
+  wasm=$(gz dist/"$id"/*_bg.wasm)
+  js=$(gz dist/"$id"/*.js)
+  printf '%-34s %8s %8s %8s %8s\n' "?sim=$id" "$(kb $((wasm + js + html + css)))" "$(kb "$wasm")" "$(kb "$js")" "$(kb $((html + css)))"
 done
-echo
-echo "Largest functions of the whole app (bytes, uncompressed):"
-twiggy top -n 40 "$work/all.wasm" | grep -v -e 'names" subsection' -e '^ *Shallow' -e '^─' | head -15
-echo
-echo "By crate (bytes, uncompressed):"
-twiggy top -n 100000 -f csv "$work/all.wasm" | awk -F, 'NR > 1 && $1 !~ /section|names/ {
-    name = $1; gsub(/^"|"$/, "", name); sub(/^[<&]+/, "", name)
-    split(name, parts, "::"); crate = parts[1]
-    if (name ~ /^data segment/) crate = "(data)"
-    if (name ~ /resilience_lab/) { match(name, /resilience_lab::[a-z_]+::[a-z_]+/); crate = substr(name, RSTART, RLENGTH) }
-    size[crate] += $2
-  } END { for (c in size) printf "%9d %s\n", size[c], c }' | sort -rn | head -20
+floor=$(build_named)
+printf '%-34s %8s\n' "floor: a module with no simulation" "$(kb "$floor")"
+
+for id in $(simulation_ids); do
+  build_named --features "$id" >/dev/null
+  echo
+  echo "$id: largest functions (bytes, uncompressed)"
+  twiggy top -n 40 "$work/named.wasm" | grep -v -e 'names" subsection' -e '^ *Shallow' -e '^─' | head -12
+  echo "$id: by crate (bytes, uncompressed)"
+  twiggy top -n 100000 -f csv "$work/named.wasm" | awk -F, 'NR > 1 && $1 !~ /section|names/ {
+      name = $1; gsub(/^"|"$/, "", name); sub(/^[<&]+/, "", name)
+      split(name, parts, "::"); crate = parts[1]
+      if (name ~ /^data segment/) crate = "(data)"
+      if (name ~ /resilience_lab/) { match(name, /resilience_lab::[a-z_]+::[a-z_]+/); crate = substr(name, RSTART, RLENGTH) }
+      size[crate] += $2
+    } END { for (c in size) printf "%9d %s\n", size[c], c }' | sort -rn | head -12
+done

@@ -95,16 +95,52 @@ setup_web() {
   setup_wasm_bindgen
 }
 
-# Compiles the wasm app once online, so that `trunk --offline` finds everything built (with
-# build-std, cargo must first download the std library's own dependencies).
-prebuild_web() {
-  web_env cargo build --manifest-path "$ROOT/Cargo.toml" --target wasm32-unknown-unknown --profile web --bin resilience-lab-web >&2
+# The simulations' ids (Cargo features), in registry order: Cargo.toml's `all-simulations`
+# (tests/registry.rs checks that it lists exactly the registry).
+simulation_ids() {
+  sed -n 's/^all-simulations = \[\(.*\)\]$/\1/p' "$ROOT/Cargo.toml" | tr -d '",'
 }
 
-# Builds the app into dist/ exactly as it ships: `trunk build`, never `trunk serve`, so dist/
-# never holds a development reload script and is always ready for a static host.
+# Compiles the first simulation's module once online, exactly as build_web's first Trunk build
+# asks for it, so that `trunk --offline` finds everything built (with build-std, cargo must first
+# download the std library's own dependencies).
+prebuild_web() {
+  local first
+  first=$(simulation_ids | awk '{ print $1 }')
+  web_env cargo build --manifest-path "$ROOT/Cargo.toml" --target wasm32-unknown-unknown --profile web \
+    --bin resilience-lab-web --no-default-features --features "$first" >&2
+}
+
+# Builds the site into dist/ exactly as it ships: one Trunk build per simulation (its feature
+# alone: a page downloads its own simulation and nothing else), then scripts/site.mjs makes
+# dist/index.html, the home page and the loader, from the registry (`resilience-lab list --json`).
+# `trunk build`, never `trunk serve`, so dist/ never holds a development reload script.
 build_web() {
-  (cd "$ROOT" && web_env trunk build --release --offline)
+  local site="$ROOT/target/site" id
+  mkdir -p "$site"
+  (cd "$ROOT" && cargo run --quiet --release --bin resilience-lab -- list --json) >"$site/list.json"
+  for id in $(simulation_ids); do
+    build_module "$id" "$site/stage/$id"
+  done
+  node "$ROOT/scripts/site.mjs" "$site/stage" "$ROOT/dist" "$site/list.json"
+}
+
+# One simulation's module into $2. Trunk's wasm-bindgen and wasm-opt take most of a build even
+# when nothing changed, so they are skipped when cargo's module and Trunk's inputs are the
+# same as for the module already in $2.
+build_module() {
+  local id=$1 out=$2 inputs
+  web_env cargo build --quiet --manifest-path "$ROOT/Cargo.toml" --target wasm32-unknown-unknown --profile web \
+    --bin resilience-lab-web --no-default-features --features "$id" >&2
+  inputs=$(cd "$ROOT" && cat "$WEB_TARGET_DIR/wasm32-unknown-unknown/web/resilience-lab-web.wasm" module.html Trunk.toml \
+    static/style.css static/favicon.svg static/embed.js | sha256sum)
+  if [ -f "$out/.inputs" ] && [ "$(cat "$out/.inputs")" = "$inputs" ]; then
+    say "module $id: unchanged"
+    return
+  fi
+  say "trunk build: $id"
+  (cd "$ROOT" && web_env trunk build --release --offline --no-default-features --features "$id" --dist "$out")
+  echo "$inputs" >"$out/.inputs"
 }
 
 web_env() {

@@ -3,6 +3,7 @@
 //
 //     node scripts/static-server.mjs <dir> <port>     (port 0: any free port; the first line says which)
 import { createServer } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,9 +17,10 @@ const types = {
  * Serves `dir` at / and at /lab/, plus test-only host pages from `extra` (path -> html).
  * `isolated` adds the cross-origin isolation headers, which give performance.now() its full
  * resolution (the benchmark wants it; the tests serve as an ordinary static host does).
- * Resolves to { base, port, close }.
+ * `gzip` compresses every response at level 9 for a client that accepts it, as a static host
+ * that precompresses does (the benchmark's bytes over the wire). Resolves to { base, port, close }.
  */
-export async function serveDir(dir, { extra = {}, isolated = false, port = 0 } = {}) {
+export async function serveDir(dir, { extra = {}, isolated = false, gzip = false, port = 0 } = {}) {
   const root = resolve(dir);
   const isolation = isolated ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {};
   const server = createServer(async (req, res) => {
@@ -34,8 +36,13 @@ export async function serveDir(dir, { extra = {}, isolated = false, port = 0 } =
     const file = normalize(join(root, path));
     if (!file.startsWith(root)) { res.writeHead(403).end(); return; }
     try {
-      const body = await readFile(file);
-      res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream', ...isolation });
+      let body = await readFile(file);
+      const headers = { 'content-type': types[extname(file)] || 'application/octet-stream', ...isolation };
+      if (gzip && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
+        body = gzipSync(body, { level: 9 });
+        headers['content-encoding'] = 'gzip';
+      }
+      res.writeHead(200, headers);
       res.end(body);
     } catch {
       res.writeHead(404).end('not found');

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use resilience_lab::scenarios::{ALL, MODULES};
+use resilience_lab::scenarios::{ALL, REGISTRY};
 
 /// The module names under `dir` (`name.rs` or `name/mod.rs`), without those in `skip`.
 fn modules(dir: &str, skip: &[&str]) -> BTreeSet<String> {
@@ -28,7 +28,7 @@ fn modules(dir: &str, skip: &[&str]) -> BTreeSet<String> {
 }
 
 fn registered() -> BTreeSet<String> {
-    MODULES.iter().map(|m| m.to_string()).collect()
+    REGISTRY.iter().map(|(m, _)| m.to_string()).collect()
 }
 
 #[test]
@@ -38,13 +38,31 @@ fn every_model_file_is_registered() {
 
 #[test]
 fn every_page_file_is_registered() {
-    assert_eq!(modules("src/ui/pages", &["mod", "home", "bench"]), registered());
+    assert_eq!(modules("src/ui/pages", &["mod", "bench"]), registered());
 }
 
 #[test]
-fn ids_and_modules_line_up() {
-    for (spec, module) in ALL.iter().zip(MODULES) {
-        assert_eq!(spec.id.replace('-', "_"), module, "the registry lists {module} where {} stands", spec.id);
+fn ids_modules_and_features_line_up() {
+    assert_eq!(ALL.len(), REGISTRY.len(), "the tests build every simulation");
+    for (spec, (module, feature)) in ALL.iter().zip(REGISTRY) {
+        assert_eq!(spec.id.replace('-', "_"), *module, "the registry lists {module} where {} stands", spec.id);
+        assert_eq!(spec.id, *feature, "{module}'s feature is its id");
+    }
+}
+
+/// The browser build makes one module per simulation with that simulation's feature alone, and
+/// the CLI and the tests build `all-simulations`: Cargo.toml declares exactly the registry's.
+#[test]
+fn cargo_declares_one_feature_per_simulation() {
+    let manifest =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).expect("Cargo.toml");
+    let features = manifest.split("[features]").nth(1).expect("a [features] table").split("\n[").next().unwrap_or("");
+    let all = features.lines().find_map(|l| l.strip_prefix("all-simulations = ")).expect("an all-simulations feature");
+    let listed: Vec<&str> = all.trim_matches(['[', ']']).split(',').map(|f| f.trim().trim_matches('"')).collect();
+    let registered: Vec<&str> = REGISTRY.iter().map(|(_, f)| *f).collect();
+    assert_eq!(listed, registered, "all-simulations lists the registry, in its order");
+    for feature in registered {
+        assert!(features.lines().any(|l| l == format!("{feature} = []")), "Cargo.toml declares `{feature} = []`");
     }
 }
 

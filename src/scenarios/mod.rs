@@ -6,27 +6,33 @@
 
 use crate::sim::ScenarioSpec;
 
-/// The registry: calls `$then!` with every simulation's module name, in the order the app
-/// lists them. Adding a simulation is adding its name here.
+/// The registry: calls `$then!` with every simulation's module name and its Cargo feature (the
+/// scenario's id), in the order the app lists them. Adding a simulation is adding it here and its
+/// feature in Cargo.toml (`tests/registry.rs` checks both). A build has the simulations whose
+/// features it enables: the CLI and the tests all of them, each browser module one.
 #[macro_export]
 macro_rules! simulations {
     ($then:ident) => {
-        $then! { slow_server, cascade, deadline_chain, retry_storm, double_click, which_timeout, at_least_once }
+        $then! {
+            slow_server "slow-server", cascade "cascade", deadline_chain "deadline-chain", retry_storm "retry-storm",
+            double_click "double-click", which_timeout "which-timeout", at_least_once "at-least-once"
+        }
     };
 }
 
 macro_rules! declare_scenarios {
-    ($($name:ident),*) => {
-        $(pub mod $name;)*
+    ($($name:ident $feature:literal),*) => {
+        $(#[cfg(feature = $feature)] pub mod $name;)*
 
-        /// How many simulations there are (none in the bundle script's floor build).
-        pub const COUNT: usize = 0 $(+ { let _ = stringify!($name); 1 })*;
+        /// How many simulations this build has (one in a simulation's browser module).
+        pub const COUNT: usize = 0 $(+ cfg!(feature = $feature) as usize)*;
 
-        /// Every simulation's declaration, in registry order.
-        pub static ALL: [&ScenarioSpec; COUNT] = [$(&$name::SPEC),*];
+        /// This build's simulations' declarations, in registry order.
+        pub static ALL: [&ScenarioSpec; COUNT] = [$(#[cfg(feature = $feature)] &$name::SPEC),*];
 
-        /// Every simulation's module name, in registry order (checked against the page files).
-        pub const MODULES: [&str; COUNT] = [$(stringify!($name)),*];
+        /// Every registered simulation's module name and feature, in registry order, whether this
+        /// build has it or not (checked against the files on disk and Cargo.toml's features).
+        pub const REGISTRY: &[(&str, &str)] = &[$((stringify!($name), $feature)),*];
     };
 }
 

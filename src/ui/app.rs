@@ -1,5 +1,7 @@
-//! The app shell: reads the URL once, shows any notices about it, then the home page or a
-//! simulation page, with or without the app chrome (embed layout).
+//! A simulation's module: reads the URL once, shows any notices about it, then the simulation's
+//! page, in the embed layout or not. The page around it (the header listing every simulation,
+//! the footer, the home page) is the static `index.html` made from the registry
+//! (`scripts/site.mjs`), which loads this module only for the simulation the URL names.
 
 use leptos::prelude::*;
 
@@ -14,7 +16,8 @@ pub fn App() -> impl IntoView {
     if let Some(kind) = search.split(['?', '&']).find_map(|kv| kv.strip_prefix("bench=")) {
         return view! { <main><pages::bench::Bench kind=kind.to_string()/></main> }.into_any();
     }
-    let (state, notices) = url::decode(&search, None);
+    // The loader in index.html loads a module only for its own simulation: that is the default.
+    let (state, notices) = url::decode(&search, crate::scenarios::ALL.first().copied());
     if search.contains("debug=panic") {
         // The documented way to see the error banner (README, "Robustness").
         panic!("debug=panic asked for a panic");
@@ -32,32 +35,12 @@ pub fn App() -> impl IntoView {
             </div>
         }
     });
-    let page = match state {
-        None => view! { <pages::home::Home/> }.into_any(),
-        Some(state) => pages::page_for(SimState::new(state)),
-    };
+    let page = state.map(|state| pages::page_for(SimState::new(state)));
     view! {
-        {(!embed).then(|| view! {
-            <header class="app-header">
-                <a class="brand" href="?">"Resilience Lab"</a>
-                <nav aria-label="Simulations">
-                    {crate::scenarios::ALL
-                        .iter()
-                        .map(|s| view! { <a href=format!("?sim={}", s.id)>{s.title}</a> })
-                        .collect_view()}
-                </nav>
-            </header>
-        })}
         <main>
             {notice_view}
             {page}
         </main>
-        {(!embed).then(|| view! {
-            <footer class="app-footer">
-                "Every number here comes from a seeded discrete-event simulation running in your browser. "
-                "The same link gives the same run."
-            </footer>
-        })}
     }
     .into_any()
 }

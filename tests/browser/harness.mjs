@@ -12,8 +12,8 @@ export const dist = join(root, 'dist');
 export const shots = join(root, 'target', 'screenshots');
 
 /** Serves dist/ at / and at /lab/, plus test-only host pages (see scripts/static-server.mjs). */
-export async function serve(extra = {}, { isolated = false } = {}) {
-  return serveDir(dist, { extra, isolated });
+export async function serve(extra = {}, { isolated = false, gzip = false } = {}) {
+  return serveDir(dist, { extra, isolated, gzip });
 }
 
 // playwright's launch() always starts Chromium with a fresh temporary profile.

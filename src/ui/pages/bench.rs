@@ -1,7 +1,8 @@
 //! The in-browser half of the benchmark (`scripts/bench.sh`): the same core workloads as the
 //! native `resilience-lab bench`, timed with `performance.now()`, and the memory of a one-hour
-//! run. Not linked from the app; the benchmark opens `?bench=core` or `?bench=memory`, and the
-//! determinism test `?bench=fingerprints`.
+//! run. Not linked from the app; the benchmark opens `?sim=slow-server&bench=core` or
+//! `?sim=slow-server&bench=memory`, and the determinism test `?sim=<id>&bench=fingerprints` (the
+//! fingerprints of that simulation's own module).
 
 use leptos::prelude::*;
 

@@ -1,19 +1,19 @@
-//! One page per simulation, plus the home page and the benchmark page.
+//! One page per simulation, plus the benchmark page. The home page is static HTML made from the
+//! registry at build time (`scripts/site.mjs`): it needs no simulation's module.
 
 pub mod bench;
-pub mod home;
 
 use leptos::prelude::*;
 
 use super::kit::SimState;
 
 macro_rules! declare_pages {
-    ($($name:ident),*) => {
-        $(pub mod $name;)*
+    ($($name:ident $feature:literal),*) => {
+        $(#[cfg(feature = $feature)] pub mod $name;)*
 
-        /// One page per registered simulation, in registry order: a simulation whose page
+        /// One page per simulation of this build, in registry order: a simulation whose page
         /// module is missing does not compile (`tests/registry.rs` checks the other way round).
-        static PAGES: [fn(SimState) -> AnyView; crate::scenarios::COUNT] = [$($name::page),*];
+        static PAGES: [fn(SimState) -> AnyView; crate::scenarios::COUNT] = [$(#[cfg(feature = $feature)] $name::page),*];
     };
 }
 

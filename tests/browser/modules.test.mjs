@@ -1,0 +1,62 @@
+// Issue 23: a page or embed of one simulation downloads that simulation's module only, and the
+// home page downloads none. Checked on the network: every request the page makes is recorded.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, openPage, ready, scenarioIds } from './harness.mjs';
+
+let server, browser;
+before(async () => { server = await serve(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+/** Opens `path` and returns the page with the paths of the JS and wasm files it requested. */
+async function openRecording(path) {
+  const page = await openPage(browser);
+  const code = [];
+  page.on('request', (r) => {
+    const url = new URL(r.url());
+    if (/\.(js|wasm)$/.test(url.pathname)) code.push(url.pathname);
+  });
+  await page.goto(`${server.base}${path}`);
+  await ready(page);
+  return { page, code };
+}
+
+for (const base of ['/', '/lab/']) {
+  for (const id of scenarioIds()) {
+    for (const embed of ['', '&embed=1']) {
+      test(`${base}?sim=${id}${embed} loads ${id}'s module and no other`, async () => {
+        const { page, code } = await openRecording(`${base}?sim=${id}${embed}`);
+        await page.waitForSelector('[data-action="play"]:not([disabled])');
+        assert.equal(code.filter((p) => p.endsWith('.wasm')).length, 1, `one module: ${code}`);
+        for (const path of code) assert.ok(path.startsWith(`${base}${id}/`), `${path} is ${id}'s`);
+        assert.equal(await page.locator('.app-header').count(), embed ? 0 : 1, 'the header only outside the embed');
+        // The footer follows the page the module drew.
+        assert.equal(await page.locator('main + footer.app-footer').count(), embed ? 0 : 1);
+        assert.equal(await page.locator('main').count(), 1, 'the home page is gone');
+        assert.deepEqual(page.problems(), []);
+        await page.context().close();
+      });
+    }
+  }
+
+  test(`${base}: the home page loads no module and lists every simulation`, async () => {
+    const { page, code } = await openRecording(base);
+    assert.deepEqual(code, []);
+    const cards = await page.$$eval('.cards [data-scenario]', (els) => els.map((e) => e.dataset.scenario));
+    assert.deepEqual(cards, scenarioIds());
+    const nav = await page.$$eval('.app-header nav a', (els) => els.map((a) => new URL(a.href).searchParams.get('sim')));
+    assert.deepEqual(nav, scenarioIds());
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  });
+}
+
+test('an unknown simulation loads no module: the home page with a notice, the id as text', async () => {
+  const { page, code } = await openRecording(`/?sim=${encodeURIComponent('<b>nope</b>')}`);
+  assert.deepEqual(code, []);
+  const notice = await page.textContent('[data-notices]');
+  assert.match(notice, /Unknown simulation '<b>nope<\/b>'; showing the list instead\. Known: slow-server, /);
+  assert.equal(await page.$$eval('[data-notices] b', (els) => els.length), 0, 'inserted as text, never as HTML');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
