@@ -7,7 +7,7 @@
 use leptos::prelude::*;
 
 use super::controls::ParamControls;
-use super::frame::{Lead, SeedControl, SimState, SweepToggle, full_link};
+use super::frame::{Lead, PresetButton, SeedControl, SimState, SweepToggle, full_link};
 use super::play::PlayControls;
 use super::spread::Spreads;
 use super::sweep::SweepPanel;
@@ -125,24 +125,7 @@ fn PresetChoice(state: SimState, runner: Playback, ids: Vec<&'static str>) -> im
         <div class="preset-choice" role="group" aria-label="Presets">
             <span class="preset-choice-label" aria-hidden="true">"Preset"</span>
             <div class="preset-segments">
-                {presets
-                    .into_iter()
-                    .map(|p| {
-                        view! {
-                            <button
-                                data-preset=p.id
-                                title=p.description
-                                aria-pressed=move || state.is_preset(p.id).to_string()
-                                on:click=move |_| {
-                                    state.apply_preset(p.id);
-                                    runner.rebuild();
-                                }
-                            >
-                                {p.label}
-                            </button>
-                        }
-                    })
-                    .collect_view()}
+                {presets.into_iter().map(|p| view! { <PresetButton state runner preset=p/> }).collect_view()}
             </div>
         </div>
     }

@@ -10,7 +10,7 @@ use super::play::PlayControls;
 use super::snippet;
 use super::spread::Spreads;
 use super::sweep::SweepPanel;
-use crate::sim::{Host, Model, Params, ScenarioSpec};
+use crate::sim::{Host, Model, Params, Preset, ScenarioSpec};
 use crate::ui::runner::{Playback, Runner};
 use crate::url::{self, State, SweepView};
 
@@ -206,27 +206,27 @@ pub fn speed_to_watch(runner: Playback, watch_s: f64, span_s: impl Fn() -> f64 +
 pub fn PresetBar(state: SimState, runner: Playback) -> impl IntoView {
     view! {
         <div class="presets-bar" role="group" aria-label="Presets">
-            {state
-                .scenario
-                .presets
-                .iter()
-                .map(|p| {
-                    view! {
-                        <button
-                            data-preset=p.id
-                            title=p.description
-                            aria-pressed=move || state.is_preset(p.id).to_string()
-                            on:click=move |_| {
-                                state.apply_preset(p.id);
-                                runner.rebuild();
-                            }
-                        >
-                            {p.label}
-                        </button>
-                    }
-                })
-                .collect_view()}
+            {state.scenario.presets.iter().map(|p| view! { <PresetButton state runner preset=p/> }).collect_view()}
         </div>
+    }
+}
+
+/// One preset's button (the full page's bar and the figure's segmented choice): pressed while
+/// the parameters still match it; a press applies it and starts the run again.
+#[component]
+pub fn PresetButton(state: SimState, runner: Playback, preset: &'static Preset) -> impl IntoView {
+    view! {
+        <button
+            data-preset=preset.id
+            title=preset.description
+            aria-pressed=move || state.is_preset(preset.id).to_string()
+            on:click=move |_| {
+                state.apply_preset(preset.id);
+                runner.rebuild();
+            }
+        >
+            {preset.label}
+        </button>
     }
 }
 
