@@ -234,6 +234,21 @@ test('the introduction and the question follow the parameters, naming the chapte
   await ready(page);
   assert.match(await page.textContent('[data-intro]'),
     /^60 clients call a provider that is down from 2 s to 9 s .*\(in the chapter: 40 clients, down from 2 s to 6 s, 8 per tick\)/);
+  const introOf = async (query) => {
+    await page.goto(`${server.base}/?${query}`);
+    await ready(page);
+    return page.textContent('[data-intro]');
+  };
+  assert.match(await introOf('sim=cascade'),
+    /^50 \/home and 10 \/checkout requests per second for 10 s share one pool of 20 connections; recommendations stops answering at 0 s \(the chapter's setting\)\. Fix: No timeout\.$/);
+  assert.match(await introOf('sim=cascade&pool_size=40&recs_stops_at_ms=12000&variant=timeout'),
+    /one pool of 40 connections; recommendations would stop answering at 12 s, after the load ends \(in the chapter: 50 and 10 per second for 10 s, a pool of 20, stopping at 0 s\)\. Fix: Timeout/);
+  assert.match(await introOf('sim=which-timeout&preset=fetch-silent'), /^One fetch \(undici\) call; what goes wrong: Silent server \(the chapter's row: .+\)\. Its timers: connect .+, headers 5 min, body .+, total \(AbortSignal\) none\.$/);
+  assert.match(await introOf('sim=which-timeout&client=node-http&fault=blackhole&http_timeout_ms=3000'),
+    /^One node:http call; what goes wrong: Blackholed address\. Its timers: timeout option 3000 ms, total \(AbortSignal\) none\.$/);
+  assert.match(await introOf('sim=at-least-once'), /^1,000 events at 10 per second go to 4 consumers that crash on 2% of deliveries \(the chapter's setting\)\. Order: /);
+  assert.match(await introOf('sim=at-least-once&consumers=1&crash_rate=10&order=txn-dedupe'),
+    /^1,000 events at 10 per second go to 1 consumer that crashes on 10% of deliveries \(in the chapter: 1,000 events to 4 consumers, 2% crashes\)\. Order: Process \+ record the ID, then ack;/);
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });

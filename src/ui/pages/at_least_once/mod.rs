@@ -27,8 +27,37 @@ pub fn page(state: SimState) -> AnyView {
     view! { <AtLeastOncePage state/> }.into_any()
 }
 
+/// The run the reader set up: the events, the consumers and how often they crash, the order of
+/// operations and what the dedupe keys on, with the chapter's setting named as the chapter's.
+fn intro(c: &AtLeastOnceConfig, chapter: &AtLeastOnceConfig) -> String {
+    let same = (c.messages, c.publish_rate, c.consumers, c.crash_rate)
+        == (chapter.messages, chapter.publish_rate, chapter.consumers, chapter.crash_rate);
+    let chapters = if same {
+        " (the chapter's setting)".to_string()
+    } else {
+        format!(
+            " (in the chapter: {} events to {} consumers, {}% crashes)",
+            format::count(u64::from(chapter.messages)),
+            chapter.consumers,
+            format::number(chapter.crash_rate)
+        )
+    };
+    format!(
+        "{} at {} per second go to {} that {} on {}% of deliveries{chapters}. Order: {}; dedupe on: {}.",
+        format::counted(u64::from(c.messages), "event", "events"),
+        format::number(c.publish_rate),
+        format::counted(u64::from(c.consumers), "consumer", "consumers"),
+        if c.consumers == 1 { "crashes" } else { "crash" },
+        format::number(c.crash_rate),
+        c.order.label(),
+        c.dedupe_on.label()
+    )
+}
+
 #[component]
 fn AtLeastOncePage(state: SimState) -> impl IntoView {
+    let chapter = AtLeastOnceConfig::from_params(&state.scenario.defaults());
+    let intro = Signal::derive(move || state.params.with(|p| intro(&AtLeastOnceConfig::from_params(p), &chapter)));
     // Step goes one event at a time: a publish, a step's end, a crash, a lease running out.
     let runner = state.runner::<AtLeastOnce>(0);
     // A redelivery four days later plays at once instead of after hours of an idle clock.
@@ -53,7 +82,7 @@ fn AtLeastOncePage(state: SimState) -> impl IntoView {
         Part::new("stats", Role::Extra, move || view! { <MoreStats metrics/> }),
     ];
     view! {
-        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS>
+        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
                 <p class="lead">"Before you press Play: with this order, will the ledger lose credits, double them, or neither?"</p>
             </Lead>

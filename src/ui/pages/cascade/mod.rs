@@ -10,7 +10,8 @@ mod tour;
 
 use leptos::prelude::*;
 
-use crate::scenarios::cascade::{Cascade, SAMPLE_EVERY};
+use crate::scenarios::cascade::{Cascade, CascadeConfig, SAMPLE_EVERY};
+use crate::sim::Config;
 use crate::ui::kit::moment::keep_moment;
 use crate::format;
 use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone};
@@ -42,9 +43,48 @@ const POOL_CARDS: &[Card] = &[
 /// The chapter's four fixes and the two numbers they turn on.
 const CHAPTER_CONTROLS: &[&str] = &["variant", "recs_timeout_ms", "pool_size"];
 
+/// The run the reader set up, with the chapter's own setting named as the chapter's: the load,
+/// the pool, when recommendations stops answering, and the fix.
+fn intro(c: &CascadeConfig, chapter: &CascadeConfig) -> String {
+    let secs = |ms: f64| format::secs(ms / 1000.0);
+    let pool = if c.unbounded_pool {
+        "an unbounded pool".to_string()
+    } else {
+        format!("one pool of {}", format::counted(u64::from(c.pool_size), "connection", "connections"))
+    };
+    let stops = if c.recs_stops_at_ms < c.load_ms {
+        format!("recommendations stops answering at {}", secs(c.recs_stops_at_ms))
+    } else {
+        format!("recommendations would stop answering at {}, after the load ends", secs(c.recs_stops_at_ms))
+    };
+    let same = (c.home_rate, c.checkout_rate, c.pool_size, c.load_ms, c.recs_stops_at_ms, c.unbounded_pool)
+        == (chapter.home_rate, chapter.checkout_rate, chapter.pool_size, chapter.load_ms, chapter.recs_stops_at_ms, chapter.unbounded_pool);
+    let chapters = if same {
+        " (the chapter's setting)".to_string()
+    } else {
+        format!(
+            " (in the chapter: {} and {} per second for {}, a pool of {}, stopping at {})",
+            format::number(chapter.home_rate),
+            format::number(chapter.checkout_rate),
+            secs(chapter.load_ms),
+            chapter.pool_size,
+            secs(chapter.recs_stops_at_ms)
+        )
+    };
+    format!(
+        "{} /home and {} /checkout requests per second for {} share {pool}; {stops}{chapters}. Fix: {}.",
+        format::number(c.home_rate),
+        format::number(c.checkout_rate),
+        secs(c.load_ms),
+        c.variant.label()
+    )
+}
+
 #[component]
 fn CascadePage(state: SimState) -> impl IntoView {
     let runner = state.runner::<Cascade>(SAMPLE_EVERY * 5);
+    let chapter = CascadeConfig::from_params(&state.scenario.defaults());
+    let intro = Signal::derive(move || state.params.with(|p| intro(&CascadeConfig::from_params(p), &chapter)));
     let metrics = Metrics::new(state.scenario, runner.into());
     keep_moment(state, runner.into());
     let embed = state.embed;
@@ -65,7 +105,7 @@ fn CascadePage(state: SimState) -> impl IntoView {
         Part::new("checkout", Role::Chart, move || view! { <charts::CheckoutChart runner/> }).in_group("charts-grid"),
     ];
     view! {
-        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS>
+        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
                 <p class="fix-caption" data-fix>{metrics.reading_signal("fix")}</p>
             </Lead>

@@ -10,7 +10,8 @@ mod timers;
 
 use leptos::prelude::*;
 
-use crate::scenarios::which_timeout::WhichTimeout;
+use crate::scenarios::which_timeout::{Client, WhichTimeout, WhichTimeoutConfig};
+use crate::sim::Config;
 use crate::ui::kit::frame::speed_to_watch;
 use crate::format;
 use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone};
@@ -26,8 +27,35 @@ pub fn page(state: SimState) -> AnyView {
     view! { <WhichTimeoutPage state/> }.into_any()
 }
 
+/// The call the reader set up: the client, the fault and the timers it sets (0 = none), with
+/// the chapter's row named when the settings are one of them.
+fn intro(c: &WhichTimeoutConfig, row: Option<&'static str>) -> String {
+    let timer = |label: &str, ms: f64| {
+        let value = if ms > 0.0 { format::slider_value(ms, "ms") } else { "none".to_string() };
+        format!("{label} {value}")
+    };
+    let timers = match c.client {
+        Client::Fetch => [
+            timer("connect", c.connect_timeout_ms),
+            timer("headers", c.headers_timeout_ms),
+            timer("body", c.body_timeout_ms),
+            timer("total (AbortSignal)", c.total_timeout_ms),
+        ]
+        .join(", "),
+        Client::NodeHttp => {
+            [timer("timeout option", c.http_timeout_ms), timer("total (AbortSignal)", c.total_timeout_ms)].join(", ")
+        }
+    };
+    let chapters = row.map_or(String::new(), |r| format!(" (the chapter's row: {r})"));
+    format!("One {} call; what goes wrong: {}{chapters}. Its timers: {timers}.", c.client.label(), c.fault.label())
+}
+
 #[component]
 fn WhichTimeoutPage(state: SimState) -> impl IntoView {
+    let intro = Signal::derive(move || {
+        let row = state.scenario.presets.iter().find(|p| state.is_preset(p.id)).map(|p| p.label);
+        state.params.with(|p| intro(&WhichTimeoutConfig::from_params(p), row))
+    });
     // Step goes one event at a time: a phase starting, a tick, a timer firing.
     let runner = state.runner::<WhichTimeout>(0);
     // Long hangs (300 s) and short ones (2 s) both play in about ten seconds.
@@ -47,7 +75,7 @@ fn WhichTimeoutPage(state: SimState) -> impl IntoView {
         Part::new("table", Role::Extra, move || view! { <faults::FaultTable state runner/> }),
     ];
     view! {
-        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS>
+        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
                 <p class="lead">"Before you press Play: which timer fires first, and will the server have done the work?"</p>
             </Lead>
