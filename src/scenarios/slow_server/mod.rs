@@ -81,7 +81,7 @@ crate::config! {
         pub policy: Policy = ParamSpec::choice("policy", "Balancing policy", Policy::OPTIONS, Policy::RoundRobin as usize,
             "How the load balancer picks a server for each request."),
         pub b_fails: bool = ParamSpec::toggle("b_fails", "B fails instead of slowing", false,
-            "B refuses connections: the balancer retries the next server and health checks eject B."),
+            "B refuses connections: the balancer picks again, by its policy, among the servers it has not tried, and health checks eject B."),
         pub eject_after_ms: f64 = ParamSpec::number("eject_after_ms", "Health checks eject B after", "ms", 2000.0, (0.0, 60_000.0, 100.0),
             "With 'B fails': how long failing health checks take to remove B from the pool."),
         pub timeout_ms: f64 = ParamSpec::number("timeout_ms", "Client timeout", "ms", 0.0, (0.0, 30_000.0, 10.0),
