@@ -62,9 +62,10 @@ test('double-click: the fix in the panel gives the chapter\'s 3, 2 and 1 charges
     assert.equal(await page.getAttribute('[data-verdict]', 'class'), charges === 1 ? 'verdict good' : 'verdict bad');
     await page.waitForFunction((f) => location.search.includes(f === 'none' ? 'sim=double-click' : `fix=${f}`), fix);
   }
-  // With the key, the list tells the whole story: 409 while the first run works, then the replay.
+  // With the key, the list tells the whole story: the duplicate's claim waits for the first
+  // transaction, as Postgres's INSERT … ON CONFLICT does, then replays its answer.
   const table = await text(page, '[data-events-table]');
-  assert.match(table, /answers 409/);
+  assert.match(table, /meets the claim of a transaction that has not committed, and waits for it/);
   assert.match(table, /replays the stored answer, 200 with ch_1/);
   assert.equal(await text(page, '.dc-message'), 'Thank you! Receipt ch_1.');
   assert.deepEqual(page.problems(), []);
@@ -98,13 +99,24 @@ test('double-click: the Part 3 table preset shows 3 charges without a key and 1 
   assert.equal(await stat(page, 'server_requests'), 3);
   assert.equal(await outcome(page), 'failed');
   assert.match(await text(page, '[data-verdict]'), /told the payment failed; the card was charged 3 times/);
-  await chooseFix(page, 'key');
+  // The chapter's keyed row (TimeoutError, then 409 while the first attempt runs, then the
+  // replay) is a claim committed before the work: its own preset.
+  await page.click('[data-preset="part3-table-key"]');
   await skip(page);
   assert.equal(await stat(page, 'card_charged'), 1);
   assert.equal(await stat(page, 'timeouts_seen'), 1);
   assert.equal(await stat(page, 'conflicts_409'), 1);
   assert.equal(await stat(page, 'replays'), 1);
   assert.equal(await stat(page, 'server_requests'), 3);
+  // The same run with the claim in the charge's transaction (Postgres, the default): the retry
+  // waits for the first commit instead of a 409, and gets the replay.
+  await page.click('[data-preset="part3-table"]');
+  await chooseFix(page, 'key');
+  await skip(page);
+  assert.equal(await stat(page, 'card_charged'), 1);
+  assert.equal(await stat(page, 'conflicts_409'), 0);
+  assert.equal(await stat(page, 'replays'), 1);
+  assert.match(await text(page, '[data-events-table]'), /after waiting [\d,]+ ms, gets no row/);
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
