@@ -4,9 +4,14 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { serve, launch, openPage, dist, scenarioIds } from '../tests/browser/harness.mjs';
+import { serveDir } from './static-server.mjs';
 
-const native = JSON.parse(await readFile(process.argv[2], 'utf8'));
-const [sweepOne, sweepTwo] = process.argv[3].split(',').map(Number);
+// BENCH_ONLY=frames,phone (any of core, skip, frames, sweeps, memory, load, phone) runs only those
+// parts; BENCH_SIMS=a,b only those simulations: for measuring one change.
+const only = (part) => !process.env.BENCH_ONLY || process.env.BENCH_ONLY.split(',').includes(part);
+const ids = () => scenarioIds().filter((id) => !process.env.BENCH_SIMS || process.env.BENCH_SIMS.split(',').includes(id));
+const native = only('core') ? JSON.parse(await readFile(process.argv[2], 'utf8')) : null;
+const [sweepOne, sweepTwo] = only('core') ? process.argv[3].split(',').map(Number) : [];
 const server = await serve({}, { isolated: true });
 const browser = await launch();
 const rows = [];
@@ -20,14 +25,15 @@ const pct = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.
  * simulation step, or a background slice) through the reactive updates and drawing it triggers
  * (microtasks) to the style and layout they need. `throttle`: Chromium's CPU slowdown factor.
  */
-async function framePage(url, throttle = 1) {
-  const p = await openPage(browser);
+async function framePage(url, throttle = 1, viewport = {}) {
+  const p = await openPage(browser, viewport);
   if (throttle > 1) {
     const cdp = await p.context().newCDPSession(p);
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: throttle });
   }
   await p.addInitScript(() => {
     window.frameWork = [];
+    window.frameAt = [];
     window.longTasks = 0;
     new PerformanceObserver((l) => { window.longTasks += l.getEntries().length; }).observe({ type: 'longtask', buffered: true });
     const raf = window.requestAnimationFrame.bind(window);
@@ -38,6 +44,8 @@ async function framePage(url, throttle = 1) {
     };
     window.requestAnimationFrame = (cb) => raf((t) => {
       const start = performance.now();
+      // Each callback's frame (its timestamp): a frame's work is the sum of its callbacks'.
+      window.frameAt.push(t);
       cb(t);
       settle(start, 32);
     });
@@ -48,20 +56,27 @@ async function framePage(url, throttle = 1) {
 }
 
 /**
- * Frame work while a one-hour run plays. The page first runs the same settings on 20 more seeds
- * in the background (the spread under the cards, 20 simulated hours here), in slices of its own
- * budget; playback is measured once that is done, and the background's cost has its own row.
+ * Frames while a one-hour run plays, on the phone profile's screen and CPU (412 × 915, 4×
+ * slower): the work of each frame (see `framePage`) and the interval between frames (60 Hz:
+ * 16.7 ms; a dropped frame makes one of 33 ms). The page first runs the same settings on 20 more
+ * seeds in the background (the spread under the cards); playback is measured once that is done.
+ * `view` is '' for the full page, '&embed=1' for the figure.
  */
-async function frames(id, speed, throttle, n = 300) {
-  const p = await framePage(`${server.base}/?sim=${id}&duration_ms=3600000&speed=${speed}`, throttle);
+async function frames(id, view, speed, n = 300) {
+  const p = await framePage(`${server.base}/?sim=${id}${view}&duration_ms=3600000&speed=${speed}`, 4, { width: 412, height: 915 });
   await p.waitForSelector('[data-action="play"]');
   await p.waitForSelector('[data-spread-ms]:not([data-spread-ms=""])', { timeout: 300000 });
-  await p.evaluate(() => { window.longTasks = 0; window.frameWork = []; });
+  await p.evaluate(() => { window.longTasks = 0; window.frameWork = []; window.frameAt = []; });
   await p.click('[data-action="play"]');
-  await p.waitForFunction((n) => window.frameWork.length >= n, n, { timeout: 120000 });
-  const { work, longTasks } = await p.evaluate((n) => ({ work: window.frameWork.slice(0, n), longTasks: window.longTasks }), n);
+  await p.waitForFunction((n) => new Set(window.frameAt).size >= n, n, { timeout: 120000 });
+  const { work, at, longTasks } = await p.evaluate(() => ({ work: window.frameWork, at: window.frameAt, longTasks: window.longTasks }));
+  const problems = p.problems();
   await p.context().close();
-  return { p95: pct(work, 0.95), max: Math.max(...work), longTasks };
+  const perFrame = new Map();
+  at.forEach((t, i) => perFrame.set(t, (perFrame.get(t) ?? 0) + (work[i] ?? 0)));
+  const times = [...perFrame.keys()].sort((a, b) => a - b).slice(0, n);
+  const intervals = times.slice(1).map((t, i) => t - times[i]);
+  return { work: pct(times.map((t) => perFrame.get(t)), 0.95), interval: pct(intervals, 0.95), longTasks, problems };
 }
 
 /**
@@ -70,6 +85,18 @@ async function frames(id, speed, throttle, n = 300) {
  * on a simulation's page, when its Play button appeared after navigation (null on the home page).
  */
 async function phoneLoad(url) {
+  const { page: p, bytes } = await phonePage();
+  await p.goto(url);
+  const sim = new URL(url).searchParams.has('sim');
+  if (sim) await p.waitForFunction(() => window.playAt !== undefined, null, { timeout: 60000 });
+  await p.waitForLoadState('networkidle');
+  const playMs = sim ? await p.evaluate(() => window.playAt) : null;
+  await p.context().close();
+  return { bytes: bytes(), playMs };
+}
+
+/** A page on the phone profile that notes, in every frame it holds, when Play appeared. */
+async function phonePage() {
   const p = await openPage(browser, { width: 412, height: 915 });
   const cdp = await p.context().newCDPSession(p);
   await cdp.send('Network.enable');
@@ -83,121 +110,166 @@ async function phoneLoad(url) {
       if (document.querySelector('[data-action="play"]')) { window.playAt = performance.now(); observer.disconnect(); }
     }).observe(document, { childList: true, subtree: true });
   });
-  await p.goto(url);
-  const sim = new URL(url).searchParams.has('sim');
-  if (sim) await p.waitForFunction(() => window.playAt !== undefined, null, { timeout: 60000 });
-  await p.waitForLoadState('networkidle');
-  const playMs = sim ? await p.evaluate(() => window.playAt) : null;
-  await p.context().close();
-  return { bytes, playMs };
+  return { page: p, bytes: () => bytes };
+}
+
+/**
+ * A chapter page on another origin holding `snippets` (the README's iframes, pointed at `lab`)
+ * and embed.js, on the phone profile. Every frame is loaded at once (loading="lazy" removed:
+ * a reader who scrolls through the chapter): the bytes over the wire, and when the last
+ * frame's Play appeared after the chapter's navigation.
+ */
+async function phoneChapter(lab, snippets) {
+  const frames = snippets.map((tag) => tag.replaceAll('https://example.org/lab/', `${lab}/lab/`).replace(' loading="lazy"', ''));
+  const html = `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+    <title>Chapter 1</title><script src="${lab}/lab/embed.js"></script></head><body style="margin:0 8px">
+    ${frames.map((f, i) => `<p>Paragraph ${i + 1} of the chapter.</p>${f}`).join('\n')}<p>The end.</p></body></html>`;
+  const chapter = await serveDir(dist, { extra: { '/chapter-1.html': html } });
+  try {
+    const { page: p, bytes } = await phonePage();
+    await p.goto(`${chapter.base}/chapter-1.html`);
+    await p.waitForFunction((n) => document.querySelectorAll('iframe').length === n, frames.length);
+    let last = 0;
+    const origin = await p.evaluate(() => performance.timeOrigin);
+    for (const f of p.frames().filter((f) => f !== p.mainFrame())) {
+      await f.waitForFunction(() => window.playAt !== undefined, null, { timeout: 120000 });
+      last = Math.max(last, await f.evaluate(() => performance.timeOrigin + window.playAt) - origin);
+    }
+    await p.waitForLoadState('networkidle');
+    const result = { bytes: bytes(), playMs: last, frames: p.frames().length - 1 };
+    await p.context().close();
+    return result;
+  } finally {
+    await chapter.close();
+  }
 }
 
 try {
-  // Core speed, native and in wasm.
-  const page = await openPage(browser);
-  await page.goto(`${server.base}/?sim=slow-server&bench=core`);
-  await page.waitForSelector('[data-bench="done"]', { timeout: 120000 });
-  const wasm = JSON.parse(await page.textContent('#bench-result'));
-  await page.context().close();
-  row('slow-server 600 s, native: simulated requests/s', fmt(native.requests_per_s), '>= 4,000,000', native.requests_per_s >= 4e6);
-  row('slow-server 600 s, wasm: simulated requests/s', fmt(wasm.requests_per_s), `>= ${fmt(native.requests_per_s / 2)} (half native)`, wasm.requests_per_s >= native.requests_per_s / 2);
-  row('events/s native / wasm', `${fmt(native.events_per_s)} / ${fmt(wasm.events_per_s)}`, '', undefined);
-  row('CLI sweep (slow-server default, 300 runs), 1 / 2 threads', `${fmt(sweepOne, 2)} / ${fmt(sweepTwo, 2)} s (×${fmt(sweepOne / sweepTwo, 2)})`, '>= 1.7× faster with 2', sweepOne / sweepTwo >= 1.7);
+  if (only('core')) {
+    // Core speed, native and in wasm.
+    const page = await openPage(browser);
+    await page.goto(`${server.base}/?sim=slow-server&bench=core`);
+    await page.waitForSelector('[data-bench="done"]', { timeout: 120000 });
+    const wasm = JSON.parse(await page.textContent('#bench-result'));
+    await page.context().close();
+    row('slow-server 600 s, native: simulated requests/s', fmt(native.requests_per_s), '>= 4,000,000', native.requests_per_s >= 4e6);
+    row('slow-server 600 s, wasm: simulated requests/s', fmt(wasm.requests_per_s), `>= ${fmt(native.requests_per_s / 2)} (half native)`, wasm.requests_per_s >= native.requests_per_s / 2);
+    row('events/s native / wasm', `${fmt(native.events_per_s)} / ${fmt(wasm.events_per_s)}`, '', undefined);
+    row('CLI sweep (slow-server default, 300 runs), 1 / 2 threads', `${fmt(sweepOne, 2)} / ${fmt(sweepTwo, 2)} s (×${fmt(sweepOne / sweepTwo, 2)})`, '>= 1.7× faster with 2', sweepOne / sweepTwo >= 1.7);
 
-  // Skip to end: 10 simulated minutes of each scenario at its defaults, charts drawn.
-  for (const id of scenarioIds()) {
-    const p = await openPage(browser);
-    await p.goto(`${server.base}/?sim=${id}&duration_ms=600000`);
-    await p.waitForSelector('[data-action="skip"]');
-    const ms = await p.evaluate(async () => {
-      const t0 = performance.now();
-      document.querySelector('[data-action="skip"]').click();
-      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-      return performance.now() - t0;
-    });
-    const problems = p.problems();
-    await p.context().close();
-    row(`skip to end, ${id} (10 simulated min, drawn)`, `${fmt(ms, 1)} ms`, '< 200 ms', ms < 200 && problems.length === 0);
   }
-
-  // Frames of every page while it plays, on this machine and under a phone's 4× slower CPU.
-  for (const id of scenarioIds()) {
-    for (const [speed, throttle, goal, fits] of [
-      [1, 1, '< 4 ms', (r) => r.p95 < 4], [64, 1, '< 4 ms', (r) => r.p95 < 4],
-      [1, 4, '< 8 ms (4× throttled)', (r) => r.p95 < 8], [64, 4, 'no long task (4× throttled)', (r) => r.longTasks === 0],
-    ]) {
-      const r = await frames(id, speed, throttle);
-      const where = `${id} frame work p95 at ${speed}×${throttle > 1 ? ', CPU 4× slower' : ''}`;
-      row(where, `${fmt(r.p95, 2)} ms (max ${fmt(r.max, 1)}, ${r.longTasks} long tasks)`, goal, fits(r));
+  if (only('skip')) {
+    // Skip to end: 10 simulated minutes of each scenario at its defaults, charts drawn.
+    for (const id of ids()) {
+      const p = await openPage(browser);
+      await p.goto(`${server.base}/?sim=${id}&duration_ms=600000`);
+      await p.waitForSelector('[data-action="skip"]');
+      const ms = await p.evaluate(async () => {
+        const t0 = performance.now();
+        document.querySelector('[data-action="skip"]').click();
+        await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+        return performance.now() - t0;
+      });
+      const problems = p.problems();
+      await p.context().close();
+      row(`skip to end, ${id} (10 simulated min, drawn)`, `${fmt(ms, 1)} ms`, '< 200 ms', ms < 200 && problems.length === 0);
     }
-  }
 
-  // Sweeps in the browser: slow-server's default sweep and a 20-seed spread.
-  {
-    const p = await framePage(`${server.base}/?sim=slow-server&sweep=slowdown`);
-    await p.waitForSelector('[data-sweep-progress="done"]', { timeout: 60000 });
-    const took = Number(await p.getAttribute('[data-sweep-ms]', 'data-sweep-ms'));
-    const work = await p.evaluate(() => window.frameWork.filter((w) => w > 0.2));
-    await p.context().close();
-    row('slow-server default sweep (15 × 4 policies × 5 seeds)', `${fmt(took / 1000, 2)} s`, '< 2 s', took < 2000);
-    row('  frame work p95 while it runs', `${fmt(pct(work, 0.95), 2)} ms`, '< 8 ms', pct(work, 0.95) < 8);
   }
-  {
-    const p = await framePage(`${server.base}/?sim=slow-server&duration_ms=3600000`);
-    // The spread starts 400 ms after the page settles: what came before (loading) is not its.
-    await p.evaluate(() => { window.longTasks = 0; window.frameWork = []; });
-    await p.waitForSelector('[data-spread-ms]:not([data-spread-ms=""])', { timeout: 300000 });
-    const took = Number(await p.getAttribute('[data-spread-ms]', 'data-spread-ms'));
-    const { work, longTasks } = await p.evaluate(() => ({ work: window.frameWork.filter((w) => w > 0.2), longTasks: window.longTasks }));
-    await p.context().close();
-    row('slow-server 20-seed spread of a one-hour run (20 simulated hours)', `${fmt(took / 1000, 2)} s`, '', undefined);
-    row('  frame work p95 while it runs', `${fmt(pct(work, 0.95), 2)} ms (${longTasks} long tasks)`, '< 8 ms', pct(work, 0.95) < 8 && longTasks === 0);
-  }
-  for (const id of scenarioIds()) {
-    const p = await openPage(browser);
-    await p.goto(`${server.base}/?sim=${id}`);
-    await p.waitForSelector('[data-spread-ms]:not([data-spread-ms=""])', { timeout: 60000 });
-    const took = Number(await p.getAttribute('[data-spread-ms]', 'data-spread-ms'));
-    await p.context().close();
-    row(`20-seed spread of ${id}'s defaults`, `${fmt(took, 0)} ms`, '< 1 s', took < 1000);
-  }
-
-  // Memory of a one-hour simulated run at 1,000 requests/s.
-  const m = await openPage(browser);
-  await m.goto(`${server.base}/?sim=slow-server&bench=memory`);
-  await m.waitForSelector('[data-bench="done"]', { timeout: 180000 });
-  const mem = JSON.parse(await m.textContent('#bench-result'));
-  await m.context().close();
-  const mb = (b) => `${fmt(b / 1048576, 2)} MB`;
-  row('wasm memory at 1 / 10 / 60 simulated min', mem.map((r) => mb(r.wasm_bytes)).join(' / '), 'flat', mem.at(-1).wasm_bytes <= mem[0].wasm_bytes * 1.1);
-  row('JS heap at 1 / 10 / 60 simulated min', mem.map((r) => mb(r.js_heap_bytes)).join(' / '), 'flat', mem.at(-1).js_heap_bytes <= mem[0].js_heap_bytes * 1.5);
-
-  // Load: navigation to the first interactive simulation, on this machine.
-  const loads = [];
-  for (let i = 0; i < 7; i++) {
-    const p = await openPage(browser);
-    await p.goto(`${server.base}/?sim=slow-server`);
-    await p.waitForSelector('body[data-ready-ms]');
-    loads.push(Number(await p.getAttribute('body', 'data-ready-ms')));
-    await p.context().close();
-  }
-  row('navigation to first interactive simulation (median of 7)', `${fmt(median(loads), 0)} ms`, '< 500 ms', median(loads) < 500);
-
-  // The phone profile: each README snippet opened alone, and the home page, served gzipped -9.
-  const gzipped = await serve({}, { gzip: true });
-  try {
-    const readme = await readFile(join(dist, '..', 'README.md'), 'utf8');
-    const snippets = [...readme.matchAll(/<iframe src="https:\/\/example\.org\/lab\/(\?[^"]+)"/g)].map((m) => m[1].replaceAll('&amp;', '&'));
-    for (const query of snippets) {
-      const r = await phoneLoad(`${gzipped.base}/${query}`);
-      const id = new URLSearchParams(query).get('sim');
-      row(`phone: ${id} snippet alone, bytes / Play usable`, `${fmt(r.bytes / 1024, 1)} KB / ${fmt(r.playMs)} ms`, '<= 150 KB / <= 2,000 ms',
-        r.bytes <= 150 * 1024 && r.playMs <= 2000);
+  if (only('frames')) {
+    // Frames of every page and every figure while it plays, on the phone profile's screen and CPU.
+    for (const id of ids()) {
+      for (const [view, name] of [['', 'page'], ['&embed=1', 'embed']]) {
+        for (const speed of [1, 64]) {
+          const r = await frames(id, view, speed);
+          row(`phone: ${id} ${name} at ${speed}×, frame work / interval p95`,
+            `${fmt(r.work, 1)} / ${fmt(r.interval, 1)} ms, ${r.longTasks} long tasks`, '< 8 / <= 20 ms, none',
+            r.work < 8 && r.interval <= 20 && r.longTasks === 0 && r.problems.length === 0);
+        }
+      }
     }
-    const home = await phoneLoad(`${gzipped.base}/`);
-    row('phone: home page, bytes', `${fmt(home.bytes / 1024, 1)} KB`, '<= 100 KB', home.bytes <= 100 * 1024);
-  } finally {
-    await gzipped.close();
+
+  }
+  if (only('sweeps')) {
+    // Sweeps in the browser: slow-server's default sweep and a 20-seed spread.
+    {
+      const p = await framePage(`${server.base}/?sim=slow-server&sweep=slowdown`);
+      await p.waitForSelector('[data-sweep-progress="done"]', { timeout: 60000 });
+      const took = Number(await p.getAttribute('[data-sweep-ms]', 'data-sweep-ms'));
+      const work = await p.evaluate(() => window.frameWork.filter((w) => w > 0.2));
+      await p.context().close();
+      row('slow-server default sweep (15 × 4 policies × 5 seeds)', `${fmt(took / 1000, 2)} s`, '< 2 s', took < 2000);
+      row('  frame work p95 while it runs', `${fmt(pct(work, 0.95), 2)} ms`, '< 8 ms', pct(work, 0.95) < 8);
+    }
+    {
+      const p = await framePage(`${server.base}/?sim=slow-server&duration_ms=3600000`);
+      // The spread starts 400 ms after the page settles: what came before (loading) is not its.
+      await p.evaluate(() => { window.longTasks = 0; window.frameWork = []; });
+      await p.waitForSelector('[data-spread-ms]:not([data-spread-ms=""])', { timeout: 300000 });
+      const took = Number(await p.getAttribute('[data-spread-ms]', 'data-spread-ms'));
+      const { work, longTasks } = await p.evaluate(() => ({ work: window.frameWork.filter((w) => w > 0.2), longTasks: window.longTasks }));
+      await p.context().close();
+      row('slow-server 20-seed spread of a one-hour run (20 simulated hours)', `${fmt(took / 1000, 2)} s`, '', undefined);
+      row('  frame work p95 while it runs', `${fmt(pct(work, 0.95), 2)} ms (${longTasks} long tasks)`, '< 8 ms', pct(work, 0.95) < 8 && longTasks === 0);
+    }
+    for (const id of ids()) {
+      const p = await openPage(browser);
+      await p.goto(`${server.base}/?sim=${id}`);
+      await p.waitForSelector('[data-spread-ms]:not([data-spread-ms=""])', { timeout: 60000 });
+      const took = Number(await p.getAttribute('[data-spread-ms]', 'data-spread-ms'));
+      await p.context().close();
+      row(`20-seed spread of ${id}'s defaults`, `${fmt(took, 0)} ms`, '< 1 s', took < 1000);
+    }
+
+  }
+  if (only('memory')) {
+    // Memory of a one-hour simulated run at 1,000 requests/s.
+    const m = await openPage(browser);
+    await m.goto(`${server.base}/?sim=slow-server&bench=memory`);
+    await m.waitForSelector('[data-bench="done"]', { timeout: 180000 });
+    const mem = JSON.parse(await m.textContent('#bench-result'));
+    await m.context().close();
+    const mb = (b) => `${fmt(b / 1048576, 2)} MB`;
+    row('wasm memory at 1 / 10 / 60 simulated min', mem.map((r) => mb(r.wasm_bytes)).join(' / '), 'flat', mem.at(-1).wasm_bytes <= mem[0].wasm_bytes * 1.1);
+    row('JS heap at 1 / 10 / 60 simulated min', mem.map((r) => mb(r.js_heap_bytes)).join(' / '), 'flat', mem.at(-1).js_heap_bytes <= mem[0].js_heap_bytes * 1.5);
+
+  }
+  if (only('load')) {
+    // Load: navigation to the first interactive simulation, on this machine.
+    const loads = [];
+    for (let i = 0; i < 7; i++) {
+      const p = await openPage(browser);
+      await p.goto(`${server.base}/?sim=slow-server`);
+      await p.waitForSelector('body[data-ready-ms]');
+      loads.push(Number(await p.getAttribute('body', 'data-ready-ms')));
+      await p.context().close();
+    }
+    row('navigation to first interactive simulation (median of 7)', `${fmt(median(loads), 0)} ms`, '< 500 ms', median(loads) < 500);
+
+  }
+  if (only('phone')) {
+    // The phone profile: each README snippet opened alone, and the home page, served gzipped -9.
+    const gzipped = await serve({}, { gzip: true });
+    try {
+      const readme = await readFile(join(dist, '..', 'README.md'), 'utf8');
+      const snippets = [...readme.matchAll(/<iframe src="https:\/\/example\.org\/lab\/(\?[^"]+)"/g)].map((m) => m[1].replaceAll('&amp;', '&'));
+      for (const query of snippets) {
+        const r = await phoneLoad(`${gzipped.base}/${query}`);
+        const id = new URLSearchParams(query).get('sim');
+        row(`phone: ${id} snippet alone, bytes / Play usable`, `${fmt(r.bytes / 1024, 1)} KB / ${fmt(r.playMs)} ms`, '<= 150 KB / <= 2,000 ms',
+          r.bytes <= 150 * 1024 && r.playMs <= 2000);
+      }
+      // Chapter 1's snippets (the README's placements in Chapter 1) in one chapter page.
+      const embedding = readme.slice(readme.indexOf('## Embedding a simulation'));
+      const chapterOne = [...embedding.matchAll(/^Chapter 1, [\s\S]*?```html\n(<iframe[\s\S]*?<\/iframe>)/gm)].map((m) => m[1]);
+      const ch = await phoneChapter(gzipped.base, chapterOne);
+      row(`phone: Chapter 1's ${chapterOne.length} snippets in one page, bytes / all Play usable`,
+        `${fmt(ch.bytes / 1024, 1)} KB / ${fmt(ch.playMs)} ms`, '', ch.frames === chapterOne.length ? undefined : false);
+      const home = await phoneLoad(`${gzipped.base}/`);
+      row('phone: home page, bytes', `${fmt(home.bytes / 1024, 1)} KB`, '<= 100 KB', home.bytes <= 100 * 1024);
+    } finally {
+      await gzipped.close();
+    }
   }
 } finally {
   await browser.close();

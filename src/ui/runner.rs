@@ -24,6 +24,10 @@ const MAX_FRAME_GAP_MS: f64 = 100.0;
 /// With `skip_idle`, a stretch with no event longer than this much wall time at the current
 /// speed is jumped over.
 const IDLE_JUMP_WALL_MS: f64 = 1_500.0;
+/// While the run plays, the words (sentences, notes, table rows) change at most this often: a
+/// reader cannot read faster, and rewriting them every frame costs a phone its frames. The
+/// numbers that are the animation still change every frame.
+pub const WORDS_EVERY_MS: f64 = 250.0;
 
 type Build = Rc<dyn Fn() -> Box<dyn Simulation>>;
 
@@ -33,6 +37,10 @@ pub struct Playback {
     build: StoredValue<Build, LocalStorage>,
     /// Bumped whenever the simulation changes; everything that draws it tracks this.
     pub frame: RwSignal<u64>,
+    /// Bumped when the words may have changed: at once after a reader's action (step, reset,
+    /// pause, the run's end), at most every [`WORDS_EVERY_MS`] while it plays.
+    words: RwSignal<u64>,
+    words_at: StoredValue<Rc<WordsClock>, LocalStorage>,
     pub playing: RwSignal<bool>,
     /// Simulated seconds per wall second.
     pub speed: RwSignal<f64>,
@@ -50,6 +58,8 @@ impl Playback {
             sim: StoredValue::new_local(build()),
             build: StoredValue::new_local(build),
             frame: RwSignal::new(0),
+            words: RwSignal::new(0),
+            words_at: StoredValue::new_local(Rc::new(WordsClock::default())),
             playing: RwSignal::new(false),
             speed: RwSignal::new(speed),
             skip_idle: RwSignal::new(false),
@@ -64,13 +74,51 @@ impl Playback {
         self.sim.with_value(|s| f(&**s))
     }
 
+    /// Reads the simulation for words about it, and subscribes to the changes of
+    /// [`Self::words`]: a few times a second while the run plays.
+    pub fn track_words<R>(&self, f: impl FnOnce(&dyn Simulation) -> R) -> R {
+        self.words.track();
+        self.sim.with_value(|s| f(&**s))
+    }
+
     /// Simulated now and end, in µs, tracked.
     pub fn clock(&self) -> (Micros, Micros) {
         self.track_dyn(|s| (s.now(), s.end()))
     }
 
+    /// The simulation changed by a reader's action: numbers and words follow at once.
     fn changed(&self) {
         self.frame.update(|f| *f += 1);
+        self.words_now();
+    }
+
+    /// The simulation moved on by itself (a frame of play): the numbers follow at once, the
+    /// words within [`WORDS_EVERY_MS`] (a trailing update, so they never lag further).
+    fn moved(&self) {
+        self.frame.update(|f| *f += 1);
+        let clock = self.words_at.get_value();
+        let since = now_ms() - clock.at.get();
+        if since >= WORDS_EVERY_MS {
+            self.words_now();
+        } else if !clock.pending.replace(true) {
+            let me = *self;
+            set_timeout(
+                move || {
+                    if me.words_at.try_with_value(|c| c.pending.replace(false)) == Some(true) {
+                        me.words_now();
+                    }
+                },
+                std::time::Duration::from_millis((WORDS_EVERY_MS - since).ceil() as u64),
+            );
+        }
+    }
+
+    fn words_now(&self) {
+        self.words_at.with_value(|c| {
+            c.at.set(now_ms());
+            c.pending.set(false);
+        });
+        self.words.update(|w| *w += 1);
     }
 
     pub fn play(&self) {
@@ -92,6 +140,7 @@ impl Playback {
     pub fn pause(&self) {
         self.playing.set(false);
         self.generation.with_value(|g| g.set(g.get() + 1));
+        self.words_now();
     }
 
     /// Builds the simulation again from the page's current state (after a change of
@@ -150,8 +199,10 @@ impl Playback {
                 (s.now() >= t.min(s.end()), before > t || s.now() != before)
             })
             .unwrap_or((true, false));
-        if moved {
+        if before > t {
             self.changed();
+        } else if moved {
+            self.moved();
         }
         reached
     }
@@ -173,9 +224,11 @@ impl Playback {
             s.advance(s.end(), EVENTS_PER_SKIP_CHUNK);
             s.finished()
         });
-        self.changed();
         if finished == Some(false) {
+            self.moved();
             request_animation_frame(move || self.skip_chunk(generation));
+        } else {
+            self.changed();
         }
     }
 
@@ -204,11 +257,18 @@ impl Playback {
                 self.changed();
             }
             Some(false) => {
-                self.changed();
+                self.moved();
                 request_animation_frame(move || self.tick(generation, now));
             }
         }
     }
+}
+
+/// When the words last changed, and whether a trailing change is due.
+#[derive(Default)]
+struct WordsClock {
+    at: Cell<f64>,
+    pending: Cell<bool>,
 }
 
 /// A page's typed handle on its running model; everything else comes from [`Playback`].
@@ -246,6 +306,15 @@ impl<M: Model> Runner<M> {
     /// Reads the running model and subscribes to its changes.
     pub fn track<R>(&self, f: impl FnOnce(&Host<M>) -> R) -> R {
         self.playback.track_dyn(|s| {
+            let any: &dyn Any = s;
+            f(any.downcast_ref::<Host<M>>().expect("a runner holds the model it was built with"))
+        })
+    }
+
+    /// The same, for words about it (table rows, notes): subscribes to
+    /// [`Playback::track_words`]'s changes, a few times a second while the run plays.
+    pub fn track_words<R>(&self, f: impl FnOnce(&Host<M>) -> R) -> R {
+        self.playback.track_words(|s| {
             let any: &dyn Any = s;
             f(any.downcast_ref::<Host<M>>().expect("a runner holds the model it was built with"))
         })

@@ -1,10 +1,18 @@
 //! Canvas plumbing shared by the chart and the two timelines: a HiDPI-sized 2D context, and a
 //! redraw that runs when the data changes but reads the canvas's size only on mount and on
-//! window resize (reading it every frame would force a layout after each DOM update).
+//! window resize (reading it every frame would force a layout after each DOM update). A canvas
+//! out of view redraws a few times a second, not every frame, and text is measured once.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+use wasm_bindgen::closure::Closure;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, IntersectionObserver, IntersectionObserverEntry};
+
+use crate::ui::runner::{WORDS_EVERY_MS, now_ms};
 
 /// Sizes the canvas's backing store for the screen's pixel ratio and returns a context that
 /// draws in CSS pixels, cleared.
@@ -44,7 +52,8 @@ pub fn drawn_canvas<T: Clone + PartialEq + Send + Sync + 'static>(
 }
 
 /// Calls `draw(canvas, css_width, css_height, data)` whenever `data` changes or the window
-/// is resized.
+/// is resized: at once while the canvas is in view, within [`WORDS_EVERY_MS`] while it is not
+/// (a phone's full page has most of its charts below the screen).
 fn redraw_on_change<T: Send + Sync + 'static>(
     canvas: NodeRef<leptos::html::Canvas>,
     data: Signal<T>,
@@ -58,17 +67,127 @@ fn redraw_on_change<T: Send + Sync + 'static>(
     };
     let handle = window_event_listener(leptos::ev::resize, move |_| measure());
     on_cleanup(move || handle.remove());
+    let in_view = watch_in_view(canvas);
+    let draw = Rc::new(draw);
+    // When the canvas last drew, whether a draw is queued, and whether a redraw is due while
+    // it is out of view.
+    let drawn_at = Rc::new(Cell::new(f64::NEG_INFINITY));
+    let queued = Rc::new(Cell::new(false));
+    let due = RwSignal::new(0u64);
+    let pending = Rc::new(Cell::new(false));
     Effect::new(move |_| {
-        let Some(el) = canvas.get() else { return };
-        let Some((w, h)) = size.get() else {
+        due.track();
+        if canvas.get().is_none() {
+            return;
+        }
+        if size.get().is_none() {
             measure();
             return;
-        };
-        data.with(|d| draw(&el, w, h, d));
+        }
+        data.track();
+        let since = now_ms() - drawn_at.get();
+        if !in_view.get() && since < WORDS_EVERY_MS {
+            if !pending.replace(true) {
+                let pending = pending.clone();
+                set_timeout(
+                    move || {
+                        pending.set(false);
+                        let _ = due.try_update(|d| *d += 1);
+                    },
+                    std::time::Duration::from_millis((WORDS_EVERY_MS - since).ceil() as u64),
+                );
+            }
+            return;
+        }
+        if queued.replace(true) {
+            return;
+        }
+        let (queued, drawn_at, draw) = (queued.clone(), drawn_at.clone(), draw.clone());
+        draw_in_next_frame(Box::new(move || {
+            queued.set(false);
+            let (Some(Some(el)), Some(Some((w, h)))) = (canvas.try_get_untracked(), size.try_get_untracked()) else {
+                return;
+            };
+            drawn_at.set(now_ms());
+            data.try_with_untracked(|d| draw(&el, w, h, d));
+        }));
     });
 }
 
-/// The width of `text` in the context's current font.
-pub fn text_width(ctx: &CanvasRenderingContext2d, text: &str) -> f64 {
-    ctx.measure_text(text).map(|m| m.width()).unwrap_or(text.chars().count() as f64 * 6.0)
+/// Runs `f` in the next animation frame, with every other canvas's draw: after the frame's
+/// changes to the page, so the browser brings its style up to date once for all of them (text
+/// drawn on a canvas needs it up to date, and a draw between two changes made it do it again).
+fn draw_in_next_frame(f: Box<dyn FnOnce()>) {
+    thread_local! {
+        static QUEUE: RefCell<Vec<Box<dyn FnOnce()>>> = const { RefCell::new(Vec::new()) };
+    }
+    let first = QUEUE.with_borrow_mut(|q| {
+        q.push(f);
+        q.len() == 1
+    });
+    if first {
+        request_animation_frame(|| QUEUE.take().into_iter().for_each(|f| f()));
+    }
+}
+
+/// Whether the canvas is on the screen (or near it), kept up to date by an
+/// IntersectionObserver; true until the observer first answers.
+fn watch_in_view(canvas: NodeRef<leptos::html::Canvas>) -> RwSignal<bool> {
+    let in_view = RwSignal::new(true);
+    let on_change = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
+        if let Some(entry) = entries.iter().last().and_then(|e| e.dyn_into::<IntersectionObserverEntry>().ok()) {
+            let _ = in_view.try_set(entry.is_intersecting());
+        }
+    });
+    let Ok(observer) = IntersectionObserver::new(on_change.as_ref().unchecked_ref()) else { return in_view };
+    // Both live as long as the component (the owner drops them), the observer disconnected first.
+    let observer = StoredValue::new_local(observer);
+    let _callback = StoredValue::new_local(on_change);
+    canvas.on_load(move |el| observer.with_value(|o| o.observe(&el)));
+    on_cleanup(move || {
+        observer.try_with_value(|o| o.disconnect());
+    });
+    in_view
+}
+
+/// Sets the context's font unless it has it already: setting one makes the browser bring the
+/// page's style up to date first (to resolve the font against the canvas), a millisecond or
+/// more per chart per frame on a phone.
+pub fn set_font(ctx: &CanvasRenderingContext2d, font: &'static str) {
+    thread_local! {
+        // Each font as the context spells it back.
+        static SPELLED: RefCell<Vec<(&'static str, String)>> = const { RefCell::new(Vec::new()) };
+    }
+    let current = ctx.font();
+    if SPELLED.with_borrow(|s| s.iter().any(|(f, spelled)| *f == font && *spelled == current)) {
+        return;
+    }
+    ctx.set_font(font);
+    let spelled = ctx.font();
+    SPELLED.with_borrow_mut(|s| match s.iter_mut().find(|(f, _)| *f == font) {
+        Some(entry) => entry.1 = spelled,
+        None => s.push((font, spelled)),
+    });
+}
+
+/// The width of `text` in `font`, measured once (the canvas's font is `font` after a
+/// measurement).
+pub fn text_width(ctx: &CanvasRenderingContext2d, font: &'static str, text: &str) -> f64 {
+    thread_local! {
+        static WIDTHS: RefCell<HashMap<(&'static str, String), f64>> = RefCell::new(HashMap::new());
+    }
+    /// The labels of a page are a few hundred; past this many, the cache starts again.
+    const MOST: usize = 4096;
+    if let Some(w) = WIDTHS.with_borrow(|m| m.get(&(font, text.to_string())).copied()) {
+        return w;
+    }
+    set_font(ctx, font);
+    let w = ctx.measure_text(text).map(|m| m.width()).unwrap_or(text.chars().count() as f64 * 6.0);
+    WIDTHS.with_borrow_mut(|m| {
+        if m.len() >= MOST {
+            m.clear();
+        }
+        m.insert((font, text.to_string()), w);
+    });
+    w
 }

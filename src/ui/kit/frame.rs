@@ -269,7 +269,7 @@ pub fn SimFrame(
     provide_context(runner);
     // When the run hit one of the model's limits (a full backlog…), the reading says what and
     // what it did; the frame shows it whatever the page.
-    let limit = Metrics::new(scenario, runner).reading_signal("limit");
+    let limit = expect_context::<Metrics>().reading_signal("limit");
     if state.autoplay {
         request_animation_frame(move || runner.play());
     }

@@ -1,5 +1,6 @@
 //! One handle on a running simulation's metrics, shared by every card, note and reading of a
-//! page: the metrics are computed once per frame however many parts read them.
+//! page: the metrics are computed once per frame however many parts read them, and the reading
+//! (the words) a few times a second while the run plays (see [`Playback::track_words`]).
 
 use leptos::prelude::*;
 
@@ -18,8 +19,16 @@ impl Metrics {
         Self {
             scenario,
             values: Memo::new(move |_| playback.track_dyn(|s| s.metrics())),
-            reading: Memo::new(move |_| playback.track_dyn(|s| s.reading())),
+            reading: Memo::new(move |_| playback.track_words(|s| s.reading())),
         }
+    }
+
+    /// The page's one handle, which the frame and every part read (from context): a page makes
+    /// it once, before its parts.
+    pub fn provide(scenario: &'static ScenarioSpec, playback: Playback) -> Self {
+        let metrics = Self::new(scenario, playback);
+        provide_context(metrics);
+        metrics
     }
 
     /// The run's own sentence for `key` (see [`Reading`]), empty when it has none (tracked).

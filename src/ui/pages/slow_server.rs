@@ -55,7 +55,7 @@ fn setup_sentence(c: &SlowServerConfig, chapter: &SlowServerConfig) -> String {
 #[component]
 fn SlowServerPage(state: SimState) -> impl IntoView {
     let runner = state.runner::<SlowServer>(SAMPLE_EVERY);
-    let metrics = Metrics::new(state.scenario, runner.into());
+    let metrics = Metrics::provide(state.scenario, runner.into());
     let ready = Signal::derive(move || runner.track(|s| s.now() >= s.slow_at() + REVEAL_AFTER));
     let finished = Signal::derive(move || runner.track(|s| s.finished()));
     let outcome = Signal::derive(move || Some(metrics.reading("prediction")).filter(|p| !p.is_empty()));

@@ -7,7 +7,7 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use super::labels::{ASCENT, Labels, Spot};
 use super::{ChartData, XAxis, color, nice_step, prefers_dark};
 use crate::format;
-use crate::ui::kit::canvas::{context, text_width};
+use crate::ui::kit::canvas::{context, set_font, text_width};
 
 const FONT: &str = "11px system-ui, sans-serif";
 const RIGHT: f64 = 18.0;
@@ -123,15 +123,15 @@ impl Scale {
 pub fn draw(el: &HtmlCanvasElement, css_w: f64, css_h: f64, d: &ChartData) {
     let Some(ctx) = context(el, css_w, css_h) else { return };
     let theme = Theme::now();
-    ctx.set_font(FONT);
+    set_font(&ctx, FONT);
     let y = YAxis::of(d);
     let unit = if d.y_unit.is_empty() { String::new() } else { format!(" {}", d.y_unit) };
     let y_labels: Vec<String> = y.ticks.iter().map(|&t| format!("{}{unit}", format::tick(t))).collect();
     // The plot starts where the widest y label ends, so "100k ms" is never cut off.
-    let left = y_labels.iter().map(|l| text_width(&ctx, l)).fold(24.0, f64::max).ceil() + 8.0;
+    let left = y_labels.iter().map(|l| text_width(&ctx, FONT, l)).fold(24.0, f64::max).ceil() + 8.0;
     let (x0, x1) = (d.x_range.0, d.x_range.1.max(d.x_range.0 + 1.0));
     let s = Scale { x0, x1, left, w: css_w - left - RIGHT, h: css_h - TOP - BOTTOM, y };
-    let mut labels = Labels::new(&ctx, css_w, css_h, theme.bg);
+    let mut labels = Labels::new(&ctx, FONT, css_w, css_h, theme.bg);
 
     // The grid first: a shaded range drawn over it tints its lines instead of cutting itself
     // into stripes.

@@ -39,6 +39,7 @@ impl Placed {
 
 pub struct Labels<'a> {
     ctx: &'a CanvasRenderingContext2d,
+    font: &'static str,
     width: f64,
     height: f64,
     halo: &'static str,
@@ -46,12 +47,19 @@ pub struct Labels<'a> {
 }
 
 impl<'a> Labels<'a> {
-    pub fn new(ctx: &'a CanvasRenderingContext2d, width: f64, height: f64, halo: &'static str) -> Self {
-        Self { ctx, width, height, halo, placed: Vec::new() }
+    /// Labels in `font`, which the context has.
+    pub fn new(
+        ctx: &'a CanvasRenderingContext2d,
+        font: &'static str,
+        width: f64,
+        height: f64,
+        halo: &'static str,
+    ) -> Self {
+        Self { ctx, font, width, height, halo, placed: Vec::new() }
     }
 
     pub fn width_of(&self, text: &str) -> f64 {
-        text_width(self.ctx, text)
+        text_width(self.ctx, self.font, text)
     }
 
     fn fits(&self, x: f64, y: f64, w: f64) -> bool {

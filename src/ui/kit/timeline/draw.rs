@@ -5,7 +5,7 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::layout::{self, BAR, Font, Ink, LABEL_H, Plan};
 use super::{Fill, Shape, TimelineData};
-use crate::ui::kit::canvas::{context, set_attribute, text_width};
+use crate::ui::kit::canvas::{context, set_attribute, set_font, text_width};
 use crate::ui::kit::chart::{color, prefers_dark};
 
 struct Pen<'a> {
@@ -49,10 +49,7 @@ pub fn draw(el: &HtmlCanvasElement, css_w: f64, _measured_h: f64, d: &TimelineDa
     let (fg, muted, grid, bg) =
         if dark { ("#e6edf3", "#9198a1", "#30363d", "#0d1117") } else { ("#1f2328", "#59636e", "#d8dee4", "#ffffff") };
     let pen = Pen { ctx: &ctx, dark, fg, muted, grid, bg };
-    let measure = |text: &str, font: Font| {
-        ctx.set_font(font.css());
-        text_width(&ctx, text)
-    };
+    let measure = |text: &str, font: Font| text_width(&ctx, font.css(), text);
     let plan = layout::plan(d, css_w, &measure);
     set_attribute(el, "data-labels", &plan.labels_json());
 
@@ -302,7 +299,7 @@ fn labels(pen: &Pen, plan: &Plan) {
     ctx.set_text_align("left");
     ctx.set_line_join("round");
     for l in &plan.labels {
-        ctx.set_font(l.font.css());
+        set_font(ctx, l.font.css());
         let ink = match l.ink {
             Ink::Fg => pen.fg,
             Ink::Muted => pen.muted,

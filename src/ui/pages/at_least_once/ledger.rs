@@ -54,7 +54,7 @@ fn wrong_events(s: &AtLeastOnce) -> (Vec<Wrong>, usize) {
 
 #[component]
 pub fn Ledger(runner: Runner<AtLeastOnce>, metrics: Metrics) -> impl IntoView {
-    let wrong = Memo::new(move |_| runner.track(|s| wrong_events(s)));
+    let wrong = Memo::new(move |_| runner.track_words(|s| wrong_events(s)));
     // Mid-run the ledger is short by the credits still to come: only a wrong event makes it wrong.
     let difference_tone = Signal::derive(move || Tone::bad_if(!wrong.get().0.is_empty()));
     let items = move || {

@@ -66,7 +66,7 @@ fn AtLeastOncePage(state: SimState) -> impl IntoView {
         let c = state.params.with(AtLeastOnceConfig::from_params);
         c.messages as f64 / c.publish_rate
     });
-    let metrics = Metrics::new(state.scenario, runner.into());
+    let metrics = Metrics::provide(state.scenario, runner.into());
     let finished = Signal::derive(move || runner.track(|s| s.finished()));
     let embed = state.embed;
     let verdict = Signal::derive(move || {

@@ -8,7 +8,7 @@ use crate::ui::runner::Runner;
 
 #[component]
 pub fn ChapterTable(runner: Runner<AtLeastOnce>) -> impl IntoView {
-    let run = Memo::new(move |_| runner.track(|s| s.run_row()));
+    let run = Memo::new(move |_| runner.track_words(|s| s.run_row()));
     let rows = move || {
         let run = run.get();
         CHAPTER_TABLE

@@ -85,7 +85,7 @@ fn CascadePage(state: SimState) -> impl IntoView {
     let runner = state.runner::<Cascade>(SAMPLE_EVERY * 5);
     let chapter = CascadeConfig::from_params(&state.scenario.defaults());
     let intro = Signal::derive(move || state.params.with(|p| intro(&CascadeConfig::from_params(p), &chapter)));
-    let metrics = Metrics::new(state.scenario, runner.into());
+    let metrics = Metrics::provide(state.scenario, runner.into());
     keep_moment(state, runner.into());
     let embed = state.embed;
     let verdict = Signal::derive(move || {

@@ -43,7 +43,7 @@ fn DeadlineChainPage(state: SimState) -> impl IntoView {
     let intro = Signal::derive(move || state.params.with(|p| intro(&DeadlineChainConfig::from_params(p), &chapter)));
     // Step goes one event at a time: a request, a timer, an answer.
     let runner = state.runner::<DeadlineChain>(0);
-    let metrics = Metrics::new(state.scenario, runner.into());
+    let metrics = Metrics::provide(state.scenario, runner.into());
     let verdict = metrics.reading_signal("verdict");
     let embed = state.embed;
     let shown_verdict = Signal::derive(move || {

@@ -19,7 +19,7 @@ fn split(line: &str) -> (String, String, String) {
 pub fn LastEvent(runner: Runner<DoubleClick>, metrics: Metrics) -> impl IntoView {
     // Read out while stepping; silent while playing, where it would change every moment.
     let live = move || if runner.playing.get() { "off" } else { "polite" };
-    let events = Signal::derive(move || runner.track(|s| s.events().to_string()));
+    let events = Signal::derive(move || runner.track_words(|s| s.events().to_string()));
     view! {
         <p class="dc-last" data-last-event data-events=events aria-live=live>
             {metrics.reading_signal("last_event")}

@@ -49,7 +49,7 @@ fn DoubleClickPage(state: SimState) -> impl IntoView {
     if !link_sets_speed() {
         runner.speed.set(DEFAULT_SPEED);
     }
-    let metrics = Metrics::new(state.scenario, runner.into());
+    let metrics = Metrics::provide(state.scenario, runner.into());
     let chapter = DoubleClickConfig::from_params(&state.scenario.defaults());
     let intro = Signal::derive(move || state.params.with(|p| intro(&DoubleClickConfig::from_params(p), &chapter)));
     // Nothing left to happen: finish the run rather than play an idle clock to its end.

@@ -94,7 +94,7 @@ fn RetryStormPage(state: SimState) -> impl IntoView {
     let runner = state.runner::<RetryStorm>(TICK);
     let chapter = RetryStormConfig::from_params(&state.scenario.defaults());
     let intro = Signal::derive(move || state.params.with(|p| intro(&RetryStormConfig::from_params(p), &chapter)));
-    let metrics = Metrics::new(state.scenario, runner.into());
+    let metrics = Metrics::provide(state.scenario, runner.into());
     // The answer waits until the clients are done retrying, when the peak has shown itself.
     let ready = Signal::derive(move || runner.track(|s| s.recovered_at().is_some()));
     let finished = Signal::derive(move || runner.track(|s| s.finished()));

@@ -64,7 +64,7 @@ fn WhichTimeoutPage(state: SimState) -> impl IntoView {
     speed_to_watch(runner.into(), WATCH_SECONDS, move || {
         link_ms.unwrap_or_else(|| state.params.with(|p| scenario.duration_for(p))) as f64 / 1000.0
     });
-    let metrics = Metrics::new(state.scenario, runner.into());
+    let metrics = Metrics::provide(state.scenario, runner.into());
     let parts = vec![
         Part::new("cards", Role::Cards, move || view! { <Stats metrics/> }),
         Part::new("phases", Role::Extra, move || view! { <phases::PhaseStrip runner/> }),

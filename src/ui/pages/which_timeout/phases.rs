@@ -41,7 +41,7 @@ fn cells(s: &crate::sim::Host<WhichTimeout>) -> Vec<Cell> {
 
 #[component]
 pub fn PhaseStrip(runner: Runner<WhichTimeout>) -> impl IntoView {
-    let cells = Memo::new(move |_| runner.track(cells));
+    let cells = Memo::new(move |_| runner.track_words(cells));
     let items = move || {
         cells
             .get()

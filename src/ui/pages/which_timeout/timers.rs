@@ -58,7 +58,7 @@ fn row(t: &ArmedTimer, now: Micros) -> Row {
 
 #[component]
 pub fn TimerTable(runner: Runner<WhichTimeout>) -> impl IntoView {
-    let rows = Memo::new(move |_| runner.track(|s| s.timers().iter().map(|t| row(t, s.now())).collect::<Vec<_>>()));
+    let rows = Memo::new(move |_| runner.track_words(|s| s.timers().iter().map(|t| row(t, s.now())).collect::<Vec<_>>()));
     let body = move || {
         rows.get()
             .into_iter()
