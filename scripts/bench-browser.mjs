@@ -144,19 +144,24 @@ async function phoneChapter(lab, snippets) {
   }
 }
 
+/** The page's own benchmark `kind` (`?bench=`, src/ui/pages/bench.rs): its JSON result. */
+async function pageBench(kind, timeout) {
+  const p = await openPage(browser);
+  await p.goto(`${server.base}/?sim=slow-server&bench=${kind}`);
+  await p.waitForSelector('[data-bench="done"]', { timeout });
+  const result = JSON.parse(await p.textContent('#bench-result'));
+  await p.context().close();
+  return result;
+}
+
 try {
   if (only('core')) {
     // Core speed, native and in wasm.
-    const page = await openPage(browser);
-    await page.goto(`${server.base}/?sim=slow-server&bench=core`);
-    await page.waitForSelector('[data-bench="done"]', { timeout: 120000 });
-    const wasm = JSON.parse(await page.textContent('#bench-result'));
-    await page.context().close();
+    const wasm = await pageBench('core', 120000);
     row('slow-server 600 s, native: simulated requests/s', fmt(native.requests_per_s), '>= 4,000,000', native.requests_per_s >= 4e6);
     row('slow-server 600 s, wasm: simulated requests/s', fmt(wasm.requests_per_s), `>= ${fmt(native.requests_per_s / 2)} (half native)`, wasm.requests_per_s >= native.requests_per_s / 2);
     row('events/s native / wasm', `${fmt(native.events_per_s)} / ${fmt(wasm.events_per_s)}`, '', undefined);
     row('CLI sweep (slow-server default, 300 runs), 1 / 2 threads', `${fmt(sweepOne, 2)} / ${fmt(sweepTwo, 2)} s (×${fmt(sweepOne / sweepTwo, 2)})`, '>= 1.7× faster with 2', sweepOne / sweepTwo >= 1.7);
-
   }
   if (only('skip')) {
     // Skip to end: 10 simulated minutes of each scenario at its defaults, charts drawn.
@@ -174,7 +179,6 @@ try {
       await p.context().close();
       row(`skip to end, ${id} (10 simulated min, drawn)`, `${fmt(ms, 1)} ms`, '< 200 ms', ms < 200 && problems.length === 0);
     }
-
   }
   if (only('frames')) {
     // Frames of every page and every figure while it plays, on the phone profile's screen and CPU.
@@ -188,7 +192,6 @@ try {
         }
       }
     }
-
   }
   if (only('sweeps')) {
     // Sweeps in the browser: slow-server's default sweep and a 20-seed spread.
@@ -220,19 +223,13 @@ try {
       await p.context().close();
       row(`20-seed spread of ${id}'s defaults`, `${fmt(took, 0)} ms`, '< 1 s', took < 1000);
     }
-
   }
   if (only('memory')) {
     // Memory of a one-hour simulated run at 1,000 requests/s.
-    const m = await openPage(browser);
-    await m.goto(`${server.base}/?sim=slow-server&bench=memory`);
-    await m.waitForSelector('[data-bench="done"]', { timeout: 180000 });
-    const mem = JSON.parse(await m.textContent('#bench-result'));
-    await m.context().close();
+    const mem = await pageBench('memory', 180000);
     const mb = (b) => `${fmt(b / 1048576, 2)} MB`;
     row('wasm memory at 1 / 10 / 60 simulated min', mem.map((r) => mb(r.wasm_bytes)).join(' / '), 'flat', mem.at(-1).wasm_bytes <= mem[0].wasm_bytes * 1.1);
     row('JS heap at 1 / 10 / 60 simulated min', mem.map((r) => mb(r.js_heap_bytes)).join(' / '), 'flat', mem.at(-1).js_heap_bytes <= mem[0].js_heap_bytes * 1.5);
-
   }
   if (only('load')) {
     // Load: navigation to the first interactive simulation, on this machine.
@@ -245,7 +242,6 @@ try {
       await p.context().close();
     }
     row('navigation to first interactive simulation (median of 7)', `${fmt(median(loads), 0)} ms`, '< 500 ms', median(loads) < 500);
-
   }
   if (only('phone')) {
     // The phone profile: each README snippet opened alone, and the home page, served gzipped -9.

@@ -40,7 +40,7 @@ pub struct Playback {
     /// Bumped when the words may have changed: at once after a reader's action (step, reset,
     /// pause, the run's end), at most every [`WORDS_EVERY_MS`] while it plays.
     words: RwSignal<u64>,
-    words_at: StoredValue<Rc<WordsClock>, LocalStorage>,
+    words_pace: StoredValue<Rc<Trailing>, LocalStorage>,
     pub playing: RwSignal<bool>,
     /// Simulated seconds per wall second.
     pub speed: RwSignal<f64>,
@@ -59,7 +59,7 @@ impl Playback {
             build: StoredValue::new_local(build),
             frame: RwSignal::new(0),
             words: RwSignal::new(0),
-            words_at: StoredValue::new_local(Rc::new(WordsClock::default())),
+            words_pace: StoredValue::new_local(Trailing::new()),
             playing: RwSignal::new(false),
             speed: RwSignal::new(speed),
             skip_idle: RwSignal::new(false),
@@ -93,32 +93,20 @@ impl Playback {
     }
 
     /// The simulation moved on by itself (a frame of play): the numbers follow at once, the
-    /// words within [`WORDS_EVERY_MS`] (a trailing update, so they never lag further).
+    /// words within [`WORDS_EVERY_MS`].
     fn moved(&self) {
         self.frame.update(|f| *f += 1);
-        let clock = self.words_at.get_value();
-        let since = now_ms() - clock.at.get();
-        if since >= WORDS_EVERY_MS {
-            self.words_now();
-        } else if !clock.pending.replace(true) {
-            let me = *self;
-            set_timeout(
-                move || {
-                    if me.words_at.try_with_value(|c| c.pending.replace(false)) == Some(true) {
-                        me.words_now();
-                    }
-                },
-                std::time::Duration::from_millis((WORDS_EVERY_MS - since).ceil() as u64),
-            );
-        }
+        let me = *self;
+        self.words_pace.get_value().call(WORDS_EVERY_MS, move || me.bump_words());
     }
 
     fn words_now(&self) {
-        self.words_at.with_value(|c| {
-            c.at.set(now_ms());
-            c.pending.set(false);
-        });
-        self.words.update(|w| *w += 1);
+        self.words_pace.with_value(|p| p.ran());
+        self.bump_words();
+    }
+
+    fn bump_words(&self) {
+        let _ = self.words.try_update(|w| *w += 1);
     }
 
     pub fn play(&self) {
@@ -264,11 +252,44 @@ impl Playback {
     }
 }
 
-/// When the words last changed, and whether a trailing change is due.
-#[derive(Default)]
-struct WordsClock {
-    at: Cell<f64>,
-    pending: Cell<bool>,
+/// Runs an action at most every so often, and once more after the last call it held back, so
+/// the last state is never missed (the words of a playing run, a chart out of view).
+pub struct Trailing {
+    ran_at: Cell<f64>,
+    held_back: Cell<bool>,
+}
+
+impl Trailing {
+    pub fn new() -> Rc<Self> {
+        Rc::new(Self { ran_at: Cell::new(f64::NEG_INFINITY), held_back: Cell::new(false) })
+    }
+
+    /// The action ran just now, not through [`Self::call`]: a call held back is dropped.
+    pub fn ran(&self) {
+        self.ran_at.set(now_ms());
+        self.held_back.set(false);
+    }
+
+    /// Runs `action` now if it last ran `every_ms` ago or more; otherwise once when that time
+    /// comes, unless a call is held back already.
+    pub fn call(self: &Rc<Self>, every_ms: f64, action: impl FnOnce() + 'static) {
+        let since = now_ms() - self.ran_at.get();
+        if since >= every_ms {
+            self.ran();
+            action();
+        } else if !self.held_back.replace(true) {
+            let me = self.clone();
+            set_timeout(
+                move || {
+                    if me.held_back.get() {
+                        me.ran();
+                        action();
+                    }
+                },
+                std::time::Duration::from_millis((every_ms - since).ceil() as u64),
+            );
+        }
+    }
 }
 
 /// A page's typed handle on its running model; everything else comes from [`Playback`].

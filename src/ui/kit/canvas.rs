@@ -12,7 +12,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, IntersectionObserver, IntersectionObserverEntry};
 
-use crate::ui::runner::{WORDS_EVERY_MS, now_ms};
+use crate::ui::runner::{Trailing, WORDS_EVERY_MS};
 
 /// Sizes the canvas's backing store for the screen's pixel ratio and returns a context that
 /// draws in CSS pixels, cleared.
@@ -69,14 +69,23 @@ fn redraw_on_change<T: Send + Sync + 'static>(
     on_cleanup(move || handle.remove());
     let in_view = watch_in_view(canvas);
     let draw = Rc::new(draw);
-    // When the canvas last drew, whether a draw is queued, and whether a redraw is due while
-    // it is out of view.
-    let drawn_at = Rc::new(Cell::new(f64::NEG_INFINITY));
     let queued = Rc::new(Cell::new(false));
-    let due = RwSignal::new(0u64);
-    let pending = Rc::new(Cell::new(false));
+    // One draw in the next frame, however many changes come before it.
+    let queue_draw = Rc::new(move || {
+        if queued.replace(true) {
+            return;
+        }
+        let (queued, draw) = (queued.clone(), draw.clone());
+        draw_in_next_frame(Box::new(move || {
+            queued.set(false);
+            let (Some(Some(el)), Some(Some((w, h)))) = (canvas.try_get_untracked(), size.try_get_untracked()) else {
+                return;
+            };
+            data.try_with_untracked(|d| draw(&el, w, h, d));
+        }));
+    });
+    let pace = Trailing::new();
     Effect::new(move |_| {
-        due.track();
         if canvas.get().is_none() {
             return;
         }
@@ -85,32 +94,13 @@ fn redraw_on_change<T: Send + Sync + 'static>(
             return;
         }
         data.track();
-        let since = now_ms() - drawn_at.get();
-        if !in_view.get() && since < WORDS_EVERY_MS {
-            if !pending.replace(true) {
-                let pending = pending.clone();
-                set_timeout(
-                    move || {
-                        pending.set(false);
-                        let _ = due.try_update(|d| *d += 1);
-                    },
-                    std::time::Duration::from_millis((WORDS_EVERY_MS - since).ceil() as u64),
-                );
-            }
-            return;
+        if in_view.get() {
+            pace.ran();
+            queue_draw();
+        } else {
+            let queue_draw = queue_draw.clone();
+            pace.call(WORDS_EVERY_MS, move || queue_draw());
         }
-        if queued.replace(true) {
-            return;
-        }
-        let (queued, drawn_at, draw) = (queued.clone(), drawn_at.clone(), draw.clone());
-        draw_in_next_frame(Box::new(move || {
-            queued.set(false);
-            let (Some(Some(el)), Some(Some((w, h)))) = (canvas.try_get_untracked(), size.try_get_untracked()) else {
-                return;
-            };
-            drawn_at.set(now_ms());
-            data.try_with_untracked(|d| draw(&el, w, h, d));
-        }));
     });
 }
 
@@ -174,20 +164,21 @@ pub fn set_font(ctx: &CanvasRenderingContext2d, font: &'static str) {
 /// measurement).
 pub fn text_width(ctx: &CanvasRenderingContext2d, font: &'static str, text: &str) -> f64 {
     thread_local! {
-        static WIDTHS: RefCell<HashMap<(&'static str, String), f64>> = RefCell::new(HashMap::new());
+        static WIDTHS: RefCell<HashMap<&'static str, HashMap<String, f64>>> = RefCell::new(HashMap::new());
     }
-    /// The labels of a page are a few hundred; past this many, the cache starts again.
+    /// The labels of a page are a few hundred; past this many in a font, its cache starts again.
     const MOST: usize = 4096;
-    if let Some(w) = WIDTHS.with_borrow(|m| m.get(&(font, text.to_string())).copied()) {
+    if let Some(w) = WIDTHS.with_borrow(|m| m.get(font).and_then(|widths| widths.get(text)).copied()) {
         return w;
     }
     set_font(ctx, font);
     let w = ctx.measure_text(text).map(|m| m.width()).unwrap_or(text.chars().count() as f64 * 6.0);
     WIDTHS.with_borrow_mut(|m| {
-        if m.len() >= MOST {
-            m.clear();
+        let widths = m.entry(font).or_default();
+        if widths.len() >= MOST {
+            widths.clear();
         }
-        m.insert((font, text.to_string()), w);
+        widths.insert(text.to_string(), w);
     });
     w
 }
