@@ -559,6 +559,23 @@ fn smaller(mut p: Params, messages: u32) -> Params {
     p
 }
 
+/// A case proptest found: with the outbox republishing most events, every crash a restart of
+/// a minute and every copy dead-lettered then re-driven, the run's length counted only the
+/// producer's messages coming back, and the run ended 57 s before it settled.
+#[test]
+fn a_redrive_brings_back_the_outboxs_copies_too_and_the_run_waits_for_them() {
+    let fractions =
+        [0.0, 0.0, 0.808, 1.0, 0.0, 0.9425, 0.738, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.7737, 0.0, 0.0];
+    let p = smaller(draw(&fractions), 53);
+    let length_ms = SPEC.duration_for(&p);
+    let mut sim = AtLeastOnce::new(&p, 2127266945347769217, length_ms * MS);
+    while !sim.finished() {
+        sim.advance(sim.end(), 1);
+    }
+    assert!(count(&sim, "redriven") > 0 && count(&sim, "republished") > 0);
+    check_settled(&sim).unwrap();
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(64) })]
 

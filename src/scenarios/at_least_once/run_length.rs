@@ -11,7 +11,7 @@
 //! [`CHAIN_MISS_CHANCE`] or more, and a job outliving its lease. Late redeliveries arrive
 //! `redelivery_after_ms` after acks that all happen by then, so they add that wait, their own
 //! work as if it came all at once, and the story again. A redrive does the same after
-//! `redrive_after_ms`, bounded by every message coming back.
+//! `redrive_after_ms`, bounded by every copy (the outbox's too) coming back.
 //!
 //! Simulated time jumps over the quiet stretches, so a generous end costs nothing; the tests
 //! check that runs settle by it.
@@ -38,8 +38,10 @@ pub(super) fn estimate_ms(c: &AtLeastOnceConfig) -> u64 {
         end += c.redelivery_after_ms + copy.bound(late) / consumers + story;
     }
     if c.redrive {
-        // Every message dead-lettered by now comes back once, at most all of them.
-        end += c.redrive_after_ms + copy.bound(Count::exactly(c.messages as f64)) / consumers + story;
+        // Every copy dead-lettered by now comes back once: at most all of them, the outbox's
+        // republished copies too.
+        let copies = Count { mean: c.messages as f64 + republished.mean, variance: republished.variance };
+        end += c.redrive_after_ms + copy.bound(copies) / consumers + story;
     }
     (libm::ceil(end + TAIL_MS) as u64).min(MAX_RUN_LENGTH_MS)
 }
