@@ -1,6 +1,7 @@
 //! How numbers read, everywhere: stat cards, chart axes, timelines, the readings of a run and
 //! the command line. Plain Rust, so the readings that use it are tested natively.
 
+pub use crate::sim::params::{plain, with_unit};
 use crate::sim::{Micros, Value};
 
 /// An integer with thousands separators: 12,345.
@@ -144,27 +145,6 @@ pub fn first_sentences(text: &str, n: usize) -> String {
         }
     }
     text.to_string()
-}
-
-/// A number as a parameter writes it: no trailing `.0`, no float noise (0.3, not
-/// 0.30000000000000004).
-pub fn plain(v: f64) -> String {
-    if v == libm::trunc(v) && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        let s = format!("{v:.6}");
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    }
-}
-
-/// A value with its unit, as beside a slider: "150 req/s", "5×", "3".
-pub fn with_unit(value: f64, unit: &str) -> String {
-    let v = plain(value);
-    match unit {
-        "" => v,
-        "×" => format!("{v}×"),
-        u => format!("{v} {u}"),
-    }
 }
 
 /// A parameter's value beside its slider: as [`with_unit`], but a minute or more of

@@ -6,8 +6,8 @@
 //! use falls back to a sane value and is reported as a notice the page shows.
 
 use crate::scenarios;
+use crate::sim::base::{MAX_DURATION_MS, MIN_DURATION_MS};
 use crate::sim::params::shorten;
-use crate::sim::scenario::{MAX_DURATION_MS, MIN_DURATION_MS};
 use crate::sim::{ParamKind, Params, ScenarioSpec};
 
 pub const DEFAULT_SEED: u64 = 1;
@@ -153,18 +153,28 @@ fn baseline(scenario: &'static ScenarioSpec, preset: Option<&str>) -> Params {
     params
 }
 
+/// The `key=value` pairs of a query string (with or without the leading `?`), still encoded.
+fn raw_pairs(query: &str) -> impl Iterator<Item = (&str, &str)> {
+    let query = query.strip_prefix('?').unwrap_or(query);
+    query.split('&').filter(|p| !p.is_empty()).map(|part| part.split_once('=').unwrap_or((part, "")))
+}
+
+/// Whether a query string names `key`, as [`decode`] reads it (a page with its own speed
+/// policy keeps a speed the link sets).
+pub fn names(query: &str, key: &str) -> bool {
+    raw_pairs(query).any(|(k, _)| percent_decode(k) == key)
+}
+
 /// Decodes a query string (with or without the leading `?`). `default_scenario` is used when
 /// the query names none. Returns None when it names none and there is no default.
 pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (Option<State>, Vec<String>) {
     let mut notices = Vec::new();
-    let query = query.strip_prefix('?').unwrap_or(query);
     let mut pairs: Vec<(String, String)> = Vec::new();
-    for (n, part) in query.split('&').filter(|p| !p.is_empty()).enumerate() {
+    for (n, (k, v)) in raw_pairs(query).enumerate() {
         if n == MAX_PAIRS {
             notices.push(format!("The link has more than {MAX_PAIRS} settings; the rest were ignored."));
             break;
         }
-        let (k, v) = part.split_once('=').unwrap_or((part, ""));
         if k.len() + v.len() > MAX_PAIR_LEN {
             notices.push(format!(
                 "'{}' is too long ({} characters) and was ignored.",

@@ -13,7 +13,7 @@ use resilience_lab::format;
 use resilience_lab::scenarios::at_least_once::{
     AtLeastOnce as Model, Cause, EventRecord, Fate, Guarantee, Order, Outcome, SPEC, TIMELINE_CAP, TIMELINE_FIRST,
 };
-use resilience_lab::sim::scenario::{MAX_DURATION_MS, MAX_RUN_LENGTH_MS};
+use resilience_lab::sim::base::{MAX_DURATION_MS, MAX_RUN_LENGTH_MS};
 use resilience_lab::sim::{Host, MS, Model as _, Params, Simulation, Value};
 
 type AtLeastOnce = Host<Model>;

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use resilience_lab::scenarios::ALL;
-use resilience_lab::sim::scenario::MAX_DURATION_MS;
+use resilience_lab::sim::base::MAX_DURATION_MS;
 use resilience_lab::sim::{ParamKind, Params, ScenarioSpec};
 
 struct Peak;

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use resilience_lab::scenarios::{self, ALL};
-use resilience_lab::sim::scenario::{MAX_DURATION_MS, MIN_DURATION_MS};
+use resilience_lab::sim::base::{MAX_DURATION_MS, MIN_DURATION_MS};
 use resilience_lab::sim::{MS, ParamKind, Params, ScenarioSpec, Simulation, Value};
 use resilience_lab::url::RESERVED;
 

@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use resilience_lab::scenarios::{self, ALL};
-use resilience_lab::sim::scenario::{MAX_DURATION_MS, MIN_DURATION_MS};
+use resilience_lab::sim::base::{MAX_DURATION_MS, MIN_DURATION_MS};
 use resilience_lab::sim::{ParamKind, ScenarioSpec};
 use resilience_lab::url::{self, DEFAULT_SEED, RESERVED, SPEEDS, State, SweepView};
 
@@ -360,4 +360,14 @@ fn the_sweep_view_is_in_the_link() {
         assert!(names.iter().all(|n| notices[0].contains(n)), "{query}: {}", notices[0]);
         assert!(state.unwrap().sweep.is_some(), "{query}: the sweep view still opens");
     }
+}
+
+#[test]
+fn a_query_names_a_key_as_the_decoder_reads_it() {
+    assert!(url::names("?sim=slow-server&speed=4", "speed"));
+    assert!(url::names("sim=slow-server&sp%65ed=4", "speed"), "a percent-encoded key is the same key");
+    assert!(url::names("?speed", "speed"), "a key without a value is named");
+    assert!(!url::names("?sim=slow-server&rate=60", "speed"));
+    assert!(!url::names("?sim=speed", "speed"), "a value is not a key");
+    assert!(!url::names("", "speed"));
 }

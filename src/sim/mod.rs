@@ -1,6 +1,7 @@
 //! The simulation core: a discrete-event engine and the pieces every scenario shares.
 //! No web dependency lives here; the same code runs natively (CLI, tests) and in wasm.
 
+pub mod base;
 pub mod engine;
 pub mod model;
 pub mod params;
@@ -8,7 +9,8 @@ pub mod rng;
 pub mod scenario;
 pub mod stats;
 
+pub use base::{Reading, Simulation, Value};
 pub use engine::{EventQueue, MS, Micros, SEC, StepOutcome, TimerKey};
-pub use model::{Host, Model};
+pub use model::{Explain, Host, Model};
 pub use params::{ChoiceOption, Config, ParamKind, ParamSpec, Params, Preset};
-pub use scenario::{MetricSpec, Reading, ScenarioSpec, Simulation, Value};
+pub use scenario::{MetricSpec, ScenarioSpec};

@@ -7,9 +7,9 @@
 use std::marker::PhantomData;
 use std::ops::Deref;
 
+use super::base::{MAX_DURATION_MS, Reading, Runs, Simulation, Value};
 use super::engine::{EventQueue, Micros, StepOutcome};
 use super::params::{Config, Params};
-use super::scenario::{MAX_DURATION_MS, Reading, Simulation, Value};
 
 /// One scenario's model of the world.
 pub trait Model: Sized + 'static {
@@ -36,21 +36,23 @@ pub trait Model: Sized + 'static {
         None
     }
 
+    /// The longest run length this model may declare (ms). A model whose queue jumps over idle
+    /// stretches may raise it, up to [`MAX_RUN_LENGTH_MS`](super::scenario::MAX_RUN_LENGTH_MS):
+    /// a run of days then costs no more than the events in it. Others keep the reader's limit.
+    const MAX_RUN_LENGTH_MS: u64 = MAX_DURATION_MS;
+}
+
+/// What a model says about its runs, in words: written apart from the model (a scenario's
+/// `reading.rs`), which reads the model and is never called by it.
+pub trait Explain: Model {
+    /// Sentences that explain the run so far (see [`Reading`]).
+    fn reading(&self, now: Micros) -> Reading;
+
     /// What theory says about a sweep of parameter `x` (by the options of `by`) from this
     /// configuration, in a sentence (e.g. where a queue starts to grow without bound); `None`
     /// where there is no theory to state.
     fn sweep_theory(_config: &Self::Config, _x: &str, _by: Option<&str>) -> Option<String> {
         None
-    }
-
-    /// The longest run length this model may declare (ms). A model whose queue jumps over idle
-    /// stretches may raise it, up to [`MAX_RUN_LENGTH_MS`](super::scenario::MAX_RUN_LENGTH_MS):
-    /// a run of days then costs no more than the events in it. Others keep the reader's limit.
-    const MAX_RUN_LENGTH_MS: u64 = MAX_DURATION_MS;
-
-    /// Sentences that explain the run so far (see [`Reading`]); none by default.
-    fn reading(&self, _now: Micros) -> Reading {
-        Vec::new()
     }
 }
 
@@ -92,7 +94,7 @@ impl<M: Model> Deref for Host<M> {
     }
 }
 
-impl<M: Model> Simulation for Host<M> {
+impl<M: Explain> Simulation for Host<M> {
     fn now(&self) -> Micros {
         self.queue.now()
     }
@@ -123,14 +125,6 @@ impl<M: Model> Simulation for Host<M> {
     }
 }
 
-/// What a scenario's declaration needs from its model without naming its type: build a run,
-/// say how long a run should be, state the theory behind a sweep.
-pub trait Runs: Sync {
-    fn build(&self, params: &Params, seed: u64, end: Micros) -> Box<dyn Simulation>;
-    fn run_length_ms(&self, params: &Params) -> Option<u64>;
-    fn sweep_theory(&self, params: &Params, x: &str, by: Option<&str>) -> Option<String>;
-}
-
 /// [`Runs`] for model `M`: a scenario declares `model: &ModelOf::<M>::NEW`.
 pub struct ModelOf<M>(PhantomData<fn() -> M>);
 
@@ -138,7 +132,7 @@ impl<M> ModelOf<M> {
     pub const NEW: Self = Self(PhantomData);
 }
 
-impl<M: Model> Runs for ModelOf<M> {
+impl<M: Explain> Runs for ModelOf<M> {
     fn build(&self, params: &Params, seed: u64, end: Micros) -> Box<dyn Simulation> {
         Box::new(Host::<M>::new(params, seed, end))
     }

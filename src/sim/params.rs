@@ -2,8 +2,6 @@
 
 use std::fmt;
 
-use crate::format::{plain, with_unit};
-
 /// What kind of value a parameter holds. Every value is stored as an `f64`: a number as
 /// itself, a toggle as 0 or 1, a choice as the index of its option.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -531,4 +529,25 @@ macro_rules! choice {
             }
         }
     };
+}
+
+/// A number as a parameter writes it: no trailing `.0`, no float noise (0.3, not
+/// 0.30000000000000004).
+pub fn plain(v: f64) -> String {
+    if v == libm::trunc(v) && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        let s = format!("{v:.6}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+/// A value with its unit, as beside a slider: "150 req/s", "5×", "3".
+pub fn with_unit(value: f64, unit: &str) -> String {
+    let v = plain(value);
+    match unit {
+        "" => v,
+        "×" => format!("{v}×"),
+        u => format!("{v} {u}"),
+    }
 }

@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 
-use crate::sim::{Host, Micros, Model, Simulation};
+use crate::sim::{Explain, Host, Micros, Simulation};
 
 /// The most events one animation frame may process, so no setting can freeze the page.
 pub const EVENTS_PER_FRAME: u64 = 200_000;
@@ -293,32 +293,32 @@ impl Trailing {
 }
 
 /// A page's typed handle on its running model; everything else comes from [`Playback`].
-pub struct Runner<M: Model> {
+pub struct Runner<M: Explain> {
     playback: Playback,
     kind: PhantomData<fn() -> M>,
 }
 
-impl<M: Model> Clone for Runner<M> {
+impl<M: Explain> Clone for Runner<M> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<M: Model> Copy for Runner<M> {}
+impl<M: Explain> Copy for Runner<M> {}
 
-impl<M: Model> Deref for Runner<M> {
+impl<M: Explain> Deref for Runner<M> {
     type Target = Playback;
     fn deref(&self) -> &Playback {
         &self.playback
     }
 }
 
-impl<M: Model> From<Runner<M>> for Playback {
+impl<M: Explain> From<Runner<M>> for Playback {
     fn from(r: Runner<M>) -> Playback {
         r.playback
     }
 }
 
-impl<M: Model> Runner<M> {
+impl<M: Explain> Runner<M> {
     pub fn new(build: impl Fn() -> Host<M> + 'static, speed: f64, step: Micros) -> Self {
         let build: Build = Rc::new(move || Box::new(build()));
         Self { playback: Playback::new(build, speed, step), kind: PhantomData }

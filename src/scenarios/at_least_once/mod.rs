@@ -88,11 +88,11 @@ pub use reading::{CHAPTER_TABLE, ChapterRow, Guarantee, RunRow};
 
 use crate::sim::model::ModelOf;
 use crate::sim::rng::{SimRng, ms_to_us};
-use crate::sim::scenario::MAX_RUN_LENGTH_MS;
+use crate::sim::base::MAX_RUN_LENGTH_MS;
 use crate::sim::scenario::SweepDefault;
 use crate::sim::stats::Series;
 use crate::sim::{
-    EventQueue, MS, MetricSpec, Micros, Model, ParamSpec, Preset, Reading, ScenarioSpec, TimerKey, Value,
+    EventQueue, MS, MetricSpec, Micros, Model, ParamSpec, Preset, ScenarioSpec, TimerKey, Value,
 };
 
 /// One broker round trip for the ack (same region).
@@ -1011,14 +1011,6 @@ impl Model for AtLeastOnce {
 
     fn config(&self) -> &AtLeastOnceConfig {
         &self.config
-    }
-
-    fn reading(&self, now: Micros) -> Reading {
-        self.reading_at(now)
-    }
-
-    fn sweep_theory(c: &AtLeastOnceConfig, x: &str, _by: Option<&str>) -> Option<String> {
-        reading::sweep_theory(c, x)
     }
 
     fn run_length_ms(c: &AtLeastOnceConfig) -> Option<u64> {

@@ -8,6 +8,17 @@
 use super::{AtLeastOnce, Cause, DedupeOn, EventRecord, Order};
 use crate::format;
 use crate::sim::{Micros, Reading};
+use crate::sim::Explain;
+
+impl Explain for AtLeastOnce {
+    fn reading(&self, now: Micros) -> Reading {
+        self.reading_at(now)
+    }
+
+    fn sweep_theory(c: &super::AtLeastOnceConfig, x: &str, _by: Option<&str>) -> Option<String> {
+        sweep_theory(c, x)
+    }
+}
 
 /// What a run showed, named as the chapter's table names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -20,7 +20,7 @@ use super::{
     ACK_MS, AtLeastOnceConfig, CHAIN_MISS_CHANCE, DEVIATIONS, Order, PRODUCER_RESTART_MS, RECORD_MS, TAIL_MS, WORK_CAP,
     WORK_CV,
 };
-use crate::sim::scenario::MAX_RUN_LENGTH_MS;
+use crate::sim::base::MAX_RUN_LENGTH_MS;
 
 /// The run length in ms, at most [`MAX_RUN_LENGTH_MS`].
 pub(super) fn estimate_ms(c: &AtLeastOnceConfig) -> u64 {

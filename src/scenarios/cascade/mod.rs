@@ -39,7 +39,7 @@ use crate::sim::rng::{SimRng, ms_to_us};
 use crate::sim::scenario::SweepDefault;
 use crate::sim::stats::{Histogram, Series};
 use crate::sim::{
-    EventQueue, MS, MetricSpec, Micros, Model, ParamSpec, Preset, Reading, SEC, ScenarioSpec, TimerKey, Value,
+    EventQueue, MS, MetricSpec, Micros, Model, ParamSpec, Preset, SEC, ScenarioSpec, TimerKey, Value,
 };
 
 /// Charts sample every 20 ms: the pool fills within 0.4 s, which needs finer than 100 ms.
@@ -1055,10 +1055,6 @@ impl Model for Cascade {
     type Config = CascadeConfig;
     type Event = Event;
 
-    fn sweep_theory(c: &CascadeConfig, x: &str, _by: Option<&str>) -> Option<String> {
-        reading::sweep_theory(c, x)
-    }
-
     /// The load, the longest a checkout may wait after it, and half a second for the last
     /// answers: the chapter's 10 s of load and 5 s timeout give its 15.5 s.
     fn run_length_ms(c: &CascadeConfig) -> Option<u64> {
@@ -1183,10 +1179,6 @@ impl Model for Cascade {
 
     fn config(&self) -> &CascadeConfig {
         &self.config
-    }
-
-    fn reading(&self, now: Micros) -> Reading {
-        self.reading_at(now)
     }
 }
 

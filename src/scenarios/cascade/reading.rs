@@ -17,6 +17,17 @@ use super::{Cascade, GUIDED_STEPS, Moment, PARAMS, PoolNow, Variant};
 use crate::format;
 use crate::sim::params::Config;
 use crate::sim::{MS, Micros, Reading};
+use crate::sim::Explain;
+
+impl Explain for Cascade {
+    fn reading(&self, now: Micros) -> Reading {
+        self.reading_at(now)
+    }
+
+    fn sweep_theory(c: &super::CascadeConfig, x: &str, _by: Option<&str>) -> Option<String> {
+        sweep_theory(c, x)
+    }
+}
 
 /// A growth of /home in flight below this, either way, is "flat" (requests per second).
 pub const FLAT: f64 = 1.0;

@@ -36,7 +36,7 @@ use crate::sim::model::ModelOf;
 use crate::sim::rng::{SimRng, ms_to_us};
 use crate::sim::scenario::SweepDefault;
 use crate::sim::{
-    EventQueue, MS, MetricSpec, Micros, Model, ParamSpec, Preset, Reading, ScenarioSpec, TimerKey, Value,
+    EventQueue, MS, MetricSpec, Micros, Model, ParamSpec, Preset, ScenarioSpec, TimerKey, Value,
 };
 
 pub const HOPS: usize = 3;
@@ -733,14 +733,6 @@ impl Model for DeadlineChain {
 
     fn config(&self) -> &DeadlineChainConfig {
         &self.config
-    }
-
-    fn reading(&self, now: Micros) -> Reading {
-        self.reading_at(now)
-    }
-
-    fn sweep_theory(c: &DeadlineChainConfig, x: &str, _by: Option<&str>) -> Option<String> {
-        reading::sweep_theory(c, x)
     }
 
     /// Long enough for the chain to settle: in either mode nothing happens after C's work

@@ -14,8 +14,19 @@
 
 use super::{C, DeadlineChain, HOPS, Lane, MarkKind, Mode, MsgKind, Party, Phase, Reason, StoppedWaiting, WorkOutcome};
 use crate::format;
-use crate::sim::scenario::sort_short;
+use crate::sim::base::sort_short;
 use crate::sim::{MS, Micros, Reading};
+use crate::sim::Explain;
+
+impl Explain for DeadlineChain {
+    fn reading(&self, now: Micros) -> Reading {
+        self.reading_at(now)
+    }
+
+    fn sweep_theory(c: &super::DeadlineChainConfig, x: &str, _by: Option<&str>) -> Option<String> {
+        sweep_theory(c, x)
+    }
+}
 
 /// A time as the metrics report it (to 0.1 ms), so a sentence quotes the card's figure.
 fn when(t: Micros) -> String {

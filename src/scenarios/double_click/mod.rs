@@ -63,7 +63,7 @@ pub use reading::{Happening, chapter_charges};
 use crate::sim::model::ModelOf;
 use crate::sim::rng::{SimRng, ms_to_us};
 use crate::sim::scenario::SweepDefault;
-use crate::sim::{EventQueue, MetricSpec, Micros, Model, ParamSpec, Preset, Reading, ScenarioSpec, TimerKey, Value};
+use crate::sim::{EventQueue, MetricSpec, Micros, Model, ParamSpec, Preset, ScenarioSpec, TimerKey, Value};
 
 /// What the buyer pays ($49.99).
 pub const AMOUNT_CENTS: u32 = 4999;
@@ -826,14 +826,6 @@ impl Model for DoubleClick {
 
     fn config(&self) -> &DoubleClickConfig {
         &self.config
-    }
-
-    fn reading(&self, now: Micros) -> Reading {
-        self.reading_at(now)
-    }
-
-    fn sweep_theory(c: &DoubleClickConfig, x: &str, _by: Option<&str>) -> Option<String> {
-        reading::sweep_theory(c, x)
     }
 
     /// Long enough for the last attempt to be answered: the last click, every retry's wait for

@@ -14,8 +14,19 @@
 
 use super::{AMOUNT_CENTS, AttemptOutcome, BuyerOutcome, ClickEffect, DoubleClick, Fix, ServerResult};
 use crate::format;
-use crate::sim::scenario::sort_short;
+use crate::sim::base::sort_short;
 use crate::sim::{Micros, Reading};
+use crate::sim::Explain;
+
+impl Explain for DoubleClick {
+    fn reading(&self, now: Micros) -> Reading {
+        self.reading_at(now)
+    }
+
+    fn sweep_theory(c: &super::DoubleClickConfig, x: &str, _by: Option<&str>) -> Option<String> {
+        sweep_theory(c, x)
+    }
+}
 
 /// One line of the list of events: when, where, what.
 #[derive(Clone, Debug, PartialEq)]

@@ -39,7 +39,7 @@ use crate::sim::rng::{SimRng, ms_to_us};
 use crate::sim::scenario::SweepDefault;
 use crate::sim::stats::Series;
 use crate::sim::{
-    EventQueue, MS, MetricSpec, Micros, Model, ParamSpec, Preset, Reading, ScenarioSpec, TimerKey, Value,
+    EventQueue, MS, MetricSpec, Micros, Model, ParamSpec, Preset, ScenarioSpec, TimerKey, Value,
 };
 
 /// The provider admits calls per 100 ms tick (the chapter's unit).
@@ -615,10 +615,6 @@ impl Model for RetryStorm {
     type Config = RetryStormConfig;
     type Event = Event;
 
-    fn sweep_theory(c: &RetryStormConfig, x: &str, _by: Option<&str>) -> Option<String> {
-        reading::sweep_theory(c, x)
-    }
-
     /// Past the outage: 14 s after the provider is back, time for the longest backoff to play out.
     fn run_length_ms(c: &RetryStormConfig) -> Option<u64> {
         Some((c.down_until_ms as u64 + AFTER_OUTAGE_MS).max(DEFAULT_DURATION_MS))
@@ -756,10 +752,6 @@ impl Model for RetryStorm {
 
     fn config(&self) -> &RetryStormConfig {
         &self.config
-    }
-
-    fn reading(&self, now: Micros) -> Reading {
-        self.reading_at(now)
     }
 }
 

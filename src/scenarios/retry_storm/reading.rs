@@ -14,6 +14,17 @@
 use super::{BudgetWindow, ClientState, Mode, RetryStorm, TICK};
 use crate::format;
 use crate::sim::{Micros, Reading};
+use crate::sim::Explain;
+
+impl Explain for RetryStorm {
+    fn reading(&self, now: Micros) -> Reading {
+        self.reading_at(now)
+    }
+
+    fn sweep_theory(c: &super::RetryStormConfig, x: &str, _by: Option<&str>) -> Option<String> {
+        sweep_theory(c, x)
+    }
+}
 
 /// A peak up to this multiple of the capacity is "about what it can take"; up to [`STORM`]
 /// "up to about twice"; above, "several times".

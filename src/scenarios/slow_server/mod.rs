@@ -29,7 +29,7 @@ use crate::sim::model::ModelOf;
 use crate::sim::rng::{SimRng, ms_to_us};
 use crate::sim::scenario::SweepDefault;
 use crate::sim::stats::{Histogram, Series, WindowHistogram};
-use crate::sim::{EventQueue, MS, MetricSpec, Micros, Model, ParamSpec, Preset, Reading, ScenarioSpec, Value};
+use crate::sim::{EventQueue, MS, MetricSpec, Micros, Model, ParamSpec, Preset, ScenarioSpec, Value};
 
 pub const MAX_SERVERS: usize = 8;
 /// A run lasts 20 s, or longer when the slowdown (and B's ejection) come later: it always
@@ -574,14 +574,6 @@ impl Model for SlowServer {
 
     fn config(&self) -> &SlowServerConfig {
         &self.config
-    }
-
-    fn reading(&self, now: Micros) -> Reading {
-        self.reading_at(now)
-    }
-
-    fn sweep_theory(c: &SlowServerConfig, x: &str, _by: Option<&str>) -> Option<String> {
-        reading::sweep_theory(c, x)
     }
 
     fn run_length_ms(c: &SlowServerConfig) -> Option<u64> {

@@ -10,6 +10,17 @@
 use super::{Policy, SlowServer, SlowServerConfig};
 use crate::format;
 use crate::sim::{Micros, Reading};
+use crate::sim::Explain;
+
+impl Explain for SlowServer {
+    fn reading(&self, now: Micros) -> Reading {
+        self.reading_at(now)
+    }
+
+    fn sweep_theory(c: &SlowServerConfig, x: &str, _by: Option<&str>) -> Option<String> {
+        sweep_theory(c, x)
+    }
+}
 
 /// A ratio of p99 after the slowdown to p99 before it below this is "about the same"; from
 /// it to [`EXPLODES`] "roughly doubles, then settles"; from [`EXPLODES`] on, "many times over

@@ -58,10 +58,10 @@ pub use undici_clock::{TICK_MS, UndiciClock, ticks_for};
 
 use crate::sim::model::ModelOf;
 use crate::sim::rng::ms_to_us;
-use crate::sim::scenario::MAX_DURATION_MS;
+use crate::sim::base::MAX_DURATION_MS;
 use crate::sim::scenario::SweepDefault;
 use crate::sim::{
-    EventQueue, Host, MS, MetricSpec, Micros, Model, ParamSpec, Preset, Reading, SEC, ScenarioSpec, Simulation,
+    EventQueue, Host, MS, MetricSpec, Micros, Model, ParamSpec, Preset, SEC, ScenarioSpec, Simulation,
     TimerKey, Value,
 };
 
@@ -971,16 +971,8 @@ impl Model for WhichTimeout {
         &self.config
     }
 
-    fn sweep_theory(c: &WhichTimeoutConfig, x: &str, _by: Option<&str>) -> Option<String> {
-        reading::sweep_theory(c, x)
-    }
-
     fn run_length_ms(config: &WhichTimeoutConfig) -> Option<u64> {
         Some(Self::run_length_for(config))
-    }
-
-    fn reading(&self, now: Micros) -> Reading {
-        self.reading_at(now)
     }
 }
 

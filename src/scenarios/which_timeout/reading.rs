@@ -9,6 +9,17 @@
 use super::{ArmedTimer, Client, Outcome, Phase, TimerClock, TimerKind, WhichTimeout};
 use crate::format;
 use crate::sim::{MS, Micros, Reading, SEC};
+use crate::sim::Explain;
+
+impl Explain for WhichTimeout {
+    fn reading(&self, now: Micros) -> Reading {
+        self.reading_at(now)
+    }
+
+    fn sweep_theory(c: &super::WhichTimeoutConfig, x: &str, _by: Option<&str>) -> Option<String> {
+        sweep_theory(c, x)
+    }
+}
 
 /// A moment for people: "2,502 ms" below 10 s, "10.5 s" or "301 s" above.
 fn at(t: Micros) -> String {

@@ -9,12 +9,12 @@ use leptos::prelude::*;
 
 use super::{Chart, ChartData, Metrics, StatCard, Tone};
 use crate::sim::params::Config;
-use crate::sim::{Host, Micros, Model, ParamKind, Simulation};
+use crate::sim::{Explain, Host, Micros, ParamKind, Simulation};
 use crate::ui::kit::SimState;
 use crate::ui::runner::{EVENTS_PER_FRAME, Runner};
 
 /// What a page compares and how each column shows it.
-pub struct CompareSpec<M: Model> {
+pub struct CompareSpec<M: Explain> {
     /// The choice parameter whose options are compared (its id in the declaration).
     pub param: &'static str,
     /// The options shown, by id, in order (empty: all of them).
@@ -41,23 +41,23 @@ struct Settings {
 }
 
 /// One column: which option, its index in the parameter, and its run.
-struct Column<M: Model> {
+struct Column<M: Explain> {
     id: &'static str,
     label: &'static str,
     index: usize,
     runner: Runner<M>,
 }
 
-impl<M: Model> Clone for Column<M> {
+impl<M: Explain> Clone for Column<M> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<M: Model> Copy for Column<M> {}
+impl<M: Explain> Copy for Column<M> {}
 
 /// The button that shows the comparison, and the comparison while it is shown.
 #[component]
-pub fn Compare<M: Model>(
+pub fn Compare<M: Explain>(
     state: SimState,
     runner: Runner<M>,
     spec: &'static CompareSpec<M>,
@@ -88,7 +88,7 @@ pub fn Compare<M: Model>(
 }
 
 #[component]
-fn Columns<M: Model>(state: SimState, runner: Runner<M>, spec: &'static CompareSpec<M>) -> impl IntoView {
+fn Columns<M: Explain>(state: SimState, runner: Runner<M>, spec: &'static CompareSpec<M>) -> impl IntoView {
     let scenario = state.scenario;
     let param_index = scenario.params.iter().position(|p| p.id == spec.param).expect("a declared choice parameter");
     let ParamKind::Choice(options) = scenario.params[param_index].kind else {
@@ -128,7 +128,7 @@ fn Columns<M: Model>(state: SimState, runner: Runner<M>, spec: &'static CompareS
 
 /// Rebuilds the columns when the running run's settings change, and moves them to the page's
 /// clock every frame (a few frames at most after a skip to the end of a long run).
-fn keep_in_step<M: Model>(
+fn keep_in_step<M: Explain>(
     state: SimState,
     runner: Runner<M>,
     settings: StoredValue<Settings>,
@@ -157,7 +157,7 @@ fn keep_in_step<M: Model>(
 }
 
 #[component]
-fn CompareColumn<M: Model>(
+fn CompareColumn<M: Explain>(
     state: SimState,
     column: Column<M>,
     spec: &'static CompareSpec<M>,

@@ -7,10 +7,13 @@
 use leptos::prelude::*;
 
 use super::controls::ParamControls;
-use super::frame::{Lead, PresetButton, SeedControl, SimState, SweepToggle, full_link};
 use super::play::PlayControls;
+use super::presets::PresetButton;
+use super::seed::SeedControl;
+use super::share::full_link;
 use super::spread::Spreads;
-use super::sweep::SweepPanel;
+use super::state::SimState;
+use super::sweep::{SweepPanel, SweepToggle};
 use crate::ui::runner::Playback;
 
 /// What a part is to the figure.
@@ -129,6 +132,12 @@ fn PresetChoice(state: SimState, runner: Playback, ids: Vec<&'static str>) -> im
             </div>
         </div>
     }
+}
+
+/// What a page puts before the play bar: a prediction to make, a question to hold in mind.
+#[slot]
+pub struct Lead {
+    pub(super) children: Children,
 }
 
 /// The embed layout. The reading and tab order is the question, the play bar, the controls,

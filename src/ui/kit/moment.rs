@@ -6,7 +6,7 @@
 
 use leptos::prelude::*;
 
-use super::frame::SimState;
+use super::state::SimState;
 use crate::sim::{Micros, Params};
 use crate::ui::runner::Playback;
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 use leptos::prelude::*;
 
 use super::background::{Background, Done};
-use super::frame::SimState;
+use super::state::SimState;
 use crate::format;
 use crate::sim::ParamKind;
 use crate::sweep::Sweep;

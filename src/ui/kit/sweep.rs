@@ -9,7 +9,7 @@ use leptos::prelude::*;
 
 use super::background::{Background, Done};
 use super::chart::{Band, Chart, ChartData, Line, XAxis};
-use super::frame::SimState;
+use super::state::SimState;
 use crate::format;
 use crate::sim::{ParamKind, ScenarioSpec};
 use crate::sweep::Sweep;
@@ -205,5 +205,19 @@ fn SweepControls(state: SimState) -> impl IntoView {
                 </select>
             </label>
         </div>
+    }
+}
+
+/// Opens and closes the sweep view.
+#[component]
+pub(super) fn SweepToggle(state: SimState) -> impl IntoView {
+    let open = move || state.sweep.with(Option::is_some);
+    let toggle = move |_| {
+        state.sweep.update(|s| *s = if s.is_some() { None } else { Some(SweepView::default_for(state.scenario)) })
+    };
+    view! {
+        <button class="sweep-toggle" data-action="sweep" aria-pressed=move || open().to_string() on:click=toggle>
+            {move || if open() { "Hide the sweep" } else { "Sweep: see the whole curve over many runs" }}
+        </button>
     }
 }

@@ -4,8 +4,9 @@
 
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
+use super::data::{ChartData, XAxis};
 use super::labels::{ASCENT, Labels, Spot};
-use super::{ChartData, XAxis, color, nice_step, prefers_dark};
+use super::theme::{color, nice_step, prefers_dark};
 use crate::format;
 use crate::ui::kit::canvas::{context, set_font, text_width};
 

@@ -3,8 +3,8 @@
 
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
+use super::data::{Fill, Shape, TimelineData};
 use super::layout::{self, BAR, Font, Ink, LABEL_H, Plan};
-use super::{Fill, Shape, TimelineData};
 use crate::ui::kit::canvas::{context, set_attribute, set_font, text_width};
 use crate::ui::kit::chart::{color, prefers_dark};
 

@@ -5,7 +5,7 @@
 //! placed first; then labels inside bars, the marks' and the bars' outcomes lane by lane, the
 //! links', the meters' and last the spans'.
 
-use super::{Lane, TimelineData};
+use super::data::{Lane, TimelineData};
 use crate::format;
 use crate::ui::kit::chart::nice_step;
 

@@ -12,7 +12,7 @@ use leptos::prelude::*;
 
 use crate::scenarios::at_least_once::{AtLeastOnce, AtLeastOnceConfig};
 use crate::sim::{Config, Simulation};
-use crate::ui::kit::frame::speed_to_watch;
+use crate::ui::kit::speed::speed_to_watch;
 use crate::format;
 use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone};
 

@@ -11,7 +11,7 @@ use leptos::prelude::*;
 use crate::format;
 use crate::scenarios::double_click::{AMOUNT_CENTS, ButtonState, DoubleClick, DoubleClickConfig};
 use crate::sim::{Config, Model, Simulation};
-use crate::ui::kit::frame::link_sets_speed;
+use crate::ui::kit::speed::link_sets_speed;
 use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone};
 use crate::ui::runner::Runner;
 

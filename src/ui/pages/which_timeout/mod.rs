@@ -12,7 +12,7 @@ use leptos::prelude::*;
 
 use crate::scenarios::which_timeout::{Client, WhichTimeout, WhichTimeoutConfig};
 use crate::sim::Config;
-use crate::ui::kit::frame::speed_to_watch;
+use crate::ui::kit::speed::speed_to_watch;
 use crate::format;
 use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone};
 use crate::ui::runner::Runner;

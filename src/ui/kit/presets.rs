@@ -1,0 +1,36 @@
+//! The preset buttons: the full page's bar and the figure's segmented choice.
+
+use leptos::prelude::*;
+
+use super::state::SimState;
+use crate::sim::Preset;
+use crate::ui::runner::Playback;
+
+/// The buttons that set a preset; the pressed one is the preset the parameters still match.
+#[component]
+pub fn PresetBar(state: SimState, runner: Playback) -> impl IntoView {
+    view! {
+        <div class="presets-bar" role="group" aria-label="Presets">
+            {state.scenario.presets.iter().map(|p| view! { <PresetButton state runner preset=p/> }).collect_view()}
+        </div>
+    }
+}
+
+/// One preset's button (the full page's bar and the figure's segmented choice): pressed while
+/// the parameters still match it; a press applies it and starts the run again.
+#[component]
+pub fn PresetButton(state: SimState, runner: Playback, preset: &'static Preset) -> impl IntoView {
+    view! {
+        <button
+            data-preset=preset.id
+            title=preset.description
+            aria-pressed=move || state.is_preset(preset.id).to_string()
+            on:click=move |_| {
+                state.apply_preset(preset.id);
+                runner.rebuild();
+            }
+        >
+            {preset.label}
+        </button>
+    }
+}

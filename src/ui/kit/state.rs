@@ -1,0 +1,147 @@
+//! The reader-editable state of one simulation page: what its link encodes and every part of
+//! the page reads (parameters, preset, seed, what the figure shows).
+
+use leptos::prelude::*;
+
+use crate::sim::{Explain, Host, Params, ScenarioSpec};
+use crate::ui::runner::Runner;
+use crate::url::{self, State, SweepView};
+
+/// The reader-editable state of one simulation page.
+#[derive(Clone, Copy)]
+pub struct SimState {
+    pub scenario: &'static ScenarioSpec,
+    pub params: RwSignal<Params>,
+    pub preset: RwSignal<Option<&'static str>>,
+    pub seed: RwSignal<u64>,
+    /// A duration set by the link; `None`: the run is as long as its parameters need.
+    pub duration_ms: Option<u64>,
+    pub embed: bool,
+    pub autoplay: bool,
+    /// The sweep view, when open.
+    pub sweep: RwSignal<Option<SweepView>>,
+    /// What the link says the figure shows: its controls, presets and parts.
+    controls: StoredValue<Option<Vec<&'static str>>>,
+    presets: StoredValue<Vec<&'static str>>,
+    show: StoredValue<Vec<String>>,
+    chart: StoredValue<Option<String>>,
+    /// The presets the reader pressed, in order, each once (for the embed snippet's `presets=`).
+    pressed: RwSignal<Vec<&'static str>>,
+    speed0: f64,
+}
+
+impl SimState {
+    pub fn new(state: State) -> Self {
+        Self {
+            scenario: state.scenario,
+            params: RwSignal::new(state.params),
+            preset: RwSignal::new(state.preset),
+            seed: RwSignal::new(state.seed),
+            duration_ms: state.duration_ms,
+            embed: state.embed,
+            autoplay: state.autoplay,
+            sweep: RwSignal::new(state.sweep),
+            controls: StoredValue::new(state.controls),
+            presets: StoredValue::new(state.presets),
+            show: StoredValue::new(state.show),
+            chart: StoredValue::new(state.chart),
+            pressed: RwSignal::new(Vec::new()),
+            speed0: state.speed,
+        }
+    }
+
+    /// The state as the URL codec sees it. What the link says about the figure is kept on the
+    /// full page too, so "Open full lab" and back gives the same figure.
+    pub fn snapshot(&self, speed: f64, embed: bool) -> State {
+        State {
+            scenario: self.scenario,
+            preset: self.preset.get_untracked(),
+            params: self.params.get_untracked(),
+            seed: self.seed.get_untracked(),
+            duration_ms: self.duration_ms,
+            speed,
+            embed,
+            controls: self.controls.get_value(),
+            presets: self.presets.get_value(),
+            show: self.show.get_value(),
+            chart: self.chart.get_value(),
+            autoplay: embed && self.autoplay,
+            sweep: self.sweep.get_untracked(),
+        }
+    }
+
+    /// The state of the figure an author would embed from here: the link's controls or the
+    /// chapter's, the link's presets or the ones the reader pressed (two or more), no autoplay.
+    pub fn figure_snapshot(&self, speed: f64, chapter_controls: &'static [&'static str]) -> State {
+        let pressed = self.pressed.get_untracked();
+        let mut state = self.snapshot(speed, true);
+        state.autoplay = false;
+        state.controls = Some(self.controls.get_value().unwrap_or_else(|| chapter_controls.to_vec()));
+        if state.presets.is_empty() && pressed.len() >= 2 {
+            state.presets = pressed;
+        }
+        state
+    }
+
+    /// Builds a runner for this page's model; it rebuilds from the current state. `step_us` is
+    /// what one press of Step advances (0: one event).
+    pub fn runner<M: Explain>(&self, step_us: u64) -> Runner<M> {
+        let (scenario, params, seed, duration_ms) = (self.scenario, self.params, self.seed, self.duration_ms);
+        let build = move || {
+            params.with_untracked(|p| {
+                let ms = duration_ms.unwrap_or_else(|| scenario.duration_for(p));
+                Host::<M>::new(p, seed.get_untracked(), ms * 1000)
+            })
+        };
+        Runner::new(build, self.speed0, step_us)
+    }
+
+    /// Sets the parameters to a preset's values (the declaration's defaults with the preset's
+    /// changes) and remembers the preset.
+    pub fn apply_preset(&self, id: &'static str) {
+        let mut p = self.scenario.defaults();
+        if let Some(preset) = self.scenario.preset(id) {
+            let _ = p.apply_preset(preset);
+        }
+        self.preset.set(Some(id));
+        self.params.set(p);
+        self.pressed.update(|pressed| {
+            if !pressed.contains(&id) {
+                pressed.push(id);
+            }
+        });
+    }
+
+    /// Whether the page shows `control` ("sweep" or "seed"): always outside an embed; in one,
+    /// when `controls=` or `show=` names it.
+    pub fn shows(&self, control: &str) -> bool {
+        !self.embed
+            || self.controls.with_value(|c| c.as_ref().is_some_and(|c| c.contains(&control)))
+            || self.show.with_value(|s| s.iter().any(|n| n == control))
+    }
+
+    /// The parameters the figure's control column shows: the link's `controls=`, or the ones
+    /// the chapter talks about.
+    pub fn figure_controls(&self, chapter_controls: &'static [&'static str]) -> Vec<&'static str> {
+        self.controls.get_value().unwrap_or_else(|| chapter_controls.to_vec())
+    }
+
+    pub fn preset_choice(&self) -> Vec<&'static str> {
+        self.presets.get_value()
+    }
+
+    pub fn show_names(&self) -> Vec<String> {
+        self.show.get_value()
+    }
+
+    pub fn chart_name(&self) -> Option<String> {
+        self.chart.get_value()
+    }
+
+    /// Whether the parameters are exactly preset `id`'s.
+    pub fn is_preset(&self, id: &'static str) -> bool {
+        let scenario = self.scenario;
+        self.preset.get() == Some(id)
+            && self.params.with(|p| *p == url::State { preset: Some(id), ..State::new(scenario) }.baseline())
+    }
+}
