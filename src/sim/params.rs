@@ -421,6 +421,22 @@ pub trait Config: Clone + PartialEq + std::fmt::Debug + 'static {
     }
 }
 
+/// Whether two texts are the same, in a constant (`config!` checks ids against field names).
+pub const fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// Declares a scenario's parameters and its typed configuration at once:
 ///
 /// ```ignore
@@ -434,7 +450,9 @@ pub trait Config: Clone + PartialEq + std::fmt::Debug + 'static {
 /// ```
 ///
 /// gives `static PARAMS: &[ParamSpec]` (the declaration the CLI, the URL and the sliders
-/// read) and the struct with one field per parameter, in the same order.
+/// read), the struct with one field per parameter, in the same order, and each parameter's id
+/// as a constant named by its field (`SlowServerConfig::rate == "rate"`); an id that is not its
+/// field's name does not compile.
 #[macro_export]
 macro_rules! config {
     (
@@ -452,6 +470,21 @@ macro_rules! config {
         pub struct $name {
             $( $(#[$fmeta])* pub $field: $ty ),+
         }
+
+        /// Each parameter's id, by its field's name: sweeps, compare views and pages name a
+        /// parameter as `Config::field`, so a misspelt one does not compile.
+        #[allow(non_upper_case_globals)]
+        impl $name {
+            $( pub const $field: &'static str = stringify!($field); )+
+        }
+
+        // A parameter's id is its field's name (links and the CLI use the id, code the field).
+        const _: () = {
+            $( assert!(
+                $crate::sim::params::same_text(($spec).id, stringify!($field)),
+                concat!("the parameter of field `", stringify!($field), "` must have the id \"", stringify!($field), "\""),
+            ); )+
+        };
 
         impl $crate::sim::params::Config for $name {
             fn specs() -> &'static [$crate::sim::ParamSpec] {
@@ -549,5 +582,33 @@ pub fn with_unit(value: f64, unit: &str) -> String {
         "" => v,
         "×" => format!("{v}×"),
         u => format!("{v} {u}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    crate::config! {
+        /// A configuration for the test, as a scenario declares one.
+        pub struct TestConfig in TEST_PARAMS {
+            pub rate: f64 = ParamSpec::number("rate", "Rate", "req/s", 10.0, (1.0, 100.0, 1.0), "How many."),
+            pub on: bool = ParamSpec::toggle("on", "On", false, "Whether."),
+        }
+    }
+
+    #[test]
+    fn each_parameter_id_is_a_constant_named_by_its_field() {
+        assert_eq!(TestConfig::rate, "rate");
+        assert_eq!(TestConfig::on, "on");
+        assert_eq!(TEST_PARAMS.iter().map(|p| p.id).collect::<Vec<_>>(), [TestConfig::rate, TestConfig::on]);
+    }
+
+    #[test]
+    fn same_text_compares_every_byte() {
+        assert!(same_text("rate", "rate"));
+        assert!(!same_text("rate", "rats"));
+        assert!(!same_text("rate", "rat"));
+        assert!(same_text("", ""));
     }
 }
