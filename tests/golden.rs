@@ -1,8 +1,9 @@
 //! Behaviour is preserved: every scenario at its defaults and at every preset, seed 7, reports
-//! exactly the metrics recorded in `tests/golden/metrics.json` (new metrics may be added).
+//! exactly the metrics recorded in `tests/golden/<scenario id>.json` (new metrics may be added).
+//! One file per scenario, so a new scenario records its own and touches no other's.
 //!
 //! A change that is meant to change a number names the bug it fixes in its commit and
-//! regenerates the file with `UPDATE_GOLDEN=1 cargo test --release --test golden`.
+//! regenerates the files with `UPDATE_GOLDEN=1 cargo test --release --test golden`.
 
 use std::path::Path;
 
@@ -12,8 +13,8 @@ use serde_json::{Map, Value as Json};
 
 const SEED: u64 = 7;
 
-fn file() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/metrics.json")
+fn file(scenario: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/golden/{scenario}.json"))
 }
 
 /// Every run's metrics, by scenario and then by preset ("(defaults)" for none).
@@ -41,12 +42,21 @@ fn current() -> Map<String, Json> {
 fn every_default_and_preset_run_reports_the_recorded_metrics() {
     let now = current();
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        let text = serde_json::to_string_pretty(&now).expect("JSON") + "\n";
-        std::fs::write(file(), text).expect("golden file written");
+        for (scenario, runs) in &now {
+            let text = serde_json::to_string_pretty(runs).expect("JSON") + "\n";
+            std::fs::write(file(scenario), text).expect("golden file written");
+        }
         return;
     }
-    let recorded: Map<String, Json> =
-        serde_json::from_str(&std::fs::read_to_string(file()).expect("golden file")).expect("golden JSON");
+    let recorded: Map<String, Json> = ALL
+        .iter()
+        .map(|spec| {
+            let text = std::fs::read_to_string(file(spec.id)).unwrap_or_else(|_| {
+                panic!("{}: no golden file; record it with UPDATE_GOLDEN=1 cargo test --release --test golden", spec.id)
+            });
+            (spec.id.to_string(), serde_json::from_str(&text).expect("golden JSON"))
+        })
+        .collect();
     let mut runs = 0;
     for (scenario, presets) in &recorded {
         let presets = presets.as_object().expect("runs by preset");
