@@ -1,12 +1,13 @@
 //! Compare view: the page's settings run once per option of one choice parameter, a column
 //! per option, side by side on the same seed and played in step with the page's clock. Each
-//! column shows stat cards of chosen metrics (label, unit and help from the declaration), an
-//! a line of the column's own reading, and a chart; the charts share one y scale, and the first
+//! column shows stat cards of chosen metrics (label, unit and help from the declaration, and the
+//! spread of the column's own settings over seeds), a line of the column's own reading, and a chart; the charts share one y scale, and the first
 //! one carries the legend for all. Nothing here knows a scenario: a page names the parameter, the options, the
 //! metrics and how to chart one run.
 
 use leptos::prelude::*;
 
+use super::spread::Spreads;
 use super::{Chart, ChartData, Metrics, StatCard, Tone};
 use crate::sim::params::Config;
 use crate::sim::{Explain, Host, Micros, ParamKind, Simulation};
@@ -167,6 +168,16 @@ fn CompareColumn<M: Explain>(
     legend: bool,
 ) -> impl IntoView {
     let runner = column.runner;
+    // The column's cards show the spread of the column's own settings, not the page's.
+    if let Some(page) = use_context::<Spreads>() {
+        let index = column.index as f64;
+        let params = Signal::derive(move || {
+            let mut p = state.params.get();
+            p.set(spec.param, index);
+            p
+        });
+        page.provide_for_column(state, params);
+    }
     let metrics = Metrics::new(state.scenario, runner.into());
     let tone = Signal::derive(move || spec.tone.map_or(Tone::Plain, |f| f(&metrics)));
     let is_current = move || current.get() == column.index;

@@ -4,6 +4,9 @@
 
 use leptos::prelude::*;
 
+use super::spread::Spreads;
+use crate::ui::runner::Playback;
+
 /// One answer the reader can pick: an id (the run's reading names the one it bears out) and
 /// the words shown.
 pub type Guess = (&'static str, &'static str);
@@ -29,6 +32,10 @@ pub fn Predict(
 ) -> impl IntoView {
     let guess = RwSignal::new(None::<&'static str>);
     let revealed = move || finished.get() || (ready.get() && guess.get().is_some());
+    // The spreads over seeds under the cards would answer the question: hidden until revealed.
+    if let Some(spreads) = use_context::<Spreads>() {
+        spreads.hide_while(Memo::new(move |_| !revealed()).into());
+    }
     let waiting = move || {
         if ready.get() {
             "Pick an answer to see what happened."
@@ -75,4 +82,15 @@ pub fn Predict(
             </Show>
         </div>
     }
+}
+
+/// A question the page asks before the run, which the run itself answers ("how many charges
+/// will this fix leave?"): the spreads over seeds under the cards stay hidden until the run is
+/// over, since they would answer it.
+#[component]
+pub fn Question(text: &'static str) -> impl IntoView {
+    if let (Some(spreads), Some(runner)) = (use_context::<Spreads>(), use_context::<Playback>()) {
+        spreads.hide_while(Memo::new(move |_| !runner.track_dyn(|s| s.finished())).into());
+    }
+    view! { <p class="lead">{text}</p> }
 }

@@ -69,6 +69,7 @@ pub fn StatCard(
         .filter(|_| metrics.scenario.headline.contains(&key))
         .map(|spreads| Memo::new(move |_| spreads.of(key)));
     let headline = metrics.scenario.headline.contains(&key).then_some("");
+    let yes_no = Memo::new(move |_| value.with(|v| matches!(v, Value::Bool(_))));
     view! {
         <div class=class data-stat=key data-value=raw_value data-headline=headline title=spec.help>
             <span class="label">{spec.label}</span>
@@ -91,7 +92,7 @@ pub fn StatCard(
                     data-n=move || s.with(|s| s.as_ref().map(|s| s.n.to_string()))
                     title=move || s.with(|s| s.as_ref().map(|s| s.detail(unit)))
                 >
-                    {move || s.with(|s| s.as_ref().map(|s| s.text()))}
+                    {move || s.with(|s| s.as_ref().map(|s| s.text(yes_no.get())))}
                 </span>
             })}
         </div>

@@ -15,6 +15,7 @@ use crate::sim::{Config, Simulation};
 use crate::ui::kit::speed::speed_to_watch;
 use crate::format;
 use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone};
+use crate::ui::kit::predict::Question;
 
 /// The publishing plays in about this many seconds unless the link sets a speed.
 const WATCH_SECONDS: f64 = 15.0;
@@ -84,7 +85,7 @@ fn AtLeastOncePage(state: SimState) -> impl IntoView {
     view! {
         <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
-                <p class="lead">"Before you press Play: with this order, will the ledger lose credits, double them, or neither?"</p>
+                <Question text="Before you press Play: with this order, will the ledger lose credits, double them, or neither?"/>
             </Lead>
         </SimFrame>
     }

@@ -14,6 +14,7 @@ use crate::sim::{Config, Model, Simulation};
 use crate::ui::kit::speed::link_sets_speed;
 use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone};
 use crate::ui::runner::Runner;
+use crate::ui::kit::predict::Question;
 
 /// Without `speed` in the link, the page plays at half speed: a 1 s timeout then takes 2 s
 /// to watch, and the whole story about 7 s.
@@ -70,7 +71,7 @@ fn DoubleClickPage(state: SimState) -> impl IntoView {
     view! {
         <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
-                <p class="lead">"Before you press Play: how many charges will this fix leave on the card?"</p>
+                <Question text="Before you press Play: how many charges will this fix leave on the card?"/>
             </Lead>
         </SimFrame>
     }

@@ -16,6 +16,7 @@ use crate::ui::kit::speed::speed_to_watch;
 use crate::format;
 use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone};
 use crate::ui::runner::Runner;
+use crate::ui::kit::predict::Question;
 
 /// A run plays in about this many seconds unless the link sets a speed.
 const WATCH_SECONDS: f64 = 10.0;
@@ -77,7 +78,7 @@ fn WhichTimeoutPage(state: SimState) -> impl IntoView {
     view! {
         <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
-                <p class="lead">"Before you press Play: which timer fires first, and will the server have done the work?"</p>
+                <Question text="Before you press Play: which timer fires first, and will the server have done the work?"/>
             </Lead>
         </SimFrame>
     }

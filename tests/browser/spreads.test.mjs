@@ -1,0 +1,83 @@
+// The spreads under the headline cards say what they are, read as the metric reads, never answer
+// the page's open question, and in the compare view belong to each column's own settings
+// (issue 24: a reader found each of these false).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, openPage, ready, screenshot, skipToEnd } from './harness.mjs';
+
+let server, browser;
+before(async () => { server = await serve(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+const spreadTexts = (page) => page.$$eval('[data-spread]', (els) => els.map((e) => [e.dataset.spread, e.textContent.trim()]));
+const spreadsDone = (page) => page.waitForSelector('[data-spread-ms]:not([data-spread-ms=""])', { timeout: 60000 });
+
+for (const [sim, question] of [['slow-server', 'a prediction'], ['double-click', 'a question'], ['at-least-once', 'a question'], ['which-timeout', 'a question']]) {
+  test(`${sim}: before the run answers ${question}, no spread under the cards gives the answer away`, async () => {
+    const page = await openPage(browser);
+    await page.goto(`${server.base}/?sim=${sim}`);
+    await ready(page);
+    await spreadsDone(page); // the 20 seeds have run: only the question holds them back
+    assert.deepEqual((await spreadTexts(page)).filter(([, t]) => t !== ''), [], `${sim}: spreads shown before Play`);
+    assert.match(await page.textContent('.spread-note'), /appear under the cards once the question above is answered/);
+    await skipToEnd(page);
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-spread]')].some((e) => e.textContent.trim() !== ''));
+    assert.match(await page.textContent('.spread-note'), /the same settings on 2\d seeds/);
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  });
+}
+
+test('slow-server: answering the prediction once the slowdown has shown reveals the spreads', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${server.base}/?sim=slow-server&speed=64`);
+  await ready(page);
+  await spreadsDone(page);
+  await page.check('input[name="prediction"][value="explodes"]');
+  await page.click('[data-action="play"]');
+  await page.waitForSelector('[data-answer]', { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelector('[data-spread="p99_ms_after"]')?.textContent.trim() !== '');
+  assert.match(await page.textContent('[data-spread="p99_ms_after"]'), /^middle 80% of 20 seeds: [\d,.]+–[\d,.]+$/);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('a spread says what its range is; a count reads in whole numbers; a yes/no reads as yes or no', async () => {
+  const page = await openPage(browser, { width: 360, height: 800 });
+  await page.goto(`${server.base}/?sim=retry-storm`);
+  await ready(page);
+  await skipToEnd(page);
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-spread]')].every((e) => e.textContent.trim() !== ''));
+  for (const [key, text] of await spreadTexts(page)) {
+    assert.match(text, /^(middle 80% of 20 seeds: .+|.+ on \d+ of 20 seeds)$/, `${key}: ${text}`);
+  }
+  // peak_after_recovery is a count of calls: its range has no decimals.
+  const peak = await page.textContent('[data-spread="peak_after_recovery"]');
+  assert.doesNotMatch(peak, /\d\.\d/, `a count with a fraction: ${peak}`);
+  await screenshot(page, 'spreads-retry-storm-360');
+  await page.goto(`${server.base}/?sim=which-timeout&preset=fetch-silent`);
+  await ready(page);
+  await skipToEnd(page, 60000);
+  const yesNo = await page.$$eval('[data-stat]', (els) => els.filter((e) => /^(true|false)$/.test(e.dataset.value) || e.querySelector('.value')?.textContent.match(/^(yes|no)$/i))
+    .map((e) => e.querySelector('[data-spread]')?.textContent.trim()).filter(Boolean));
+  for (const t of yesNo) assert.match(t, /^(yes|no) on \d+ of 20 seeds$/, t);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('retry-storm compare view: each column shows the spread of its own mode, not the page\'s', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${server.base}/?sim=retry-storm&preset=fixed`);
+  await ready(page);
+  await skipToEnd(page);
+  await page.click('[data-action="compare"]');
+  const sel = (mode) => `[data-compare="${mode}"] [data-spread="peak_after_recovery"]`;
+  await page.waitForFunction((sels) => sels.every((s) => document.querySelector(s)?.dataset.median), ['fixed', 'jitter'].map(sel), { timeout: 60000 });
+  const median = (s) => page.getAttribute(s, 'data-median').then(Number);
+  const [fixed, jitter, main] = [await median(sel('fixed')), await median(sel('jitter')), await median('.stats > [data-stat="peak_after_recovery"] [data-spread]')];
+  assert.equal(fixed, main, 'the fixed column has the page\'s settings');
+  assert.ok(jitter < fixed, `jitter's own spread (median ${jitter}) is not fixed's (${fixed})`);
+  await screenshot(page, 'spreads-compare');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
