@@ -7,7 +7,8 @@
 //! `double` or `explodes`; absent when none does, e.g. p99 rose ×4 and then recovered),
 //! `limit` (only when a server's backlog overflowed: what was refused).
 
-use super::{Policy, SlowServer, SlowServerConfig};
+use super::model::SlowServer;
+use super::spec::{Policy, SlowServerConfig};
 use crate::format;
 use crate::sim::{Micros, Reading};
 use crate::sim::Explain;

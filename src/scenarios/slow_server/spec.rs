@@ -1,0 +1,238 @@
+//! What slow-server declares: its parameters and choices, presets, metrics, headline, sweep
+//! and run length.
+
+use crate::sim::scenario::SweepDefault;
+use crate::sim::{MetricSpec, ParamSpec, Preset};
+
+pub const MAX_SERVERS: usize = 8;
+/// A run lasts 20 s, or longer when the slowdown (and B's ejection) come later: it always
+/// shows 10 s after the slowdown, and 5 s after the ejection.
+pub(super) const DEFAULT_DURATION_MS: u64 = 20_000;
+pub(super) const SHOWN_AFTER_SLOWDOWN_MS: f64 = 10_000.0;
+pub(super) const SHOWN_AFTER_EJECTION_MS: f64 = 5_000.0;
+
+crate::choice! {
+    /// How long a healthy server takes for one request.
+    pub enum ServiceDist {
+        Exponential = ("exponential", "Exponential", "The textbook M/M/1 case: most requests are quick, a few take several times the mean."),
+        Lognormal = ("lognormal", "Lognormal", "A long tail: the spread is one and a half times the mean, like many real services."),
+        Fixed = ("fixed", "Fixed", "Every request takes exactly the mean."),
+    }
+}
+
+crate::choice! {
+    /// How the load balancer picks a server for each request.
+    pub enum Policy {
+        RoundRobin = ("round-robin", "Round robin", "Each server in turn, whatever its load."),
+        Random = ("random", "Random", "A server picked at random, whatever its load."),
+        LeastOutstanding = ("least-outstanding", "Least outstanding", "The server with the fewest requests the balancer has open on it (a client that gave up no longer counts)."),
+        TwoChoices = ("two-choices", "Two choices", "Two servers picked at random; the less busy one gets the request."),
+    }
+}
+
+crate::config! {
+    /// What the slow-server model reads from its parameters.
+    pub struct SlowServerConfig in PARAMS {
+        pub rate: f64 = ParamSpec::number("rate", "Arrival rate", "req/s", 150.0, (1.0, 3000.0, 1.0),
+            "Requests per second arriving at the load balancer (Poisson)."),
+        pub servers: usize = ParamSpec::number("servers", "Servers", "", 3.0, (1.0, MAX_SERVERS as f64, 1.0),
+            "How many servers sit behind the load balancer: A, B, C, …"),
+        pub workers: u32 = ParamSpec::number("workers", "Workers per server", "", 1.0, (1.0, 16.0, 1.0),
+            "Requests each server works on at once; the rest wait in line, first come, first served."),
+        pub service_ms: f64 = ParamSpec::number("service_ms", "Mean service time", "ms", 10.0, (1.0, 500.0, 1.0),
+            "Average time a healthy server needs for one request."),
+        pub service_dist: ServiceDist = ParamSpec::choice("service_dist", "Service time distribution", ServiceDist::OPTIONS,
+            ServiceDist::Exponential as usize, "How much one request's service time varies around the mean."),
+        pub slow_at_ms: f64 = ParamSpec::number("slow_at_ms", "B slows down at", "ms", 1000.0, (0.0, 600_000.0, 100.0),
+            "The moment server B gets slower (or, with 'B fails', goes down)."),
+        pub slowdown: f64 = ParamSpec::number("slowdown", "B's slowdown", "×", 5.0, (1.0, 50.0, 0.5),
+            "B's service time is multiplied by this. B still passes its health checks."),
+        pub policy: Policy = ParamSpec::choice("policy", "Balancing policy", Policy::OPTIONS, Policy::RoundRobin as usize,
+            "How the load balancer picks a server for each request."),
+        pub b_fails: bool = ParamSpec::toggle("b_fails", "B fails instead of slowing", false,
+            "B refuses connections: the balancer picks again, by its policy, among the servers it has not tried, and health checks eject B."),
+        pub eject_after_ms: f64 = ParamSpec::number("eject_after_ms", "Health checks eject B after", "ms", 2000.0, (0.0, 60_000.0, 100.0),
+            "With 'B fails': how long failing health checks take to remove B from the pool."),
+        pub timeout_ms: f64 = ParamSpec::number("timeout_ms", "Client timeout", "ms", 0.0, (0.0, 30_000.0, 10.0),
+            "0 means no timeout. A timed-out request fails for the client; the server still works on it."),
+        pub cancel_on_timeout: bool = ParamSpec::toggle("cancel_on_timeout", "Cancel work on timeout", false,
+            "When on, a timeout also removes the request from the server (the caller left)."),
+        pub backlog: usize = ParamSpec::number("backlog", "Backlog per server", "req", 10_000.0, (10.0, 100_000.0, 10.0),
+            "How many requests a server holds waiting (its accept queue, connections whose client already \
+             left included). Beyond it the server refuses new connections and the client gets an error at \
+             once; the page says so when it happens. The default is far above every chapter run."),
+    }
+}
+
+
+pub static PRESETS: &[Preset] = &[
+    Preset {
+        id: "chapter",
+        label: "Round robin (the chapter)",
+        description: "B becomes 5× slower at 1 s and keeps its share of traffic.",
+        values: &[],
+    },
+    Preset {
+        id: "least-outstanding",
+        label: "Least outstanding",
+        description: "The balancer sends each request to the server with the fewest in progress.",
+        values: &[("policy", "least-outstanding")],
+    },
+    Preset {
+        id: "two-choices",
+        label: "Power of two choices",
+        description: "Pick two servers at random, send to the less busy one.",
+        values: &[("policy", "two-choices")],
+    },
+    Preset {
+        id: "b-fails",
+        label: "B fails instead",
+        description: "Slow is worse than down: a dead B is ejected and p99 recovers.",
+        values: &[("b_fails", "true")],
+    },
+    Preset {
+        id: "timeout",
+        label: "Timeout, no cancellation",
+        description: "A 500 ms client timeout: clients stop waiting, B's queue keeps growing.",
+        values: &[("timeout_ms", "500")],
+    },
+    Preset {
+        id: "timeout-cancel",
+        label: "Timeout with cancellation",
+        description: "The same timeout, and B drops work whose caller left.",
+        values: &[("timeout_ms", "500"), ("cancel_on_timeout", "true")],
+    },
+];
+
+pub static METRICS: &[MetricSpec] = &[
+    MetricSpec { key: "arrived", label: "Arrived", unit: "req", help: "Requests that reached the load balancer." },
+    MetricSpec { key: "completed", label: "Completed", unit: "req", help: "Requests answered before any timeout." },
+    MetricSpec { key: "timed_out", label: "Timed out", unit: "req", help: "Requests whose client gave up." },
+    MetricSpec {
+        key: "in_flight_end",
+        label: "In flight",
+        unit: "req",
+        help: "Clients still waiting for an answer: now, or when the run ended.",
+    },
+    MetricSpec {
+        key: "refused",
+        label: "Refused by a down B",
+        unit: "req",
+        help: "Attempts B refused while it was down (with 'B fails'); the balancer picked again among the \
+               servers not tried. Refusals by a full backlog are counted apart.",
+    },
+    MetricSpec {
+        key: "mean_ms",
+        label: "Mean latency",
+        unit: "ms",
+        help: "What clients waited on average (a timeout counts as its limit).",
+    },
+    MetricSpec {
+        key: "p50_ms_before",
+        label: "p50 before the slowdown",
+        unit: "ms",
+        help: "Median wait of requests that arrived before the slowdown (a timeout counts as its limit).",
+    },
+    MetricSpec {
+        key: "p99_ms_before",
+        label: "p99 before the slowdown",
+        unit: "ms",
+        help: "99th percentile wait of requests that arrived before the slowdown (a timeout counts as its limit).",
+    },
+    MetricSpec {
+        key: "p50_ms_after",
+        label: "p50 after the slowdown",
+        unit: "ms",
+        help: "Median wait of requests that arrived after the slowdown (a timeout counts as its limit).",
+    },
+    MetricSpec {
+        key: "p99_ms_after",
+        label: "p99 after the slowdown",
+        unit: "ms",
+        help: "99th percentile wait of requests that arrived after the slowdown and have finished or timed out.",
+    },
+    MetricSpec {
+        key: "p99_ms_now",
+        label: "p99 now (last 1 s)",
+        unit: "ms",
+        help: "99th percentile wait of the requests that finished or timed out in the last second.",
+    },
+    MetricSpec {
+        key: "p99_ms_recent",
+        label: "p99, last 5 s",
+        unit: "ms",
+        help: "99th percentile of the last five seconds of the run.",
+    },
+    MetricSpec {
+        key: "b_queue",
+        label: "B's queue",
+        unit: "req",
+        help: "Requests at server B now (waiting and in service).",
+    },
+    MetricSpec {
+        key: "mean_in_flight",
+        label: "Mean in flight",
+        unit: "req",
+        help: "Time-averaged number of waiting clients.",
+    },
+    MetricSpec {
+        key: "littles_law_in_flight",
+        label: "Little's law",
+        unit: "req",
+        help: "Arrival rate × mean latency: what Little's law predicts for the mean in flight (requests a full backlog refused, which waited no time, left out of the rate).",
+    },
+    MetricSpec {
+        key: "littles_law_now",
+        label: "Little's law now",
+        unit: "req",
+        help: "Arrival rate × mean latency of the last second.",
+    },
+    MetricSpec {
+        key: "servers",
+        label: "Servers",
+        unit: "",
+        help: "Per server: requests served, largest and final queue.",
+    },
+    MetricSpec {
+        key: "before_count",
+        label: "Requests before the slowdown",
+        unit: "req",
+        help: "How many waits the 'before' percentiles rest on.",
+    },
+    MetricSpec {
+        key: "after_count",
+        label: "Requests after the slowdown",
+        unit: "req",
+        help: "How many waits the 'after' percentiles rest on (finished or timed out).",
+    },
+    MetricSpec {
+        key: "timed_out_pct",
+        label: "Timed out",
+        unit: "%",
+        help: "Timed-out requests as a share of the requests that finished or timed out.",
+    },
+    MetricSpec {
+        key: "p99_ratio",
+        label: "p99 after / before",
+        unit: "×",
+        help: "p99 after the slowdown divided by p99 before it: the one ratio the page quotes.",
+    },
+    MetricSpec {
+        key: "backlog_full",
+        label: "Refused: backlog full",
+        unit: "req",
+        help: "Requests refused because their server's backlog was full; they failed at once and count in no percentile.",
+    },
+    MetricSpec {
+        key: "b_ejected_at_ms",
+        label: "B ejected at",
+        unit: "ms",
+        help: "When health checks removed B from the pool (empty when they did not within the run).",
+    },
+];
+
+/// The metrics a reader looks at first.
+pub static HEADLINE: &[&str] = &["p99_ms_after", "p99_ms_before", "b_queue", "timed_out"];
+
+pub const SWEEP: SweepDefault =
+    SweepDefault { x: "slowdown", from: 1.0, to: 8.0, steps: 15, by: Some("policy"), metric: "p99_ms_after" };
