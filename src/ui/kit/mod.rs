@@ -16,6 +16,7 @@ pub mod snippet;
 pub mod spread;
 pub mod stat;
 pub mod sweep;
+pub mod table;
 pub mod timeline;
 pub mod tour;
 
@@ -24,5 +25,6 @@ pub use figure::{Part, Role};
 pub use frame::{Lead, SimFrame, SimState};
 pub use metrics::Metrics;
 pub use stat::{StatCard, Tone};
+pub use table::Table;
 pub use timeline::Timeline;
 pub use tour::{Tour, TourState};
