@@ -113,7 +113,8 @@ prebuild_web() {
 
 # Builds the site into dist/ exactly as it ships: one Trunk build per simulation (its feature
 # alone: a page downloads its own simulation and nothing else), then scripts/site.mjs makes
-# dist/index.html, the home page and the loader, from the registry (`resilience-lab list --json`).
+# dist/index.html, the home page and the loader, from the registry (`resilience-lab list --json`),
+# and the style sheet from static/style.css, src/ui/kit's and each page's style.css.
 # `trunk build`, never `trunk serve`, so dist/ never holds a development reload script.
 build_web() {
   local site="$ROOT/target/site" id
@@ -133,7 +134,7 @@ build_module() {
   web_env cargo build --quiet --manifest-path "$ROOT/Cargo.toml" --target wasm32-unknown-unknown --profile web \
     --bin resilience-lab-web --no-default-features --features "$id" >&2
   inputs=$(cd "$ROOT" && cat "$WEB_TARGET_DIR/wasm32-unknown-unknown/web/resilience-lab-web.wasm" module.html Trunk.toml \
-    static/style.css static/favicon.svg static/embed.js | sha256sum)
+    static/favicon.svg static/embed.js | sha256sum)
   if [ -f "$out/.inputs" ] && [ "$(cat "$out/.inputs")" = "$inputs" ]; then
     say "module $id: unchanged"
     return

@@ -4,9 +4,11 @@
 //
 // <stage>/<id>/ is Trunk's output for the module of simulation <id>; <list.json> is
 // `resilience-lab list --json` (the registry's declarations). dist/ gets each module's JS glue and
-// wasm in dist/<id>/, the style sheet, icon and embed.js once, and index.html: the home page (every
-// simulation and its presets, as static HTML) with the loader that fetches only the module the
-// URL's `sim` names. Paths are relative, so dist/ works at / or under any sub-path.
+// wasm in dist/<id>/, the icon and embed.js once, the style sheet (assembled here, see styleSheet),
+// and index.html: the home page (every simulation and its presets, as static HTML) with the loader
+// that fetches only the module the URL's `sim` names. Paths are relative, so dist/ works at / or
+// under any sub-path. dist/ is made anew each time, so nothing of an earlier build survives.
+import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +22,25 @@ async function only(dir, pattern) {
   const names = (await readdir(dir)).filter((n) => pattern.test(n));
   if (names.length !== 1) throw new Error(`${dir}: expected one file matching ${pattern}, found ${names.join(', ') || 'none'}`);
   return names[0];
+}
+
+/** The `.css` files under `dir` (relative to the repository), sorted by path. */
+async function cssUnder(dir) {
+  const names = await readdir(join(root, dir), { recursive: true });
+  return names.filter((n) => n.endsWith('.css')).sort().map((n) => `${dir}/${n}`);
+}
+
+/**
+ * The one style sheet: the site's rules (static/style.css), then the kit's (every .css under
+ * src/ui/kit), then each page's (every .css under src/ui/pages, a page's in its own folder), in
+ * that order so a page's rule wins a tie with the kit's. Found by name: a new page's style.css
+ * is picked up without a list.
+ */
+async function styleSheet() {
+  const files = ['static/style.css', ...await cssUnder('src/ui/kit'), ...await cssUnder('src/ui/pages')];
+  const parts = await Promise.all(files.map(async (f) => `/* ${f} */\n${await readFile(join(root, f), 'utf8')}`));
+  const css = parts.join('\n');
+  return { css, name: `style-${createHash('sha256').update(css).digest('hex').slice(0, 16)}.css` };
 }
 
 function card(s) {
@@ -42,11 +63,12 @@ async function main([stage, dist, listFile]) {
     for (const name of [glue, wasm]) await copyFile(join(from, name), join(dist, id, name));
     modules[id] = [`${id}/${glue}`, `${id}/${wasm}`];
   }
-  // Every module's build made the same style sheet, icon and embed.js: the first one's are used.
+  // Every module's build made the same icon and embed.js: the first one's are used.
   const first = join(stage, scenarios[0].id);
-  const style = await only(first, /^style-[0-9a-f]+\.css$/);
   const icon = await only(first, /^favicon-[0-9a-f]+\.svg$/);
-  for (const name of [style, icon, 'embed.js']) await copyFile(join(first, name), join(dist, name));
+  for (const name of [icon, 'embed.js']) await copyFile(join(first, name), join(dist, name));
+  const style = await styleSheet();
+  await writeFile(join(dist, style.name), style.css);
 
   // Its comments stay in the source: the page gets the code.
   const loader = (await readFile(join(root, 'static', 'loader.js'), 'utf8'))
@@ -54,7 +76,7 @@ async function main([stage, dist, listFile]) {
     .replace('__MODULES__', JSON.stringify(modules));
   const fill = {
     loader: `\n${loader}`,
-    style: `./${style}`,
+    style: `./${style.name}`,
     icon: `./${icon}`,
     nav: scenarios.map((s) => `<a href="?sim=${escape(s.id)}">${escape(s.title)}</a>`).join(''),
     cards: scenarios.map(card).join(''),

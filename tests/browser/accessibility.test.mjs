@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serve, launch, openPage, ready, stat, scenarioIds } from './harness.mjs';
+import { serve, launch, openPage, ready, stat, scenarioIds, untilFinished } from './harness.mjs';
 
 const axePath = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules', 'axe-core', 'axe.min.js');
 const PAGES = ['', ...scenarioIds().map((id) => `?sim=${id}`)];
@@ -48,6 +48,7 @@ test('the slow-server page works from the keyboard alone', async () => {
   // Buttons answer Enter and Space.
   await page.focus('[data-action="skip"]');
   await page.keyboard.press('Enter');
+  await untilFinished(page);
   assert.ok((await stat(page, 'time_s')) >= 20);
   await page.focus('[data-action="reset"]');
   await page.keyboard.press('Space');

@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, untilFinished } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, timelineMoments, timelineProblems, untilFinished } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -111,4 +111,20 @@ test('at-least-once at 360 px: the ledger, the timeline and the table fit', asyn
   await screenshot(page, 'at-least-once-360');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
+});
+
+// Its lanes are the events something happened to, named by event ("Event 12"): there is no
+// fixed list, but by the end of every run some lane is drawn with such a name.
+test('at-least-once: the timeline names its lanes by event, at 1,280 and 360 px', async () => {
+  for (const width of [1280, 360]) {
+    const page = await openPage(browser, { width, height: 900 });
+    for (const run of ['', '&preset=ack-first', '&preset=long-jobs']) {
+      const moments = await timelineMoments(page, `${server.base}/?sim=at-least-once${run}`);
+      for (const [moment, drawn] of Object.entries(moments)) assert.deepEqual(timelineProblems(drawn), [], `${run || 'defaults'} at ${width} px, ${moment}`);
+      const lanes = moments['at the end'].labels.filter((l) => /^Event [\d,]+$/.test(l.text));
+      assert.ok(lanes.length > 0, `${run || 'defaults'} at ${width} px: a lane named by its event at the end`);
+    }
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  }
 });

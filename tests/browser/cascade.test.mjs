@@ -5,7 +5,7 @@
 // are runs where the chapter's words would be false.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, stat, setSlider, untilFinished } from './harness.mjs';
+import { serve, launch, openPage, ready, scenarios, screenshot, stat, setSlider, untilFinished } from './harness.mjs';
 
 // The chapter's timeline (GUIDED_STEPS in src/scenarios/cascade/mod.rs): time and title per step.
 const STEPS = [
@@ -314,7 +314,7 @@ test('no sideways scroll: every preset at 320 and 360 px, page and embed, before
     // The figure shows the tour, the table, the pools and the other charts when its link asks for them.
     for (const embed of ['', '&embed=1&show=tour,table,pools,charts']) {
       const page = await openPage(browser, { width, height: 720 });
-      for (const preset of PRESETS) {
+      for (const { id: preset } of scenarios().find((s) => s.id === 'cascade').presets) {
         await page.goto(`${server.base}/?sim=cascade&preset=${preset}${embed}`);
         await ready(page);
         await page.waitForSelector('[data-tour-step]');

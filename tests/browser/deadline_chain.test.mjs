@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, stat, untilFinished } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, stat, timelineLabels, timelineMoments, timelineProblems, untilFinished } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -170,4 +170,22 @@ test('deadline-chain: screenshots, desktop and phone, light and dark; no sideway
   await screenshot(page, 'deadline-chain-propagated-midrun-desktop');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
+});
+
+// The timeline's lanes are named whatever the run: with both hop timeouts off too, and zoomed.
+test('deadline-chain: the timeline names its lanes User, A, B and C, at 1,280 and 360 px', async () => {
+  for (const width of [1280, 360]) {
+    const page = await openPage(browser, { width, height: 900 });
+    for (const run of ['', '&preset=propagated', '&a_to_b_timeout_ms=0&b_to_c_timeout_ms=0']) {
+      const moments = await timelineMoments(page, `${server.base}/?sim=deadline-chain${run}`);
+      for (const [moment, drawn] of Object.entries(moments)) {
+        assert.deepEqual(timelineProblems(drawn, ['User', 'A', 'B', 'C']), [], `${run || 'defaults'} at ${width} px, ${moment}`);
+      }
+      await page.click('[data-zoom="end"]');
+      await page.waitForSelector('[data-zoom="end"][aria-pressed="true"]');
+      assert.deepEqual(timelineProblems(await timelineLabels(page), ['User', 'A', 'B', 'C']), [], `${run || 'defaults'} at ${width} px, zoomed`);
+    }
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  }
 });

@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { serve, launch, openPage, ready, screenshot, shots, stat, scenarios, untilFinished } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, shots, stat, scenarios, timelineMoments, timelineProblems, untilFinished } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -152,7 +152,10 @@ test('double-click: step advances one event at a time, and says what happened', 
 test('double-click: play runs at half speed by default and stops when nothing is left', async () => {
   const page = await open('&speed=4');
   await page.click('[data-action="play"]');
+  await page.waitForSelector('[data-action="pause"]');
+  // It stops by itself: the button says Play again, with the clock at the run's end.
   await page.waitForSelector('[data-action="play"]', { timeout: 20000 });
+  await untilFinished(page, 1000);
   assert.equal(await stat(page, 'time_s'), 8);
   assert.equal(await stat(page, 'card_charged'), 3);
   const over = (await text(page, '[data-last-event]')).match(/The run is over \((\d+) events\)/);
@@ -196,3 +199,17 @@ for (const [width, height, device] of [[1280, 900, 'desktop'], [360, 800, 'phone
     });
   }
 }
+
+test('double-click: the timeline names its lanes Page, Helper, Server and Card, at 1,280 and 360 px', async () => {
+  for (const width of [1280, 360]) {
+    const page = await openPage(browser, { width, height: 900 });
+    for (const run of ['', '&preset=key', '&preset=same-ms-race']) {
+      const moments = await timelineMoments(page, `${server.base}/?sim=double-click${run}`);
+      for (const [moment, drawn] of Object.entries(moments)) {
+        assert.deepEqual(timelineProblems(drawn, ['Page', 'Helper', 'Server', 'Card']), [], `${run || 'defaults'} at ${width} px, ${moment}`);
+      }
+    }
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  }
+});

@@ -100,3 +100,46 @@ export async function skipToEnd(page, timeout = 30000) {
   await page.click('[data-action="skip"]');
   await untilFinished(page, timeout);
 }
+
+/** The label boxes the timeline (#timeline) drew in its latest frame, and its canvas's size. */
+export async function timelineLabels(page) {
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+  return page.$eval('#timeline canvas', (c) => ({ labels: JSON.parse(c.dataset.labels), w: c.clientWidth, h: c.clientHeight }));
+}
+
+/**
+ * The timeline's labels at three moments of the run at `url`: before Play, after six steps and
+ * at the end (keyed by the moment's name).
+ */
+export async function timelineMoments(page, url) {
+  await page.goto(url);
+  await ready(page);
+  await page.waitForSelector('#timeline canvas[data-labels]');
+  const moments = { 'before Play': await timelineLabels(page) };
+  for (let i = 0; i < 6; i++) await page.click('[data-action="step"]');
+  moments['after 6 steps'] = await timelineLabels(page);
+  await skipToEnd(page);
+  moments['at the end'] = await timelineLabels(page);
+  return moments;
+}
+
+/** What is wrong with a timeline's labels: a lane name of `names` not drawn, a box cut by the canvas, two boxes overlapping. */
+export function timelineProblems({ labels, w, h }, names = []) {
+  const problems = [];
+  const texts = labels.map((l) => l.text);
+  for (const name of names) if (!texts.includes(name)) problems.push(`the lane name ${name} is not drawn (${texts.join(' | ')})`);
+  for (const l of labels) {
+    if (!(l.x >= 0 && l.y >= 0 && l.x + l.w <= w + 0.01 && l.y + l.h <= h + 0.01)) {
+      problems.push(`"${l.text}" at ${l.x},${l.y} (${l.w}×${l.h}) is cut by the ${w}×${h} canvas`);
+    }
+  }
+  for (let i = 0; i < labels.length; i++) {
+    for (let j = i + 1; j < labels.length; j++) {
+      const [a, b] = [labels[i], labels[j]];
+      if (a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h) {
+        problems.push(`"${a.text}" (${a.x},${a.y} ${a.w}) overlaps "${b.text}" (${b.x},${b.y} ${b.w})`);
+      }
+    }
+  }
+  return problems;
+}

@@ -89,33 +89,3 @@ for (const width of [320, 360, 1280]) {
     await page.context().close();
   });
 }
-
-// A card's value wraps only between words: "TimeoutError" as "Timeout" / "Error", an error code
-// after its underscores, never "TimeoutErr" over "or".
-test('stat values wrap only between words at 360 px', async () => {
-  const page = await openPage(browser, { width: 360, height: 800 });
-  for (const preset of ['abort-silent', 'fetch-silent']) {
-    await page.goto(`${server.base}/?sim=which-timeout&preset=${preset}`);
-    await ready(page);
-    await page.click('[data-action="skip"]');
-    await untilFinished(page);
-    const split = await page.evaluate(() => {
-      const found = [];
-      for (const value of document.querySelectorAll('.stat .value')) {
-        for (const node of value.childNodes) {
-          if (node.nodeType !== Node.TEXT_NODE || !node.textContent) continue;
-          const range = document.createRange();
-          range.selectNodeContents(node);
-          const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
-          if (lines.size > 1) found.push(`${value.textContent}: "${node.textContent}" on ${lines.size} lines`);
-        }
-      }
-      return found;
-    });
-    assert.deepEqual(split, [], preset);
-    const caller = await page.textContent('[data-stat="error"] .value');
-    assert.ok(caller.length > 10, `${preset}: a long error name to wrap (${caller})`);
-  }
-  assert.deepEqual(page.problems(), []);
-  await page.context().close();
-});

@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, stat, untilFinished } from './harness.mjs';
+import { serve, launch, openPage, ready, scenarios, screenshot, stat, untilFinished } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -271,7 +271,7 @@ test('retry-storm: the embed shows the attempts chart in 720 px', async () => {
 });
 
 test('retry-storm: no sideways scroll at 320 and 360 px, page and embed, every preset, before and after a run', async () => {
-  const presets = [null, 'fixed', 'exponential', 'jitter', 'budget', 'three-layers'];
+  const presets = [null, ...scenarios().find((s) => s.id === 'retry-storm').presets.map((p) => p.id)];
   for (const width of [320, 360]) {
     // The figure offers the presets and the comparison when its link names them.
     for (const embed of ['', `&embed=1&presets=${presets.filter(Boolean).join(',')}&show=compare`]) {

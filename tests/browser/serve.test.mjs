@@ -40,6 +40,7 @@ test('scripts/serve.sh serves the app, plays a simulation and stops on Ctrl-C', 
     // The same build under a sub-path, as a static host serves it.
     await page.goto(`${base}lab/?sim=retry-storm`);
     await ready(page);
+    await page.waitForSelector('.sim[data-scenario="retry-storm"] [data-action="play"]:not([disabled])');
     assert.deepEqual(page.problems(), []);
   } finally {
     await browser?.close();

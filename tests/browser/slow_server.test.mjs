@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, stat, setSlider } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, scenarioIds, skipToEnd, stat, setSlider } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -11,8 +11,8 @@ test('home page lists every simulation, no console error', async () => {
     const page = await openPage(browser, { width: w });
     await page.goto(`${server.base}/`);
     await ready(page);
-    const cards = await page.$$eval('[data-scenario]', (els) => els.map((e) => e.dataset.scenario));
-    assert.ok(cards.includes('slow-server'), `cards: ${cards}`);
+    const cards = await page.$$eval('.cards [data-scenario]', (els) => els.map((e) => e.dataset.scenario));
+    assert.deepEqual(cards, scenarioIds());
     await screenshot(page, `home-${name}`);
     assert.deepEqual(page.problems(), []);
     await page.context().close();
@@ -78,10 +78,11 @@ test('slow-server: moving a slider changes the run and the URL', async () => {
   const page = await openPage(browser);
   await page.goto(`${server.base}/?sim=slow-server`);
   await ready(page);
-  await page.click('[data-action="skip"]');
+  await skipToEnd(page);
   const arrivedDefault = await stat(page, 'completed');
   await setSlider(page, 'rate', 60);
-  await page.click('[data-action="skip"]');
+  await page.waitForFunction(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) === 0);
+  await skipToEnd(page);
   const arrivedSlower = await stat(page, 'completed');
   assert.ok(arrivedSlower < arrivedDefault, `completed ${arrivedDefault} -> ${arrivedSlower}`);
   await page.waitForFunction(() => location.search.includes('rate=60'), null, { timeout: 5000 });
@@ -93,7 +94,7 @@ test('slow-server: least-outstanding keeps p99 after within a small multiple of 
   const page = await openPage(browser);
   await page.goto(`${server.base}/?sim=slow-server&preset=least-outstanding`);
   await ready(page);
-  await page.click('[data-action="skip"]');
+  await skipToEnd(page);
   const before = await stat(page, 'p99_ms_before');
   const after = await stat(page, 'p99_ms_after');
   assert.ok(after < 6 * before, `p99 before ${before}, after ${after}`);
@@ -105,7 +106,7 @@ test('slow-server on a phone, in dark mode', async () => {
   const page = await openPage(browser, { width: 390, height: 844, colorScheme: 'dark' });
   await page.goto(`${server.base}/?sim=slow-server`);
   await ready(page);
-  await page.click('[data-action="skip"]');
+  await skipToEnd(page);
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(width <= 390, `page is ${width}px wide on a 390px screen`);
   await screenshot(page, 'slow-server-phone-dark');

@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, skipToEnd, stat } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, timelineMoments, timelineProblems, untilFinished } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -119,6 +119,50 @@ test('which-timeout at 360 px: the phases, the timeline and both tables fit', as
   const strip = await page.$eval('[data-phases]', (el) => el.getBoundingClientRect().right);
   assert.ok(strip <= 360, 'the phase strip fits');
   await screenshot(page, 'which-timeout-360');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('which-timeout: the timeline names its lanes Call, Timers and Server, at 1,280 and 360 px', async () => {
+  for (const width of [1280, 360]) {
+    const page = await openPage(browser, { width, height: 900 });
+    for (const run of ['', '&preset=covered', '&preset=body-timeout-trickle']) {
+      const moments = await timelineMoments(page, `${server.base}/?sim=which-timeout${run}`);
+      for (const [moment, drawn] of Object.entries(moments)) {
+        assert.deepEqual(timelineProblems(drawn, ['Call', 'Timers', 'Server']), [], `${run || 'defaults'} at ${width} px, ${moment}`);
+      }
+    }
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  }
+});
+
+// A card's value wraps only between words: "TimeoutError" as "Timeout" / "Error", an error code
+// after its underscores, never "TimeoutErr" over "or".
+test('which-timeout: stat values wrap only between words at 360 px', async () => {
+  const page = await openPage(browser, { width: 360, height: 800 });
+  for (const preset of ['abort-silent', 'fetch-silent']) {
+    await page.goto(`${server.base}/?sim=which-timeout&preset=${preset}`);
+    await ready(page);
+    await page.click('[data-action="skip"]');
+    await untilFinished(page);
+    const split = await page.evaluate(() => {
+      const found = [];
+      for (const value of document.querySelectorAll('.stat .value')) {
+        for (const node of value.childNodes) {
+          if (node.nodeType !== Node.TEXT_NODE || !node.textContent) continue;
+          const range = document.createRange();
+          range.selectNodeContents(node);
+          const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+          if (lines.size > 1) found.push(`${value.textContent}: "${node.textContent}" on ${lines.size} lines`);
+        }
+      }
+      return found;
+    });
+    assert.deepEqual(split, [], preset);
+    const caller = await page.textContent('[data-stat="error"] .value');
+    assert.ok(caller.length > 10, `${preset}: a long error name to wrap (${caller})`);
+  }
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use crate::scenarios::at_least_once::{AtLeastOnce, CHAPTER_TABLE};
+use crate::ui::kit::Table;
 use crate::ui::runner::Runner;
 
 #[component]
@@ -38,18 +39,12 @@ pub fn ChapterTable(runner: Runner<AtLeastOnce>) -> impl IntoView {
             .collect_view()
     };
     view! {
-        <div class="table-wrap">
-            <table class="data" data-chapter-table>
-                <caption>"The chapter's table, with this run's row under its order"</caption>
-                <thead>
-                    <tr>
-                        <th scope="col">"Order"</th>
-                        <th scope="col">"Crash in the middle"</th>
-                        <th scope="col">"Result"</th>
-                    </tr>
-                </thead>
-                <tbody>{rows}</tbody>
-            </table>
-        </div>
+        <Table
+            hook="data-chapter-table"
+            caption="The chapter's table, with this run's row under its order"
+            head=&["Order", "Crash in the middle", "Result"]
+        >
+            {rows}
+        </Table>
     }
 }

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::kit::Metrics;
+use crate::ui::kit::{Metrics, Table};
 
 /// The table's rows, as the reading names them.
 const ROWS: [&str; 4] = ["table_answer", "table_b_gives_up", "table_c_work", "table_c_told"];
@@ -34,19 +34,14 @@ pub fn ChapterTable(metrics: Metrics) -> impl IntoView {
             .collect_view()
     };
     view! {
-        <div class="table-wrap">
-            <table class="data dc-table" data-chapter-table>
-                <caption>{metrics.reading_signal("table_caption")}</caption>
-                <thead>
-                    <tr>
-                        <td></td>
-                        <th scope="col">"This run"</th>
-                        <th scope="col">"The chapter's run"</th>
-                    </tr>
-                </thead>
-                <tbody>{body}</tbody>
-            </table>
-        </div>
+        <Table
+            hook="data-chapter-table"
+            class="dc-table"
+            caption=metrics.reading_signal("table_caption")
+            head=&["", "This run", "The chapter's run"]
+        >
+            {body}
+        </Table>
         <p class="help" data-table-claim>{metrics.reading_signal("table_claim")}</p>
     }
 }

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::scenarios::double_click::DoubleClick;
 use crate::sim::Simulation;
-use crate::ui::kit::Metrics;
+use crate::ui::kit::{Metrics, Table};
 use crate::ui::runner::Runner;
 
 /// One line of the reading's `events`: "<time>: <where>: <what>".
@@ -51,14 +51,9 @@ pub fn EventList(metrics: Metrics) -> impl IntoView {
     view! {
         <details class="dc-events" open>
             <summary>{title}</summary>
-            <div class="table-wrap">
-                <table class="data" data-events-table>
-                    <thead>
-                        <tr><th scope="col">"Time"</th><th scope="col">"Where"</th><th scope="col">"What happened"</th></tr>
-                    </thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
+            <Table hook="data-events-table" label="Every event so far" head=&["Time", "Where", "What happened"]>
+                {rows}
+            </Table>
         </details>
     }
 }

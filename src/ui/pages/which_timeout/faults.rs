@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use crate::format;
 use crate::scenarios::which_timeout::{Fault, FaultRow, WhichTimeout, WhichTimeoutConfig, every_fault};
 use crate::sim::{Config, Micros, SEC};
-use crate::ui::kit::SimState;
+use crate::ui::kit::{SimState, Table};
 use crate::ui::runner::Runner;
 
 /// A moment for people: "2,502 ms" below 10 s, "10.5 s" above.
@@ -72,20 +72,12 @@ pub fn FaultTable(state: SimState, runner: Runner<WhichTimeout>) -> impl IntoVie
             .collect_view()
     };
     view! {
-        <div class="table-wrap">
-            <table class="data" data-fault-table>
-                <caption>"Every fault with these settings (the one shown above is marked)"</caption>
-                <thead>
-                    <tr>
-                        <th scope="col">"What goes wrong"</th>
-                        <th scope="col">"First to fire"</th>
-                        <th scope="col">"Caller sees"</th>
-                        <th scope="col">"Server did the work"</th>
-                        <th scope="col">"Safe to retry without a key"</th>
-                    </tr>
-                </thead>
-                <tbody>{body}</tbody>
-            </table>
-        </div>
+        <Table
+            hook="data-fault-table"
+            caption="Every fault with these settings (the one shown above is marked)"
+            head=&["What goes wrong", "First to fire", "Caller sees", "Server did the work", "Safe to retry without a key"]
+        >
+            {body}
+        </Table>
     }
 }

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use crate::format;
 use crate::scenarios::which_timeout::{ArmedTimer, TimerClock, WhichTimeout};
 use crate::sim::{Micros, Simulation};
+use crate::ui::kit::Table;
 use crate::ui::runner::Runner;
 
 /// What makes a timer late, in a few words.
@@ -78,22 +79,12 @@ pub fn TimerTable(runner: Runner<WhichTimeout>) -> impl IntoView {
             .collect_view()
     };
     view! {
-        <div class="table-wrap">
-            <table class="data" data-timer-table>
-                <caption>"Every timer this call armed"</caption>
-                <thead>
-                    <tr>
-                        <th scope="col">"Timer"</th>
-                        <th scope="col">"Clock"</th>
-                        <th scope="col">"Set to"</th>
-                        <th scope="col">"Deadline"</th>
-                        <th scope="col">"Fired at"</th>
-                        <th scope="col">"Late by"</th>
-                        <th scope="col">"Outcome"</th>
-                    </tr>
-                </thead>
-                <tbody>{body}</tbody>
-            </table>
-        </div>
+        <Table
+            hook="data-timer-table"
+            caption="Every timer this call armed"
+            head=&["Timer", "Clock", "Set to", "Deadline", "Fired at", "Late by", "Outcome"]
+        >
+            {body}
+        </Table>
     }
 }

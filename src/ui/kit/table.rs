@@ -1,0 +1,43 @@
+//! A table of numbers or words (`table.data`): its column headings, a caption or an accessible
+//! name, its `data-` hook, and the rows the page gives. A page writes each `<tr>` itself, so a
+//! row or a cell carries the page's own classes and hooks (`data-row`, `aria-current`,
+//! `data-label`). The table sits in a `.table-wrap`, which scrolls sideways on a phone instead of
+//! widening the page.
+
+use leptos::html;
+use leptos::prelude::*;
+
+#[component]
+pub fn Table(
+    /// The `data-` attribute that finds the table, e.g. `"data-fault-table"`.
+    hook: &'static str,
+    /// The column headings; an empty one is the empty corner above the rows' own headings.
+    head: &'static [&'static str],
+    /// The caption, shown above the table.
+    #[prop(optional, into)]
+    caption: Option<Signal<String>>,
+    /// The table's name for a screen reader, where a heading or summary beside it names it.
+    #[prop(optional)]
+    label: Option<&'static str>,
+    /// The page's class for this table, beside `data`.
+    #[prop(optional)]
+    class: Option<&'static str>,
+    /// The rows: `<tr>`s.
+    children: Children,
+) -> impl IntoView {
+    let class = class.map_or_else(|| "data".to_string(), |c| format!("data {c}"));
+    let head = head.iter().map(|&h| heading(h)).collect_view();
+    let table = html::table().class(class).attr(hook, "").attr("aria-label", label).child(view! {
+        {caption.map(|c| view! { <caption>{c}</caption> })}
+        <thead>
+            <tr>{head}</tr>
+        </thead>
+        <tbody>{children()}</tbody>
+    });
+    view! { <div class="table-wrap">{table}</div> }.into_any()
+}
+
+/// A column's heading; the empty corner is a plain cell (an empty heading names nothing).
+fn heading(text: &'static str) -> AnyView {
+    if text.is_empty() { view! { <td></td> }.into_any() } else { view! { <th scope="col">{text}</th> }.into_any() }
+}
