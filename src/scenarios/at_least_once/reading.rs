@@ -5,118 +5,25 @@
 //! Keys: `guarantee` (the guarantee's id, as the `guarantee` metric), `crash_in_the_middle`
 //! (this run's cell of the table's middle column), `answer` (why the ledger came out as it did).
 
-use super::{AtLeastOnce, Cause, DedupeOn, EventRecord, Order};
+use super::chapter::{CHAPTER_TABLE, ChapterRow, RunRow};
+use super::guarantee::Guarantee;
+use super::model::{AtLeastOnce, Cause, EventRecord, Fates};
+use super::spec::{AtLeastOnceConfig, DedupeOn, Order};
 use crate::format;
-use crate::sim::{Micros, Reading};
 use crate::sim::Explain;
+use crate::sim::{Micros, Reading};
 
 impl Explain for AtLeastOnce {
     fn reading(&self, now: Micros) -> Reading {
         self.reading_at(now)
     }
 
-    fn sweep_theory(c: &super::AtLeastOnceConfig, x: &str, _by: Option<&str>) -> Option<String> {
+    fn sweep_theory(c: &AtLeastOnceConfig, x: &str, _by: Option<&str>) -> Option<String> {
         sweep_theory(c, x)
     }
 }
 
-/// What a run showed, named as the chapter's table names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Guarantee {
-    /// Nothing lost, nothing credited twice.
-    EffectivelyOnce,
-    /// Nothing lost or credited twice, but events wait uncredited in the dead-letter queue.
-    Parked,
-    /// Events lost, none credited twice.
-    AtMostOnce,
-    /// Events credited twice, none lost.
-    AtLeastOnce,
-    /// Both lost and credited twice.
-    Neither,
-}
-
-impl Guarantee {
-    pub fn id(self) -> &'static str {
-        match self {
-            Guarantee::EffectivelyOnce => "effectively-once",
-            Guarantee::Parked => "parked",
-            Guarantee::AtMostOnce => "at-most-once",
-            Guarantee::AtLeastOnce => "at-least-once",
-            Guarantee::Neither => "neither",
-        }
-    }
-
-    /// As the table's last column says it.
-    pub fn label(self) -> &'static str {
-        match self {
-            Guarantee::EffectivelyOnce => "Effectively once",
-            Guarantee::Parked => "Parked: none lost or twice, some waiting in the dead-letter queue",
-            Guarantee::AtMostOnce => "At-most-once: loses work",
-            Guarantee::AtLeastOnce => "At-least-once: duplicates work",
-            Guarantee::Neither => "Neither: loses and duplicates work",
-        }
-    }
-
-    /// Dead-lettered events are parked, not lost: a person looks at them and re-drives them.
-    fn of(lost: u64, duplicated: u64, parked: u64) -> Self {
-        match (lost > 0, duplicated > 0) {
-            (false, false) if parked > 0 => Guarantee::Parked,
-            (false, false) => Guarantee::EffectivelyOnce,
-            (true, false) => Guarantee::AtMostOnce,
-            (false, true) => Guarantee::AtLeastOnce,
-            (true, true) => Guarantee::Neither,
-        }
-    }
-}
-
-/// One row of the chapter's table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ChapterRow {
-    pub order: Order,
-    /// The chapter's words for the order.
-    pub order_text: &'static str,
-    pub crash_in_the_middle: &'static str,
-    pub guarantee: Guarantee,
-}
-
-/// The chapter's order-of-operations table, as printed.
-pub const CHAPTER_TABLE: [ChapterRow; 3] = [
-    ChapterRow {
-        order: Order::AckThenProcess,
-        order_text: "Ack, then process",
-        crash_in_the_middle: "The message is gone and the work never happened",
-        guarantee: Guarantee::AtMostOnce,
-    },
-    ChapterRow {
-        order: Order::ProcessThenAck,
-        order_text: "Process, then ack",
-        crash_in_the_middle: "The message comes back and the work runs again",
-        guarantee: Guarantee::AtLeastOnce,
-    },
-    ChapterRow {
-        order: Order::TxnDedupe,
-        order_text: "Process + record the message ID in one transaction, then ack",
-        crash_in_the_middle: "The message comes back, the ID is found, it is skipped",
-        guarantee: Guarantee::EffectivelyOnce,
-    },
-];
-
-/// This run's row of the table: the order, what its crashes in the middle did, and the
-/// guarantee the ledger shows (which faults other than crashes can change).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RunRow {
-    pub order: Order,
-    pub crash_in_the_middle: String,
-    pub guarantee: Guarantee,
-}
-
 impl AtLeastOnce {
-    /// The guarantee the ledger shows so far.
-    pub fn guarantee(&self) -> Guarantee {
-        let fates = self.fates();
-        Guarantee::of(fates.lost, fates.duplicated, fates.dead_lettered)
-    }
-
     /// The chapter's row for this run's order.
     pub fn chapter_row(&self) -> ChapterRow {
         CHAPTER_TABLE[self.config.order as usize]
@@ -172,7 +79,7 @@ impl AtLeastOnce {
 
     /// Which guarantee, in numbers.
     fn outcome(&self) -> String {
-        let super::Fates { lost, duplicated, once, dead_lettered, .. } = self.fates();
+        let Fates { lost, duplicated, once, dead_lettered, .. } = self.fates();
         let settled = self.settled_at.is_some();
         let so_far = if settled { "" } else { " so far" };
         let ledger = self.ledger_phrase();
@@ -404,7 +311,7 @@ fn dollars(amount: i64) -> String {
 
 /// Why the default sweep's curves (events processed exactly once against the crash rate, by
 /// order of operations) look as they do, from the parameters.
-pub fn sweep_theory(c: &super::AtLeastOnceConfig, x: &str) -> Option<String> {
+pub fn sweep_theory(c: &AtLeastOnceConfig, x: &str) -> Option<String> {
     if x != "crash_rate" {
         return None;
     }

@@ -16,11 +16,15 @@
 //! Simulated time jumps over the quiet stretches, so a generous end costs nothing; the tests
 //! check that runs settle by it.
 
-use super::{
-    ACK_MS, AtLeastOnceConfig, CHAIN_MISS_CHANCE, DEVIATIONS, Order, PRODUCER_RESTART_MS, RECORD_MS, TAIL_MS, WORK_CAP,
-    WORK_CV,
-};
+use super::spec::{ACK_MS, AtLeastOnceConfig, Order, PRODUCER_RESTART_MS, RECORD_MS, WORK_CAP, WORK_CV};
 use crate::sim::base::MAX_RUN_LENGTH_MS;
+
+/// The run is long enough that the chance of a crash chain outlasting it is below this.
+const CHAIN_MISS_CHANCE: f64 = 1e-4;
+/// The run allows for this many standard deviations more work than expected.
+const DEVIATIONS: f64 = 4.0;
+/// Quiet time after the last possible event.
+const TAIL_MS: f64 = 1_000.0;
 
 /// The run length in ms, at most [`MAX_RUN_LENGTH_MS`].
 pub(super) fn estimate_ms(c: &AtLeastOnceConfig) -> u64 {
