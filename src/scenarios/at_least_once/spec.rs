@@ -306,4 +306,4 @@ pub(super) const METRICS: &[MetricSpec] = &[
 pub(super) const HEADLINE: &[&str] = &["lost", "duplicated", "effectively_once", "skipped_as_duplicate"];
 
 pub(super) const SWEEP: SweepDefault =
-    SweepDefault { x: "crash_rate", from: 0.0, to: 10.0, steps: 11, by: Some("order"), metric: "effectively_once" };
+    SweepDefault { x: AtLeastOnceConfig::crash_rate, from: 0.0, to: 10.0, steps: 11, by: Some(AtLeastOnceConfig::order), metric: "effectively_once" };

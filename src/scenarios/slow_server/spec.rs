@@ -235,4 +235,4 @@ pub static METRICS: &[MetricSpec] = &[
 pub static HEADLINE: &[&str] = &["p99_ms_after", "p99_ms_before", "b_queue", "timed_out"];
 
 pub const SWEEP: SweepDefault =
-    SweepDefault { x: "slowdown", from: 1.0, to: 8.0, steps: 15, by: Some("policy"), metric: "p99_ms_after" };
+    SweepDefault { x: SlowServerConfig::slowdown, from: 1.0, to: 8.0, steps: 15, by: Some(SlowServerConfig::policy), metric: "p99_ms_after" };

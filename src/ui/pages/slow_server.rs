@@ -21,7 +21,7 @@ const PREDICTIONS: &[Guess] = &[
 const REVEAL_AFTER: Micros = 2_000_000;
 
 /// The parameters the chapter asks about: the policy, B's slowdown, the client timeout.
-const CHAPTER_CONTROLS: &[&str] = &["policy", "slowdown", "timeout_ms"];
+const CHAPTER_CONTROLS: &[&str] = &[SlowServerConfig::policy, SlowServerConfig::slowdown, SlowServerConfig::timeout_ms];
 
 pub fn page(state: SimState) -> AnyView {
     view! { <SlowServerPage state/> }.into_any()

@@ -22,7 +22,7 @@ const WATCH_SECONDS: f64 = 15.0;
 
 /// The chapter's order-of-operations table: the order, how often consumers crash, and what
 /// the dedupe store keys on.
-const CHAPTER_CONTROLS: &[&str] = &["order", "crash_rate", "dedupe_on"];
+const CHAPTER_CONTROLS: &[&str] = &[AtLeastOnceConfig::order, AtLeastOnceConfig::crash_rate, AtLeastOnceConfig::dedupe_on];
 
 pub fn page(state: SimState) -> AnyView {
     view! { <AtLeastOncePage state/> }.into_any()

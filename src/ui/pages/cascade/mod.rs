@@ -41,7 +41,7 @@ const POOL_CARDS: &[Card] = &[
 ];
 
 /// The chapter's four fixes and the two numbers they turn on.
-const CHAPTER_CONTROLS: &[&str] = &["variant", "recs_timeout_ms", "pool_size"];
+const CHAPTER_CONTROLS: &[&str] = &[CascadeConfig::variant, CascadeConfig::recs_timeout_ms, CascadeConfig::pool_size];
 
 /// The run the reader set up, with the chapter's own setting named as the chapter's: the load,
 /// the pool, when recommendations stops answering, and the fix.

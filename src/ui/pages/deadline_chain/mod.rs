@@ -19,7 +19,7 @@ pub fn page(state: SimState) -> AnyView {
 }
 
 /// The chapter's comparison: the mode, the user's budget and C's work.
-const CHAPTER_CONTROLS: &[&str] = &["mode", "user_budget_ms", "c_work_ms"];
+const CHAPTER_CONTROLS: &[&str] = &[DeadlineChainConfig::mode, DeadlineChainConfig::user_budget_ms, DeadlineChainConfig::c_work_ms];
 
 /// The run the reader set up, with the chapter's setting named as the chapter's.
 fn intro(c: &DeadlineChainConfig, chapter: &DeadlineChainConfig) -> String {

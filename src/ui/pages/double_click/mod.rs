@@ -21,7 +21,7 @@ use crate::ui::kit::predict::Question;
 const DEFAULT_SPEED: f64 = 0.5;
 
 /// The chapter's three fixes and when the second click comes.
-const CHAPTER_CONTROLS: &[&str] = &["fix", "second_click_ms"];
+const CHAPTER_CONTROLS: &[&str] = &[DoubleClickConfig::fix, DoubleClickConfig::second_click_ms];
 
 /// What the buyer does in this run, with the chapter's setting named as the chapter's.
 fn intro(c: &DoubleClickConfig, chapter: &DoubleClickConfig) -> String {

@@ -32,7 +32,7 @@ const READINGS: &[(&str, &str)] = &[
 
 /// The chapter's three runs, side by side.
 static COMPARE: CompareSpec<RetryStorm> = CompareSpec {
-    param: "mode",
+    param: RetryStormConfig::mode,
     options: &["fixed", "exponential", "jitter"],
     cards: &["peak_after_recovery"],
     line: "summary",
@@ -55,7 +55,7 @@ fn peak_tone(metrics: &Metrics) -> Tone {
 }
 
 /// The parameters the chapter's run turns on: the backoff and the retry budget.
-const CHAPTER_CONTROLS: &[&str] = &["mode", "budget_pct"];
+const CHAPTER_CONTROLS: &[&str] = &[RetryStormConfig::mode, RetryStormConfig::budget_pct];
 
 /// The run the reader set up, in the chapter's words, with the chapter's own setting named as
 /// the chapter's: "40 clients call a provider that is down from 2 s to 6 s…".

@@ -22,7 +22,7 @@ use crate::ui::kit::predict::Question;
 const WATCH_SECONDS: f64 = 10.0;
 
 /// The chapter's table: the fault, the client, and the timers it sets.
-const CHAPTER_CONTROLS: &[&str] = &["fault", "client", "connect_timeout_ms", "headers_timeout_ms", "total_timeout_ms"];
+const CHAPTER_CONTROLS: &[&str] = &[WhichTimeoutConfig::fault, WhichTimeoutConfig::client, WhichTimeoutConfig::connect_timeout_ms, WhichTimeoutConfig::headers_timeout_ms, WhichTimeoutConfig::total_timeout_ms];
 
 pub fn page(state: SimState) -> AnyView {
     view! { <WhichTimeoutPage state/> }.into_any()
