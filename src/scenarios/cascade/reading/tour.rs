@@ -1,0 +1,138 @@
+//! The guided tour: this run at the chapter's moment it has reached.
+
+use super::words::{all_connections_cap, calls, connections, count, seconds};
+use crate::format;
+use crate::scenarios::cascade::{Cascade, GUIDED_STEPS, Moment, PoolNow};
+
+impl Cascade {
+    /// The pool recommendations uses, at a moment.
+    fn recs_side(&self, m: &Moment) -> PoolNow {
+        m.recs_pool.unwrap_or(m.shared)
+    }
+
+    pub(super) fn tour_recs(&self, m: &Moment) -> String {
+        if m.at < self.recs_stops_at {
+            return format!("answering (it stops at {})", seconds(self.recs_stops_at));
+        }
+        let held = self.recs_side(m).recs_held;
+        let mut s = format!(
+            "stopped at {}; {} {} a connection",
+            seconds(self.recs_stops_at),
+            calls(held.into()),
+            if held == 1 { "holds" } else { "hold" }
+        );
+        if m.recs_timed_out > 0 {
+            s.push_str(&format!(", {} timed out so far", count(m.recs_timed_out)));
+        }
+        s
+    }
+
+    pub(super) fn tour_pool(&self, m: &Moment) -> String {
+        match m.recs_pool {
+            Some(r) => format!(
+                "price only: {}. Recommendations' own pool: {}",
+                m.shared.status(false),
+                match r.limit {
+                    Some(l) => format!("{} of {} in use", count(r.in_use.into()), count(l.into())),
+                    None => format!("{} in use (no limit)", count(r.in_use.into())),
+                }
+            ),
+            None => m.shared.status(true),
+        }
+    }
+
+    /// The chapter's explanation of a moment when this is the chapter's run; otherwise what
+    /// this run was doing at that moment.
+    pub(super) fn tour_explanation(&self, step: usize, m: &Moment) -> String {
+        if self.config.is_chapter_timeline() {
+            return GUIDED_STEPS[step].explanation.to_string();
+        }
+        let t = seconds(m.at);
+        let queued = m.checkout_queued;
+        if m.at < self.recs_stops_at {
+            let waits = if queued > 0 {
+                format!("{} waiting for a connection", format::counted(queued.into(), "checkout is", "checkouts are"))
+            } else {
+                "no checkout is waiting for a connection".into()
+            };
+            return format!(
+                "At {t} recommendations still answers (it stops at {}): its calls come and go, and {waits}.",
+                seconds(self.recs_stops_at)
+            );
+        }
+        let p = self.recs_side(m);
+        let (name, name_cap) = if m.recs_pool.is_some() {
+            ("recommendations' own pool", "Recommendations' own pool")
+        } else {
+            ("the shared pool", "The shared pool")
+        };
+        let held = match p.limit {
+            None => format!(
+                "With no connection limit every recommendations call holds a connection of its own: {} now, and {} \
+                 open on the downstream host.",
+                count(p.recs_held.into()),
+                count(m.downstream_open.into())
+            ),
+            Some(l) if p.full_of_hung() && !self.config.variant.has_timeout() => format!(
+                "{} of {name} {} held by recommendations calls that will never return.",
+                all_connections_cap(l),
+                if l == 1 { "is" } else { "are" }
+            ),
+            Some(l) if p.full_of_recs() && self.config.variant.has_timeout() => format!(
+                "{} of {name} {} held by recommendations calls; each frees its connection when it is answered or its \
+                 {} timeout fires.",
+                all_connections_cap(l),
+                if l == 1 { "is" } else { "are" },
+                self.timeout_words()
+            ),
+            Some(l) => format!(
+                "{} of {} has {} held by recommendations calls.",
+                name_cap,
+                connections(l.into()),
+                count(p.recs_held.into())
+            ),
+        };
+        let waiting = if m.recs_pool.is_some() {
+            format!(" Price calls have the shared pool to themselves: {}.", m.shared.status(false))
+        } else if m.shared.waiting > 0 {
+            let of_checkout =
+                if queued > 0 { format!(", {} of them /checkout's", count(queued.into())) } else { String::new() };
+            format!(
+                " {} for a connection of the shared pool{of_checkout}.",
+                format::counted(m.shared.waiting.into(), "call waits", "calls wait")
+            )
+        } else {
+            " No call waits for a connection.".into()
+        };
+        let checkout = if m.counts.checkout_failed > 0 {
+            format!(
+                " {} so far.",
+                format::counted(m.counts.checkout_failed, "checkout has failed", "checkouts have failed")
+            )
+        } else if queued > 0 && m.recs_pool.is_none() {
+            " /checkout never calls recommendations, yet it waits in that queue.".into()
+        } else {
+            " Every checkout so far got its answer or is still waiting.".into()
+        };
+        format!("{held}{waiting}{checkout}")
+    }
+}
+
+pub(super) fn tour_home(m: &Moment) -> String {
+    format!("{} in flight, {} answered", count(m.counts.home_in_flight), count(m.counts.home_done))
+}
+
+pub(super) fn tour_checkout(m: &Moment) -> String {
+    let c = &m.counts;
+    let latest = m.last_ok_latency.map(|l| format!(" (the latest in {})", format::us_as_ms(l))).unwrap_or_default();
+    let mut s = format!(
+        "{} ok{latest}, {} failed, {} waiting",
+        count(c.checkout_ok),
+        count(c.checkout_failed),
+        count(c.checkout_in_flight)
+    );
+    if m.checkout_queued > 0 {
+        s.push_str(&format!(", {} of them for a connection", count(m.checkout_queued.into())));
+    }
+    s
+}

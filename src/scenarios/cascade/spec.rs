@@ -1,0 +1,290 @@
+//! The cascade's declaration: its fixes, parameters, presets and metrics.
+
+use crate::sim::scenario::SweepDefault;
+use crate::sim::{MetricSpec, ParamSpec, Preset};
+
+crate::choice! {
+    /// What protects the API from a recommendations service that stops answering.
+    pub enum Variant {
+        NoTimeout = ("no-timeout", "No timeout", "One shared pool, and /home waits for recommendations as long as it takes."),
+        Timeout = ("timeout", "Timeout", "Recommendations gets a timeout, and the page renders without them when it expires."),
+        Bulkhead = ("bulkhead", "Separate pool", "Recommendations gets a connection pool of its own, but no timeout."),
+        Both = ("both", "Timeout and separate pool", "The timeout and the separate pool together."),
+    }
+}
+
+impl Variant {
+    /// Whether recommendations calls are aborted after `recs_timeout_ms`.
+    pub fn has_timeout(self) -> bool {
+        matches!(self, Variant::Timeout | Variant::Both)
+    }
+
+    /// Whether recommendations has a pool of its own (a bulkhead).
+    pub fn has_bulkhead(self) -> bool {
+        matches!(self, Variant::Bulkhead | Variant::Both)
+    }
+}
+
+crate::choice! {
+    /// How the load generator spaces its requests.
+    pub enum Arrivals {
+        Paced = ("paced", "Paced", "The load generator fires on a timer, evenly spaced, as in the chapter's run."),
+        Poisson = ("poisson", "Random", "Requests come at random moments, independently of each other, at the same average rate."),
+    }
+}
+
+crate::config! {
+    /// What the cascade model reads from its parameters.
+    ///
+    /// Where the defaults come from:
+    /// - From the chapter: a pool of 20, 50 /home and 10 /checkout per second for 10 s, price 5 ms,
+    ///   recommendations silent from 0 s, a 300 ms recommendations timeout, /checkout's 5 s.
+    /// - `timer_late_ms` 0.85: the chapter's in-flight count grew "about 48 per second", not 50,
+    ///   and reached 479 in 10 s: a 20 ms tick that is re-armed about 0.85 ms late (1000 / 20.85 =
+    ///   48/s). The same lateness leaves 99 checkouts in 10 s (100.85 ms apart), as in the chapter.
+    /// - `net_ms` 0.4, `handler_ms` 1 and `jitter_cv` 0.5 (same host, Node HTTP): chosen so a healthy
+    ///   checkout takes about 8 ms (the chapter's "8 ms, fine") and the slowest of 99 about 10 ms
+    ///   (its p99 of 10 to 11 ms; with 99 requests p99 is the maximum).
+    /// - `render_ms` 2, `connect_ms` 0.3, `recs_ms` 30, `recs_pool_size` 20: not in the chapter;
+    ///   small plausible values. Render adds to /home's lifetime with the timeout (15 in flight).
+    pub struct CascadeConfig in PARAMS {
+        pub variant: Variant = ParamSpec::choice("variant", "Fix", Variant::OPTIONS, Variant::NoTimeout as usize,
+            "What protects /checkout when recommendations stops answering."),
+        pub recs_timeout_ms: f64 = ParamSpec::number("recs_timeout_ms", "Recommendations timeout", "ms", 300.0, (10.0, 10_000.0, 10.0),
+            "Used when the fix has a timeout: how long /home waits for recommendations, the wait for a \
+             connection included. Then the call is cancelled, its connection closed, and the page renders without them."),
+        pub pool_size: u32 = ParamSpec::number("pool_size", "Pool size", "connections", 20.0, (1.0, 200.0, 1.0),
+            "How many connections the shared pool may open to the downstream host (the chapter's run had 20)."),
+        pub recs_pool_size: u32 = ParamSpec::number("recs_pool_size", "Recommendations pool size", "connections", 20.0, (1.0, 200.0, 1.0),
+            "Used when the fix has a separate pool: how many connections recommendations' own pool may open."),
+        pub unbounded_pool: bool = ParamSpec::toggle("unbounded_pool", "Unbounded pool", false,
+            "No limit on connections, as with Node's built-in HTTP client by default: a call that finds no \
+             free connection opens a new one, so every hung call is one more open connection on the downstream."),
+        pub home_rate: f64 = ParamSpec::number("home_rate", "/home rate", "req/s", 50.0, (0.0, 200.0, 1.0),
+            "/home requests per second from the load generator."),
+        pub checkout_rate: f64 = ParamSpec::number("checkout_rate", "/checkout rate", "req/s", 10.0, (0.0, 100.0, 1.0),
+            "/checkout requests per second from the load generator."),
+        pub load_ms: f64 = ParamSpec::number("load_ms", "Load lasts", "ms", 10_000.0, (100.0, 600_000.0, 100.0),
+            "How long the load generator sends. The run goes on afterwards so waiting checkouts can finish."),
+        pub arrivals: Arrivals = ParamSpec::choice("arrivals", "Arrivals", Arrivals::OPTIONS, Arrivals::Paced as usize,
+            "How the load generator spaces the requests it sends."),
+        pub timer_late_ms: f64 = ParamSpec::number("timer_late_ms", "Timer lateness", "ms", 0.85, (0.0, 5.0, 0.05),
+            "How late Node's timers fire on average (anywhere from none to twice this). Each tick of the paced \
+             load generator is set from the late one before it, so the load comes a little slower, and every \
+             timeout in the run fires this much later."),
+        pub checkout_timeout_ms: f64 = ParamSpec::number("checkout_timeout_ms", "/checkout gives up after", "ms", 5_000.0, (100.0, 60_000.0, 100.0),
+            "How long a /checkout client waits for its answer, the wait for a connection included. When it \
+             gives up, its handler goes on unless it cancels on the client's close."),
+        pub cancel_on_client_close: bool = ParamSpec::toggle("cancel_on_client_close", "Cancel when the client leaves", false,
+            "The /checkout handler listens for its client's close and aborts its price call (out of the pool's queue, \
+             or its connection closed). Off, as in Node by default: the abandoned call still waits for a connection \
+             and uses it."),
+        pub price_ms: f64 = ParamSpec::number("price_ms", "Price latency", "ms", 5.0, (0.5, 1_000.0, 0.5),
+            "How long the price endpoint takes to answer (its timer fires late like every other). It stays \
+             healthy throughout."),
+        pub recs_stops_at_ms: f64 = ParamSpec::number("recs_stops_at_ms", "Recommendations stops at", "ms", 0.0, (0.0, 600_000.0, 100.0),
+            "From this moment recommendations accepts requests and never answers them."),
+        pub recs_ms: f64 = ParamSpec::number("recs_ms", "Recommendations latency", "ms", 30.0, (1.0, 5_000.0, 1.0),
+            "How long recommendations takes while it still answers."),
+        pub net_ms: f64 = ParamSpec::number("net_ms", "Network per hop", "ms", 0.4, (0.0, 50.0, 0.1),
+            "One way across one hop (client to API, API to downstream), HTTP parsing included."),
+        pub handler_ms: f64 = ParamSpec::number("handler_ms", "Handler work", "ms", 1.0, (0.0, 100.0, 0.1),
+            "CPU time of a handler before it makes its downstream calls (routing, validation, logging)."),
+        pub render_ms: f64 = ParamSpec::number("render_ms", "/home render", "ms", 2.0, (0.0, 1_000.0, 0.5),
+            "Time /home needs to render once its calls have settled."),
+        pub connect_ms: f64 = ParamSpec::number("connect_ms", "Connect", "ms", 0.3, (0.0, 100.0, 0.1),
+            "Opening a new connection to the downstream (TCP handshake); idle connections are reused."),
+        pub jitter_cv: f64 = ParamSpec::number("jitter_cv", "Spread of network and handler times", "", 0.5, (0.0, 2.0, 0.05),
+            "How much network and handler times vary: 0 means always the average; 0.5 means a typical time \
+             is about half the average above or below it; higher values add rare very slow ones."),
+    }
+}
+
+/// A run covers the load and its tail: a checkout sent last may wait its whole timeout.
+pub(super) const TAIL_MS: u64 = 500;
+pub(super) const DEFAULT_DURATION_MS: u64 = 15_500;
+
+pub(super) static PRESETS: &[Preset] = &[
+    Preset {
+        id: "no-timeout",
+        label: "No timeout",
+        description: "No timeout and one shared pool of 20, as in the chapter's measured run (the chapter: 479 /home in flight, 4 of 99 checkouts succeeded).",
+        values: &[("variant", "no-timeout"), ("unbounded_pool", "false")],
+    },
+    Preset {
+        id: "timeout",
+        label: "300 ms timeout",
+        description: "A 300 ms timeout on recommendations; the page renders without them (the chapter: 15 /home in flight, flat; 99 of 99 checkouts).",
+        values: &[("variant", "timeout"), ("unbounded_pool", "false")],
+    },
+    Preset {
+        id: "bulkhead",
+        label: "Separate pool",
+        description: "A separate pool for recommendations, no timeout (the chapter: 480 /home in flight, still growing; 99 of 99 checkouts).",
+        values: &[("variant", "bulkhead"), ("unbounded_pool", "false")],
+    },
+    Preset {
+        id: "both",
+        label: "Timeout and separate pool",
+        description: "A 300 ms timeout on recommendations and a separate pool for them.",
+        values: &[("variant", "both"), ("unbounded_pool", "false")],
+    },
+    Preset {
+        id: "unbounded-pool",
+        label: "No connection limit",
+        description: "No timeout, and no limit on connections: a call that finds no free connection opens a new one.",
+        values: &[("variant", "no-timeout"), ("unbounded_pool", "true")],
+    },
+];
+
+pub(super) static METRICS: &[MetricSpec] = &[
+    MetricSpec {
+        key: "home_in_flight_end",
+        label: "/home in flight after the load",
+        unit: "req",
+        help: "/home handlers still running when the load stopped (the chapter's 'after 10 s'); until then, now.",
+    },
+    MetricSpec {
+        key: "home_in_flight_growth_per_s",
+        label: "/home in-flight growth",
+        unit: "req/s",
+        help: "How fast /home in flight changed over the last 5 s of the load, per second: near 0 is flat.",
+    },
+    MetricSpec {
+        key: "checkout_ok",
+        label: "/checkout succeeded",
+        unit: "req",
+        help: "Checkouts answered before the client gave up.",
+    },
+    MetricSpec {
+        key: "checkout_failed",
+        label: "/checkout failed",
+        unit: "req",
+        help: "Checkouts whose client gave up.",
+    },
+    MetricSpec {
+        key: "checkout_p99_ms",
+        label: "/checkout p99",
+        unit: "ms",
+        help: "The wait 99 in 100 /checkout clients did not exceed; a failure counts as the time until its client gave up.",
+    },
+    MetricSpec {
+        key: "pool_in_use_max",
+        label: "Shared pool, most in use",
+        unit: "connections",
+        help: "Most connections of the shared pool held by calls at once.",
+    },
+    MetricSpec {
+        key: "downstream_open_connections_max",
+        label: "Downstream connections, most",
+        unit: "connections",
+        help: "Most connections open on the downstream host at once, from every pool.",
+    },
+    MetricSpec {
+        key: "home_arrived",
+        label: "/home arrived",
+        unit: "req",
+        help: "/home requests sent by the load generator.",
+    },
+    MetricSpec {
+        key: "home_done",
+        label: "/home answered",
+        unit: "req",
+        help: "/home requests whose page was rendered and sent.",
+    },
+    MetricSpec {
+        key: "home_in_flight_now",
+        label: "/home in flight now",
+        unit: "req",
+        help: "/home handlers running now.",
+    },
+    MetricSpec {
+        key: "checkout_arrived",
+        label: "/checkout arrived",
+        unit: "req",
+        help: "/checkout requests sent by the load generator.",
+    },
+    MetricSpec {
+        key: "checkout_waiting",
+        label: "/checkout waiting",
+        unit: "req",
+        help: "Checkouts neither answered nor given up on yet.",
+    },
+    MetricSpec {
+        key: "checkout_p50_ms",
+        label: "/checkout p50",
+        unit: "ms",
+        help: "The wait half of the /checkout clients did not exceed.",
+    },
+    MetricSpec {
+        key: "recs_timed_out",
+        label: "Recommendations timed out",
+        unit: "calls",
+        help: "Recommendations calls aborted by their timeout (the page rendered without them).",
+    },
+    MetricSpec {
+        key: "recs_pool_in_use_max",
+        label: "Recommendations pool, most in use",
+        unit: "connections",
+        help: "With the bulkhead: most connections of the recommendations pool in use at once.",
+    },
+    MetricSpec {
+        key: "pool_waiting_max",
+        label: "Shared pool, longest queue",
+        unit: "calls",
+        help: "Most calls waiting at once for a connection of the shared pool.",
+    },
+    MetricSpec {
+        key: "pool_exhausted_ms",
+        label: "Pool full of hung calls at",
+        unit: "ms",
+        help: "When every connection of the shared pool was first held by a recommendations call (none if it never was).",
+    },
+    MetricSpec {
+        key: "last_checkout_ok_sent_ms",
+        label: "Last good checkout sent at",
+        unit: "ms",
+        help: "When the latest successful /checkout was sent (none if none succeeded).",
+    },
+    MetricSpec {
+        key: "first_checkout_failed_ms",
+        label: "First checkout failed at",
+        unit: "ms",
+        help: "When the first /checkout client gave up (none if none did).",
+    },
+    MetricSpec {
+        key: "downstream_open_connections",
+        label: "Downstream connections now",
+        unit: "connections",
+        help: "Connections open on the downstream host now.",
+    },
+    MetricSpec {
+        key: "checkout_queued",
+        label: "/checkout that waited for a connection",
+        unit: "req",
+        help: "Checkouts whose price call found every connection of the shared pool taken and had to wait for one.",
+    },
+    MetricSpec {
+        key: "checkout_failed_queued",
+        label: "/checkout failed still waiting for a connection",
+        unit: "req",
+        help: "Checkouts whose client gave up while their price call was still waiting for a connection: they never left the process.",
+    },
+    MetricSpec {
+        key: "checkout_abandoned_calls",
+        label: "Price calls for clients gone",
+        unit: "calls",
+        help: "/checkout price calls answered after their client had given up: a connection used for an answer nobody reads.",
+    },
+];
+
+pub(super) static HEADLINE: &[&str] = &["home_in_flight_end", "checkout_ok", "checkout_failed", "checkout_p99_ms"];
+
+pub(super) const SWEEP: SweepDefault = SweepDefault {
+    x: "recs_timeout_ms",
+    from: 50.0,
+    to: 5000.0,
+    steps: 15,
+    by: Some("variant"),
+    metric: "checkout_ok",
+};
