@@ -12,18 +12,20 @@
 //! - `events`: everything that happened so far, one per line: `"<time>: <where>: <what>"`.
 //! - `last_event`: what the latest moment changed, numbered as the list numbers it.
 
-use super::{AMOUNT_CENTS, AttemptOutcome, BuyerOutcome, ClickEffect, DoubleClick, Fix, ServerResult};
+use super::chapter::chapter_charges;
+use super::model::{AttemptOutcome, BuyerOutcome, ClickEffect, DoubleClick, ServerResult};
+use super::spec::{AMOUNT_CENTS, Claim, DoubleClickConfig, Fix};
 use crate::format;
+use crate::sim::Explain;
 use crate::sim::base::sort_short;
 use crate::sim::{Micros, Reading};
-use crate::sim::Explain;
 
 impl Explain for DoubleClick {
     fn reading(&self, now: Micros) -> Reading {
         self.reading_at(now)
     }
 
-    fn sweep_theory(c: &super::DoubleClickConfig, x: &str, _by: Option<&str>) -> Option<String> {
+    fn sweep_theory(c: &DoubleClickConfig, x: &str, _by: Option<&str>) -> Option<String> {
         sweep_theory(c, x)
     }
 }
@@ -48,16 +50,6 @@ fn money(cents: u32) -> String {
 
 fn key_name(k: u32) -> String {
     format!("k{k}")
-}
-
-/// The chapter's charges for the three fixes it names (Chapter 2, Part 3).
-pub fn chapter_charges(fix: Fix) -> Option<u64> {
-    match fix {
-        Fix::None => Some(3),
-        Fix::Disable => Some(2),
-        Fix::Key => Some(1),
-        Fix::KeyPerClick | Fix::KeyPerAttempt => None,
-    }
 }
 
 impl DoubleClick {
@@ -335,7 +327,7 @@ impl DoubleClick {
     }
 
     fn server_happenings(&self, push: &mut impl FnMut(Micros, (u8, usize), &'static str, String)) {
-        let read_then_insert = self.config.claim == super::Claim::ReadThenInsert;
+        let read_then_insert = self.config.claim == Claim::ReadThenInsert;
         for (i, s) in self.server.iter().enumerate() {
             let a = s.attempt;
             let at = &self.attempts[a];
@@ -433,7 +425,7 @@ impl DoubleClick {
 
 /// Why the default sweep's curves (charges against the second click's moment, by fix) look as
 /// they do, from the parameters.
-pub fn sweep_theory(c: &super::DoubleClickConfig, x: &str) -> Option<String> {
+pub fn sweep_theory(c: &DoubleClickConfig, x: &str) -> Option<String> {
     (x == "second_click_ms").then(|| {
         format!(
             "Each click starts a purchase whose helper tries up to {} {} of {} each. With no fix every click and every \

@@ -6,17 +6,18 @@
 //! sees), `server` (whether the request reached the server's code and the server did the
 //! work), `retry` (whether a retry needs an idempotency key).
 
-use super::{ArmedTimer, Client, Outcome, Phase, TimerClock, TimerKind, WhichTimeout};
+use super::model::{ArmedTimer, Outcome, Phase, TimerClock, TimerKind, WhichTimeout};
+use super::spec::{Client, WhichTimeoutConfig};
 use crate::format;
-use crate::sim::{MS, Micros, Reading, SEC};
 use crate::sim::Explain;
+use crate::sim::{MS, Micros, Reading, SEC};
 
 impl Explain for WhichTimeout {
     fn reading(&self, now: Micros) -> Reading {
         self.reading_at(now)
     }
 
-    fn sweep_theory(c: &super::WhichTimeoutConfig, x: &str, _by: Option<&str>) -> Option<String> {
+    fn sweep_theory(c: &WhichTimeoutConfig, x: &str, _by: Option<&str>) -> Option<String> {
         sweep_theory(c, x)
     }
 }
@@ -317,7 +318,7 @@ fn phase_name(phase: Phase) -> String {
 
 /// Why the default sweep's curves (when the caller gave up against the total timeout, by fault)
 /// look as they do, from the parameters.
-pub fn sweep_theory(c: &super::WhichTimeoutConfig, x: &str) -> Option<String> {
+pub fn sweep_theory(c: &WhichTimeoutConfig, x: &str) -> Option<String> {
     (x == "total_timeout_ms").then(|| {
         format!(
             "The total timeout starts before the call and covers every phase: the wait for a connection, DNS, \

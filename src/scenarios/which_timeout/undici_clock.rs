@@ -25,7 +25,7 @@
 //! (`lib/dispatcher/client-h1.js`, `TIMEOUT_HEADERS` and `TIMEOUT_BODY`) are all fast timers,
 //! whatever their value.
 
-use super::{Event, TimerKind};
+use super::model::{Event, TimerKind};
 use crate::sim::{EventQueue, Micros, TimerKey};
 
 /// undici's tick: `(RESOLUTION_MS >> 1) - 1` with its resolution of 1,000 ms.

@@ -1,0 +1,285 @@
+//! The double-click model: a Pay button, the page's HTTP helper, and the server's POST
+//! /charges. What a run records is in `records.rs`; the page's handlers (clicks, attempts,
+//! retries) in `client.rs`, the server's (claims, waits, commits) in `server.rs`.
+
+mod client;
+mod records;
+mod server;
+
+pub use records::{
+    AttemptOutcome, AttemptRecord, ButtonState, BuyerOutcome, ClickEffect, ClickRecord, DisabledSpan, LedgerCharge,
+    ServerRecord, ServerResult, Timeline,
+};
+
+use super::spec::{DEFAULT_DURATION_MS, DoubleClickConfig, MAX_BACKOFF_DOUBLINGS};
+use crate::sim::rng::{SimRng, ms_to_us};
+use crate::sim::{EventQueue, Micros, Model, Value};
+
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    Click(usize),
+    /// The helper of a click sends its next attempt.
+    Send(usize),
+    /// An attempt reaches the server.
+    Arrive(usize),
+    /// Read-then-insert: the server record's late insert of its key.
+    Insert(usize),
+    /// A handler run commits its charge.
+    Commit(usize),
+    /// A server request's wait on a held claim reaches `lock_timeout_ms`.
+    LockTimeout(usize),
+    /// An answer reaches the client.
+    Reply {
+        attempt: usize,
+        outcome: AttemptOutcome,
+    },
+    Timeout(usize),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum KeyState {
+    Running,
+    Done { charge: u32 },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct KeyEntry {
+    key: u32,
+    amount: u32,
+    state: KeyState,
+    /// Whether other transactions see the row: a claim in the charge's transaction becomes
+    /// visible only at its commit.
+    committed: bool,
+    claimed_at: Micros,
+}
+
+/// The model: a Pay button, the page's HTTP helper, and the server's POST /charges.
+pub struct DoubleClick {
+    pub(super) config: DoubleClickConfig,
+    /// When the run ends.
+    pub(super) end: Micros,
+    pub(super) attempt_timeout: Micros,
+    jitter: f64,
+    retry_after: Micros,
+    handler: Micros,
+    pub(super) network: Micros,
+    pub(super) claim_gap: Micros,
+    lock_timeout: Micros,
+    claim_ttl: Micros,
+    /// The next commit crashes its worker (set by `crash_after_charge`, used once).
+    crash_pending: bool,
+
+    handler_rng: SimRng,
+    backoff_rng: SimRng,
+
+    button: ButtonState,
+    /// The click whose helper is running (latest click wins).
+    active: Option<usize>,
+    /// The purchase intent's key, created at the first click (fix = key).
+    intent_key: Option<u32>,
+    next_key: u32,
+    keys: Vec<KeyEntry>,
+    /// Server requests whose claim waits for the transaction holding their key.
+    waiting: Vec<usize>,
+    longest_claim_wait: Micros,
+
+    pub(super) clicks: Vec<ClickRecord>,
+    pub(super) disabled: Vec<DisabledSpan>,
+    pub(super) attempts: Vec<AttemptRecord>,
+    pub(super) server: Vec<ServerRecord>,
+    pub(super) ledger: Vec<LedgerCharge>,
+
+    timeouts: u64,
+    conflicts: u64,
+    replays: u64,
+    rejected: u64,
+    resets: u64,
+    aborted: u64,
+    handler_runs: u64,
+}
+
+impl DoubleClick {
+    /// Every click, attempt, server request and charge so far, for the swimlanes.
+    pub fn timeline(&self) -> Timeline<'_> {
+        Timeline {
+            clicks: &self.clicks,
+            disabled: &self.disabled,
+            attempts: &self.attempts,
+            server: &self.server,
+            ledger: &self.ledger,
+        }
+    }
+
+    pub fn button(&self) -> ButtonState {
+        self.button
+    }
+
+    /// What the page tells the buyer now: the outcome of the latest click that did something.
+    pub fn buyer_outcome(&self) -> BuyerOutcome {
+        self.clicks.iter().rev().find(|c| c.effect == ClickEffect::Started).map_or(BuyerOutcome::Waiting, |c| c.outcome)
+    }
+
+    /// Charges in the ledger so far.
+    pub fn charges(&self) -> usize {
+        self.ledger.len()
+    }
+
+    /// Handler runs still charging (they will commit whatever the client does).
+    pub fn runs_in_progress(&self) -> usize {
+        self.server.iter().filter(|s| s.result == ServerResult::Running).count()
+    }
+
+    /// One sentence: what the buyer saw against what the card shows.
+    pub fn summary(&self) -> String {
+        let paid_with = self.attempts.iter().rev().find_map(|a| match a.outcome {
+            AttemptOutcome::Ok { charge, .. } => Some(charge),
+            _ => None,
+        });
+        let buyer = match (self.buyer_outcome(), paid_with) {
+            (BuyerOutcome::Paid, Some(charge)) => format!("The buyer saw \u{201c}paid\u{201d} (ch_{charge})"),
+            (BuyerOutcome::Failed, _) => "The buyer was told the payment failed".to_string(),
+            (BuyerOutcome::Processing, _) => "The buyer was told the payment is processing".to_string(),
+            (BuyerOutcome::Rejected, _) => {
+                "The buyer saw an error (422: the key was already used for another amount)".to_string()
+            }
+            _ => "The buyer is still waiting".to_string(),
+        };
+        let ids = charge_list(&self.ledger);
+        let card = match self.ledger.len() {
+            0 => "the card was not charged".to_string(),
+            1 => format!("the card was charged once ({ids})"),
+            2 => format!("the card was charged twice ({ids})"),
+            n => format!("the card was charged {n} times ({ids})"),
+        };
+        let later = match self.runs_in_progress() {
+            0 => String::new(),
+            1 => ", and one more charge is still in progress on the server".to_string(),
+            n => format!(", and {n} more charges are still in progress on the server"),
+        };
+        format!("{buyer}; {card}{later}.")
+    }
+
+    /// Each click's attempts as the client saw them, e.g. "click 1: AbortError · click 2: 409, 200 ch_1 (replayed)".
+    fn client_saw(&self) -> String {
+        let mut parts = Vec::with_capacity(self.clicks.len());
+        for (i, c) in self.clicks.iter().enumerate() {
+            let seen: Vec<String> = self.attempts.iter().filter(|a| a.click == i).map(|a| a.outcome.label()).collect();
+            let text = match c.effect {
+                ClickEffect::Started => seen.join(", "),
+                ClickEffect::IgnoredDisabled => "button disabled".to_string(),
+                ClickEffect::IgnoredAfterPaid => "receipt shown".to_string(),
+            };
+            parts.push(format!("click {}: {text}", i + 1));
+        }
+        parts.join(" · ")
+    }
+}
+
+impl Model for DoubleClick {
+    type Config = DoubleClickConfig;
+    type Event = Event;
+
+    fn new(config: DoubleClickConfig, seed: u64, end: Micros, queue: &mut EventQueue<Event>) -> Self {
+        queue.schedule_at(0, Event::Click(0));
+        if config.second_click {
+            queue.schedule_at(ms_to_us(config.second_click_ms), Event::Click(1));
+        }
+        Self {
+            attempt_timeout: ms_to_us(config.attempt_timeout_ms).max(1),
+            jitter: config.jitter_pct / 100.0,
+            retry_after: ms_to_us(config.retry_after_ms),
+            handler: ms_to_us(config.handler_ms),
+            network: ms_to_us(config.network_ms),
+            claim_gap: ms_to_us(config.claim_gap_ms),
+            lock_timeout: ms_to_us(config.lock_timeout_ms),
+            claim_ttl: ms_to_us(config.claim_ttl_ms),
+            crash_pending: config.crash_after_charge,
+            handler_rng: SimRng::stream(seed, 1),
+            backoff_rng: SimRng::stream(seed, 2),
+            button: ButtonState::Enabled,
+            active: None,
+            intent_key: None,
+            next_key: 1,
+            keys: Vec::new(),
+            waiting: Vec::new(),
+            longest_claim_wait: 0,
+            clicks: Vec::with_capacity(2),
+            disabled: Vec::new(),
+            attempts: Vec::new(),
+            server: Vec::new(),
+            ledger: Vec::new(),
+            timeouts: 0,
+            conflicts: 0,
+            replays: 0,
+            rejected: 0,
+            resets: 0,
+            aborted: 0,
+            handler_runs: 0,
+            end,
+            config,
+        }
+    }
+
+    fn handle(&mut self, q: &mut EventQueue<Event>, now: Micros, event: Event) {
+        match event {
+            Event::Click(i) => self.click(q, now, i),
+            Event::Send(click) => self.send(q, now, click),
+            Event::Arrive(attempt) => self.arrive(q, now, attempt),
+            Event::Insert(request) => self.late_insert(now, request),
+            Event::Commit(request) => self.commit(q, now, request),
+            Event::LockTimeout(request) => self.lock_timeout_fires(q, now, request),
+            Event::Reply { attempt, outcome } => self.reply(q, now, attempt, outcome),
+            Event::Timeout(attempt) => self.timeout(q, now, attempt),
+        }
+    }
+
+    fn metrics(&self, _now: Micros) -> Vec<(&'static str, Value)> {
+        let amount: u64 = self.ledger.iter().map(|c| c.amount_cents as u64).sum();
+        vec![
+            ("charges", Value::count(self.ledger.len() as u64)),
+            ("card_charged", Value::count(self.ledger.len() as u64)),
+            ("amount_charged_cents", Value::count(amount)),
+            ("client_outcome", Value::Text(self.buyer_outcome().as_str().to_string())),
+            ("server_requests", Value::count(self.server.len() as u64)),
+            ("client_attempts", Value::count(self.attempts.len() as u64)),
+            ("timeouts_seen", Value::count(self.timeouts)),
+            ("conflicts_409", Value::count(self.conflicts)),
+            ("claim_wait_ms", Value::num(self.longest_claim_wait as f64 / 1000.0)),
+            ("replays", Value::count(self.replays)),
+            ("rejected_422", Value::count(self.rejected)),
+            ("resets_seen", Value::count(self.resets)),
+            ("aborted_waits", Value::count(self.aborted)),
+            ("handler_runs", Value::count(self.handler_runs)),
+            ("client_saw", Value::Text(self.client_saw())),
+            ("charge_ids", Value::Text(charge_list(&self.ledger))),
+            ("summary", Value::Text(self.summary())),
+        ]
+    }
+
+    fn config(&self) -> &DoubleClickConfig {
+        &self.config
+    }
+
+    /// Long enough for the last attempt to be answered: the last click, every retry's wait for
+    /// its attempt and its backoff (at least the 409's Retry-After), then the longer of the last
+    /// attempt's timeout and a handler run with its answer; in whole seconds, and never shorter
+    /// than the default 8 s.
+    fn run_length_ms(c: &DoubleClickConfig) -> Option<u64> {
+        let last_click = if c.second_click { c.second_click_ms } else { 0.0 };
+        let retries: f64 = (1..=c.retries)
+            .map(|n| {
+                let backoff = c.backoff_ms * (1u64 << (n - 1).min(MAX_BACKOFF_DOUBLINGS)) as f64;
+                c.attempt_timeout_ms + backoff.max(c.retry_after_ms)
+            })
+            .sum();
+        // A claim's wait ends by the holder's commit, which is inside the holder's own answer.
+        let answered = 2.0 * c.network_ms + c.claim_gap_ms + c.handler_ms + c.handler_spread_ms;
+        let last = last_click + retries + c.attempt_timeout_ms.max(answered);
+        let seconds = libm::ceil((last + 500.0) / 1000.0) as u64;
+        Some((seconds * 1000).max(DEFAULT_DURATION_MS))
+    }
+}
+
+fn charge_list(ledger: &[LedgerCharge]) -> String {
+    ledger.iter().map(|c| format!("ch_{}", c.id)).collect::<Vec<_>>().join(", ")
+}

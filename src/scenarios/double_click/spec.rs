@@ -1,0 +1,334 @@
+//! The double-click declaration: the amounts, the fixes and the server's ways of claiming a
+//! key, the parameters, presets and metrics.
+
+use crate::sim::scenario::SweepDefault;
+use crate::sim::{MetricSpec, ParamSpec, Preset};
+
+/// What the buyer pays ($49.99).
+pub const AMOUNT_CENTS: u32 = 4999;
+/// With `amount_changes`: what the second click sends after the buyer adds a $10 tip.
+pub const CHANGED_AMOUNT_CENTS: u32 = 5999;
+/// Backoff doubles per retry; the exponent stops here so no setting overflows.
+pub(super) const MAX_BACKOFF_DOUBLINGS: u32 = 16;
+
+crate::choice! {
+    /// What the page does so that one purchase is charged once.
+    pub enum Fix {
+        None = ("none", "No fix", "Every click and every retry is a new request to charge."),
+        Disable = ("disable", "Disable the button", "The button is disabled after the first click; the helper still retries."),
+        Key = ("key", "Idempotency key", "One key per purchase, made before the first attempt and sent with every attempt."),
+        KeyPerClick = ("key-per-click", "Key per click", "A bug: the click handler makes a new key, so a second click is a new purchase."),
+        KeyPerAttempt = ("key-per-attempt", "Key per attempt", "A bug: the retry loop makes a new key, so every retry is a new purchase."),
+    }
+}
+
+crate::choice! {
+    /// How the server claims an idempotency key before it charges.
+    pub enum Claim {
+        Atomic = ("atomic", "Atomic", "Looking the key up and inserting it is one step (INSERT … ON CONFLICT): exactly one request wins."),
+        ReadThenInsert = ("read-then-insert", "Read, then insert", "The server looks the key up and inserts it a moment later, into a table with no unique constraint on the key: requests that look before the insert is visible all find nothing."),
+    }
+}
+
+crate::choice! {
+    /// Where the server keeps the key and its stored response.
+    pub enum KeyStore {
+        SameTransaction = ("same-transaction", "With the charge", "The key's row and its stored response are in the charge's Postgres transaction."),
+        Separate = ("separate", "Separate store", "The key lives in another store, say Redis, and is marked done after the charge commits."),
+    }
+}
+
+crate::choice! {
+    /// When a claim on a key becomes visible to a repeat of the request, in the charge's
+    /// database (a separate store's claim is visible at once, whatever this says).
+    pub enum KeyClaim {
+        Wait = ("wait", "Waits for the commit (Postgres)", "The claim is in the charge's transaction: a repeat's INSERT … ON CONFLICT waits until the first transaction commits, then replays its response (Postgres)."),
+        CommittedFirst = ("committed-first", "Committed first (409)", "The claim commits on its own before the work, as for an external API: a repeat sees 'processing' at once and gets 409 (Stripe answers a key in use so)."),
+    }
+}
+
+crate::config! {
+    /// What the double-click model reads from its parameters (where the defaults come from:
+    /// see the module documentation).
+    pub struct DoubleClickConfig in PARAMS {
+        pub fix: Fix = ParamSpec::choice("fix", "Fix", Fix::OPTIONS, Fix::None as usize,
+            "What the page does so that one purchase is charged once."),
+        pub second_click: bool = ParamSpec::toggle("second_click", "Buyer clicks twice", true,
+            "The buyer clicks Pay again when nothing seems to happen."),
+        pub second_click_ms: f64 = ParamSpec::number("second_click_ms", "Second click after", "ms", 600.0, (0.0, 5000.0, 10.0),
+            "When the second click comes. Any moment before the first click's retry (about 1.2 s) \
+             gives the chapter's 3 / 2 / 1. 0 sends both requests in the same millisecond."),
+        pub attempt_timeout_ms: f64 = ParamSpec::number("attempt_timeout_ms", "Timeout per attempt", "ms", 1000.0, (100.0, 30_000.0, 10.0),
+            "How long the page's HTTP helper waits for each attempt (the chapter: 1,000 ms)."),
+        pub retries: u32 = ParamSpec::number("retries", "Retries", "", 1.0, (0.0, 5.0, 1.0),
+            "Retries after a timeout, reset or 409, per click. The chapter's browser helper retries \
+             once (\"the first click's own retry\"); its Part 3 table retries twice."),
+        pub backoff_ms: f64 = ParamSpec::number("backoff_ms", "Backoff base", "ms", 400.0, (0.0, 5000.0, 10.0),
+            "How long the helper waits before its first retry; each later retry waits twice as long \
+             as the one before, less the jitter. 400 ms lets the second attempt of the Part 3 table \
+             land while the first still runs, and the third after it committed."),
+        pub jitter_pct: f64 = ParamSpec::number("jitter_pct", "Jitter", "%", 50.0, (0.0, 100.0, 5.0),
+            "Up to this share of each backoff is taken off at random, so that retries from many \
+             buyers spread out: 0 always waits the whole backoff, 100 anywhere from none of it to all."),
+        pub retry_after_ms: f64 = ParamSpec::number("retry_after_ms", "Retry-After on 409", "ms", 1000.0, (0.0, 10_000.0, 100.0),
+            "The server's 409 says when to come back (Retry-After: 1 s); the helper waits at least \
+             that long. 0: the helper uses its own backoff."),
+        pub handler_ms: f64 = ParamSpec::number("handler_ms", "Handler time", "ms", 1500.0, (0.0, 20_000.0, 10.0),
+            "How long POST /charges takes from arrival to commit (the chapter measured 1,500 ms)."),
+        pub handler_spread_ms: f64 = ParamSpec::number("handler_spread_ms", "Handler time spread", "ms", 0.0, (0.0, 5000.0, 10.0),
+            "Each run takes an extra uniform random 0 to this much. The chapter's handler was steady."),
+        pub network_ms: f64 = ParamSpec::number("network_ms", "Network delay (one way)", "ms", 20.0, (0.0, 1000.0, 1.0),
+            "Browser to server, and back; a typical nearby region."),
+        pub claim: Claim = ParamSpec::choice("claim", "Key claim", Claim::OPTIONS, Claim::Atomic as usize,
+            "How the server claims an idempotency key before it charges."),
+        pub key_claim: KeyClaim = ParamSpec::choice("key_claim", "Claim visible", KeyClaim::OPTIONS, KeyClaim::Wait as usize,
+            "When the first request's claim on a key becomes visible to a repeat: at its commit (a \
+             Postgres INSERT … ON CONFLICT on the same key waits for it), or at once (409)."),
+        pub lock_timeout_ms: f64 = ParamSpec::number("lock_timeout_ms", "Lock timeout", "ms", 0.0, (0.0, 10_000.0, 10.0),
+            "Postgres's lock timeout on the claim: a repeat that waits this long for the first \
+             transaction is cancelled (SQLSTATE 55P03) and answered 409. 0: wait for the commit \
+             however long it takes (Postgres's default)."),
+        pub claim_ttl_ms: f64 = ParamSpec::number("claim_ttl_ms", "Claim expiry", "ms", 0.0, (0.0, 60_000.0, 100.0),
+            "A claim committed before the work (or kept in a separate store, Redis SET NX PX) that is \
+             still 'processing' this long after it was taken is treated as abandoned: the next \
+             request takes it over and charges. 0: it never expires, and a claim whose worker died \
+             answers 409 for good."),
+        pub claim_gap_ms: f64 = ParamSpec::number("claim_gap_ms", "Read-then-insert gap", "ms", 2.0, (0.0, 100.0, 1.0),
+            "With read-then-insert: time between the lookup and the insert (one database round trip)."),
+        pub key_store: KeyStore = ParamSpec::choice("key_store", "Where the key record lives", KeyStore::OPTIONS,
+            KeyStore::SameTransaction as usize, "Where the server keeps the idempotency key and its stored response."),
+        pub crash_after_charge: bool = ParamSpec::toggle("crash_after_charge", "Crash after the charge", false,
+            "The worker that makes the first charge dies right after the commit, before it responds: \
+             the client sees a connection reset. A key marked done in the charge's transaction is done; \
+             a claim in a separate store is never marked done and stays 'processing'."),
+        pub amount_changes: bool = ParamSpec::toggle("amount_changes", "Second click changes the amount", false,
+            "Between the clicks the buyer adds a $10 tip, and the page sends the same key with the \
+             new amount: the server must answer 422, never replay the first charge."),
+    }
+}
+
+pub(super) const DEFAULT_DURATION_MS: u64 = 8_000;
+
+pub(super) const PRESETS: &[Preset] = &[
+        Preset {
+            id: "double-click",
+            label: "Double click, no fix (the chapter)",
+            description: "The buyer clicks again at 600 ms. Each click's helper retries once. 3 charges.",
+            values: &[],
+        },
+        Preset {
+            id: "disable",
+            label: "Disable the button",
+            description: "The second click does nothing, but the first click's own retry still charges: 2.",
+            values: &[("fix", "disable")],
+        },
+        Preset {
+            id: "key",
+            label: "Idempotency key",
+            description: "One key per purchase on every attempt: the second click's request waits for the first's commit, then gets the replay: 1.",
+            values: &[("fix", "key")],
+        },
+        Preset {
+            id: "part3-table",
+            label: "Part 3 table, no key",
+            description: "One click, handler 1,500 ms, 1,000 ms per attempt, two retries: TimeoutError × 3, \
+             3 charges, and the buyer is told the payment failed.",
+            values: &[
+                ("second_click", "false"),
+                ("handler_ms", "1500"),
+                ("attempt_timeout_ms", "1000"),
+                ("retries", "2"),
+            ],
+        },
+        Preset {
+            id: "part3-table-key",
+            label: "Part 3 table, same key",
+            description: "The same run with one key, claimed and committed before the card is charged (as an external \
+             charge must be): TimeoutError, then 409, then 200 with ch_1 replayed: 1 charge.",
+            values: &[
+                ("second_click", "false"),
+                ("handler_ms", "1500"),
+                ("attempt_timeout_ms", "1000"),
+                ("retries", "2"),
+                ("fix", "key"),
+                ("key_claim", "committed-first"),
+            ],
+        },
+        Preset {
+            id: "key-in-retry-loop",
+            label: "Key made inside the retry loop",
+            description: "A fresh key per attempt: the server never sees a repeat, and charges like no key at all.",
+            values: &[("fix", "key-per-attempt")],
+        },
+        Preset {
+            id: "amount-changed",
+            label: "Same key, another amount",
+            description: "The second click sends the same key with $59.99: 422, not a silent replay of the $49.99 charge.",
+            values: &[("fix", "key"), ("amount_changes", "true")],
+        },
+        Preset {
+            id: "same-ms-race",
+            label: "Same millisecond, read-then-insert",
+            description: "Two requests with one key arrive together; both read 'not found' and both charge, and so does \
+             the retry: a lookup sees no claim until the first transaction commits.",
+            values: &[("fix", "key"), ("second_click_ms", "0"), ("claim", "read-then-insert")],
+        },
+        Preset {
+            id: "same-ms-atomic",
+            label: "Same millisecond, atomic claim",
+            description: "The same race against INSERT … ON CONFLICT: exactly one wins; the other waits for its commit and gets the replay.",
+            values: &[("fix", "key"), ("second_click_ms", "0")],
+        },
+        Preset {
+            id: "crash-after-charge",
+            label: "Crash after the charge",
+            description: "A fast handler whose worker dies after committing: the key's response committed with \
+             the charge, so the retry gets it replayed.",
+            values: &[("fix", "key"), ("second_click", "false"), ("handler_ms", "300"), ("crash_after_charge", "true")],
+        },
+        Preset {
+            id: "crash-separate-store",
+            label: "Crash, key in a separate store",
+            description: "The same crash with the key in another store: the claim is never marked done, so the retry gets 409 \
+             and the buyer is told 'processing' (set a claim expiry and a later retry charges again).",
+            values: &[
+                ("fix", "key"),
+                ("second_click", "false"),
+                ("handler_ms", "300"),
+                ("crash_after_charge", "true"),
+                ("key_store", "separate"),
+            ],
+        },
+        Preset {
+            id: "part4-wait",
+            label: "Part 4: the duplicate waits",
+            description: "Chapter 2 Part 4 measured on Postgres: a 3 s transaction holds the claim, and the duplicate \
+             sent 0.5 s later blocks 2.5 s on its INSERT … ON CONFLICT, then replays the stored response.",
+            values: &[
+                ("fix", "key"),
+                ("second_click_ms", "500"),
+                ("handler_ms", "3000"),
+                ("attempt_timeout_ms", "5000"),
+                ("retries", "0"),
+            ],
+        },
+        Preset {
+            id: "part4-lock-timeout",
+            label: "Part 4: a 200 ms lock timeout",
+            description: "The same with a 200 ms lock timeout on the claim: each duplicate fails after 200 ms (55P03) \
+             and gets 409; the buyer is told 'processing' while the one charge commits.",
+            values: &[
+                ("fix", "key"),
+                ("second_click_ms", "500"),
+                ("handler_ms", "3000"),
+                ("attempt_timeout_ms", "2000"),
+                ("lock_timeout_ms", "200"),
+            ],
+        },
+];
+
+pub(super) const METRICS: &[MetricSpec] = &[
+        MetricSpec {
+            key: "charges",
+            label: "Charges",
+            unit: "",
+            help: "Distinct charges the server created (ch_1, ch_2, …).",
+        },
+        MetricSpec {
+            key: "card_charged",
+            label: "Card charged",
+            unit: "times",
+            help: "The truth: how many times money left the buyer's card.",
+        },
+        MetricSpec {
+            key: "amount_charged_cents",
+            label: "Amount charged",
+            unit: "¢",
+            help: "What the card was charged in all.",
+        },
+        MetricSpec {
+            key: "client_outcome",
+            label: "Buyer was told",
+            unit: "",
+            help: "paid, failed, processing, rejected, or waiting (still in flight).",
+        },
+        MetricSpec {
+            key: "server_requests",
+            label: "Server requests",
+            unit: "",
+            help: "POST /charges requests that reached the server.",
+        },
+        MetricSpec {
+            key: "client_attempts",
+            label: "Client attempts",
+            unit: "",
+            help: "Requests the page's helper sent, over all clicks.",
+        },
+        MetricSpec {
+            key: "timeouts_seen",
+            label: "Timeouts",
+            unit: "",
+            help: "Attempts that ended in TimeoutError at the client.",
+        },
+        MetricSpec {
+            key: "conflicts_409",
+            label: "409s",
+            unit: "",
+            help: "409 'already in progress' answers the server sent.",
+        },
+        MetricSpec {
+            key: "claim_wait_ms",
+            label: "Longest claim wait",
+            unit: "ms",
+            help: "The longest a request's INSERT … ON CONFLICT waited for the transaction holding its key.",
+        },
+        MetricSpec {
+            key: "replays",
+            label: "Replays",
+            unit: "",
+            help: "Stored responses the server replayed for a repeated key.",
+        },
+        MetricSpec {
+            key: "rejected_422",
+            label: "422s",
+            unit: "",
+            help: "Requests rejected because their key came with another amount.",
+        },
+        MetricSpec {
+            key: "resets_seen",
+            label: "Connection resets",
+            unit: "",
+            help: "Attempts that ended in a reset because the worker crashed.",
+        },
+        MetricSpec {
+            key: "aborted_waits",
+            label: "Aborted waits",
+            unit: "",
+            help: "Attempts the page stopped waiting for because a newer click came.",
+        },
+        MetricSpec {
+            key: "handler_runs",
+            label: "Handler runs",
+            unit: "",
+            help: "Requests whose handler set out to charge the card.",
+        },
+        MetricSpec { key: "client_saw", label: "Client saw", unit: "", help: "Each click's attempts, in order." },
+        MetricSpec { key: "charge_ids", label: "Charge ids", unit: "", help: "The ledger, in commit order." },
+        MetricSpec {
+            key: "summary",
+            label: "Buyer vs card",
+            unit: "",
+            help: "What the buyer saw against what the card shows.",
+        },
+];
+
+pub(super) const HEADLINE: &[&str] = &["card_charged", "client_outcome", "server_requests", "timeouts_seen"];
+
+pub(super) const SWEEP: SweepDefault = SweepDefault {
+        x: "second_click_ms",
+        from: 0.0,
+        to: 3000.0,
+        steps: 16,
+        by: Some("fix"),
+        metric: "card_charged",
+};

@@ -1,0 +1,58 @@
+//! The table "every fault with these settings": the call run once per fault with the reader's
+//! client and timers, one row each.
+
+use super::model::{Phase, TimerKind, WhichTimeout};
+use super::spec::{Fault, WhichTimeoutConfig};
+use crate::sim::base::MAX_DURATION_MS;
+use crate::sim::{Host, MS, Micros, Simulation};
+
+/// One row of the table "every fault with these settings".
+#[derive(Clone, Debug, PartialEq)]
+pub struct FaultRow {
+    pub fault: Fault,
+    pub first_fired: Option<(TimerKind, Micros)>,
+    pub error: &'static str,
+    pub gave_up_at: Option<Micros>,
+    pub completed_at: Option<Micros>,
+    pub phase: Phase,
+    pub still_open: bool,
+    pub reached_server_app: bool,
+    pub server_did_work: bool,
+    pub safe_to_retry_without_key: bool,
+    /// How long the run was (ms).
+    pub run_ms: u64,
+}
+
+/// Runs every fault with the settings of `config` (its own fault aside): one row per fault,
+/// in the order the faults are declared.
+pub fn every_fault(config: &WhichTimeoutConfig) -> Vec<FaultRow> {
+    Fault::ALL
+        .iter()
+        .map(|&fault| {
+            let config = WhichTimeoutConfig { fault, ..config.clone() };
+            let run_ms = WhichTimeout::run_length_for(&config).min(MAX_DURATION_MS);
+            let mut host = Host::<WhichTimeout>::start(config, 0, run_ms * MS);
+            host.run_to_end();
+            host.model().row(host.now(), run_ms)
+        })
+        .collect()
+}
+
+impl WhichTimeout {
+    /// This run as a row of the table "every fault with these settings".
+    pub fn row(&self, now: Micros, run_ms: u64) -> FaultRow {
+        FaultRow {
+            fault: self.config.fault,
+            first_fired: self.first_fired(),
+            error: self.error_id(),
+            gave_up_at: self.error_seen_at,
+            completed_at: self.completed_at(),
+            phase: self.phase(),
+            still_open: self.still_open(),
+            reached_server_app: self.reached_server_app(now),
+            server_did_work: self.server_did_work(now),
+            safe_to_retry_without_key: self.safe_to_retry_without_key(),
+            run_ms,
+        }
+    }
+}

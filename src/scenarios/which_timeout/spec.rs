@@ -1,0 +1,336 @@
+//! The which-timeout declaration: what can go wrong, the clients and the operating systems,
+//! the parameters, presets and metrics.
+
+use crate::sim::scenario::SweepDefault;
+use crate::sim::{MetricSpec, ParamSpec, Preset};
+
+/// The run at the defaults: fetch against a silent server, ended by undici's headers timeout.
+pub(super) const DEFAULT_DURATION_MS: u64 = 302_100;
+
+crate::choice! {
+    /// What goes wrong on the way, and so which phase hangs.
+    pub enum Fault {
+        None = ("none", "Nothing",
+            "A healthy server: the call goes through all six phases and completes."),
+        PoolFull = ("pool-full", "Pool full",
+            "Every pooled connection to the host is held by a hung call, so this call waits inside your process."),
+        DnsSlow = ("dns-slow", "Slow DNS",
+            "The resolver answers only after the DNS time set below; then all is well."),
+        Blackhole = ("blackhole", "Blackholed address",
+            "SYNs are dropped, as by a dead host behind a firewall: the connect is never answered."),
+        Refused = ("refused", "Connection refused",
+            "Nothing listens on the port: the host answers the SYN with a reset."),
+        NoTls = ("no-tls", "Never speaks TLS",
+            "A plain TCP server: it accepts the connection and never answers the TLS handshake."),
+        Silent = ("silent", "Silent server",
+            "It reads the request and never answers."),
+        Stall = ("stall", "Body stalls",
+            "The headers and a first chunk arrive, then the body stops."),
+        Trickle = ("trickle", "Body trickles",
+            "The headers arrive, then one byte at a time, forever (one a second by default)."),
+        Slow = ("slow", "Slow server",
+            "It answers, but only after the server time set below."),
+    }
+}
+
+crate::choice! {
+    /// Which Node client makes the call.
+    pub enum Client {
+        Fetch = ("fetch", "fetch (undici)",
+            "Node's built-in fetch: undici's connect, headers and body timeouts, and an AbortSignal if you pass one."),
+        NodeHttp = ("node-http", "node:http",
+            "https.request: no connect, headers or body timeout; only the socket's idle 'timeout' event and an AbortSignal."),
+    }
+}
+
+crate::choice! {
+    /// Whose kernel gives up on a connect that is never answered.
+    pub enum Os {
+        Linux = ("linux", "Linux",
+            "The kernel resends an unanswered SYN tcp_syn_retries times, doubling the wait from 1 s: 127 s with the default 6."),
+        Macos = ("macos", "macOS",
+            "The kernel gives up on a connect after 75 s."),
+    }
+}
+
+crate::config! {
+    /// What the which-timeout model reads from its parameters.
+    pub struct WhichTimeoutConfig in PARAMS {
+        pub fault: Fault = ParamSpec::choice("fault", "What goes wrong", Fault::OPTIONS, Fault::Silent as usize,
+            "Which phase of the call hangs, and how."),
+        pub client: Client = ParamSpec::choice("client", "Client", Client::OPTIONS, Client::Fetch as usize,
+            "Which Node client makes the call: each arms different timers."),
+        pub connect_timeout_ms: f64 = ParamSpec::number("connect_timeout_ms", "Connect timeout (undici)", "ms",
+            10_000.0, (0.0, 600_000.0, 100.0),
+            "fetch only: undici's connect.timeout. It covers DNS, TCP and the TLS handshake. 0 turns it off; \
+             undici's default is 10,000."),
+        pub headers_timeout_ms: f64 = ParamSpec::number("headers_timeout_ms", "Headers timeout (undici)", "ms",
+            300_000.0, (0.0, 600_000.0, 100.0),
+            "fetch only: undici's headersTimeout, from sending the request to the response headers. 0 turns it \
+             off; the default is 300,000."),
+        pub body_timeout_ms: f64 = ParamSpec::number("body_timeout_ms", "Body timeout (undici)", "ms",
+            300_000.0, (0.0, 600_000.0, 100.0),
+            "fetch only: undici's bodyTimeout, the longest silence between two chunks of the body (every chunk \
+             resets it). 0 turns it off; the default is 300,000."),
+        pub total_timeout_ms: f64 = ParamSpec::number("total_timeout_ms", "Total timeout (AbortSignal)", "ms",
+            0.0, (0.0, 600_000.0, 100.0),
+            "AbortSignal.timeout passed as the call's signal, created before the call: it covers the pool wait, \
+             every phase and the body read. 0 means none."),
+        pub http_timeout_ms: f64 = ParamSpec::number("http_timeout_ms", "timeout option (node:http)", "ms",
+            0.0, (0.0, 600_000.0, 100.0),
+            "node:http only: the request's timeout option, an idle timer on the socket that every read or write \
+             resets. It only emits a 'timeout' event. 0 means none."),
+        pub destroy_on_timeout: bool = ParamSpec::toggle("destroy_on_timeout", "Destroy on 'timeout'", false,
+            "node:http only: the 'timeout' handler calls req.destroy(). Off, the request stays open after the \
+             event."),
+        pub pool_size: u32 = ParamSpec::number("pool_size", "Connections per host", "", 10.0, (1.0, 100.0, 1.0),
+            "How many connections the client's pool may open to this host. With 'Pool full', all of them are held \
+             by hung calls. fetch's own pool has no limit (undici's Agent sets none by default), nor has node:http's \
+             default agent (maxSockets Infinity): a limit is set with an Agent, as in the chapter's pool run (10)."),
+        pub os: Os = ParamSpec::choice("os", "Operating system", Os::OPTIONS, Os::Linux as usize,
+            "Whose kernel gives up on a connect that is never answered."),
+        pub syn_retries: u32 = ParamSpec::number("syn_retries", "tcp_syn_retries (Linux)", "", 6.0, (1.0, 12.0, 1.0),
+            "Linux: how many times an unanswered SYN is resent before connect fails; the waits double from 1 s."),
+        pub server_ms: f64 = ParamSpec::number("server_ms", "Server time (slow)", "ms", 5_000.0,
+            (0.0, 600_000.0, 100.0),
+            "With 'Slow server': how long the handler works before it answers."),
+        pub dns_ms: f64 = ParamSpec::number("dns_ms", "DNS time (slow DNS)", "ms", 15_000.0, (0.0, 120_000.0, 100.0),
+            "With 'Slow DNS': how long the resolver takes to answer."),
+        pub trickle_ms: f64 = ParamSpec::number("trickle_ms", "Gap between bytes (trickle)", "ms", 1_000.0,
+            (100.0, 60_000.0, 100.0),
+            "With 'Body trickles': the server sends one byte this often."),
+        pub rtt_ms: f64 = ParamSpec::number("rtt_ms", "Network round trip", "ms", 1.0, (0.0, 500.0, 0.1),
+            "One round trip to the server (and to the resolver). DNS, the TCP connect and the TLS 1.3 handshake \
+             take one each."),
+        pub other_calls: bool = ParamSpec::toggle("other_calls", "Other calls keep undici's clock running", false,
+            "fetch only: other requests in the process have undici timers armed, so undici's 499 ms clock ticks \
+             on its own rhythm instead of restarting with this call's first timer."),
+        pub tick_phase_ms: f64 = ParamSpec::number("tick_phase_ms", "undici's next tick", "ms", 250.0,
+            (0.0, 499.0, 1.0),
+            "With other calls: how long after this call starts undici's clock ticks next (0: just after its \
+             first timer is armed)."),
+        pub timer_late_ms: f64 = ParamSpec::number("timer_late_ms", "Node timer lateness", "ms", 1.0,
+            (0.0, 50.0, 0.1),
+            "How late Node's own timers fire: AbortSignal.timeout, the socket's idle timer and undici's 499 ms \
+             tick."),
+        pub error_delay_ms: f64 = ParamSpec::number("error_delay_ms", "Error reaches your code after", "ms", 2.0,
+            (0.0, 50.0, 0.1),
+            "From the callback that destroys the socket to your await seeing the rejection: a turn or two of the \
+             event loop."),
+    }
+}
+
+pub(super) const PRESETS: &[Preset] = &[
+        Preset {
+            id: "fetch-silent",
+            label: "fetch, silent server",
+            description: "fetch with no options against a server that accepts and never answers: \
+                          UND_ERR_HEADERS_TIMEOUT after 301.0 s.",
+            values: &[("client", "fetch"), ("fault", "silent")],
+        },
+        Preset {
+            id: "fetch-blackhole",
+            label: "fetch, blackholed address",
+            description: "fetch with no options to an address that drops packets: UND_ERR_CONNECT_TIMEOUT after \
+                          10.5 s.",
+            values: &[("client", "fetch"), ("fault", "blackhole")],
+        },
+        Preset {
+            id: "fetch-no-tls",
+            label: "fetch, server never speaks TLS",
+            description: "fetch to https:// on a plain TCP server: the same connect timeout error, at 10.0 s \
+                          (undici's clock already running, ticking just after the call starts).",
+            values: &[("client", "fetch"), ("fault", "no-tls"), ("other_calls", "true"), ("tick_phase_ms", "0")],
+        },
+        Preset {
+            id: "http-blackhole",
+            label: "node:http, blackholed address",
+            description: "node:http with no options: no connect timeout, so the OS gives up: ETIMEDOUT after 75 s \
+                          on macOS.",
+            values: &[("client", "node-http"), ("fault", "blackhole"), ("os", "macos")],
+        },
+        Preset {
+            id: "http-timeout-event",
+            label: "node:http timeout: 1000",
+            description: "A 'timeout' event at about 1,003 ms against a silent server, and nothing else: the \
+                          request is still open at 3.5 s.",
+            values: &[("client", "node-http"), ("fault", "silent"), ("http_timeout_ms", "1000")],
+        },
+        Preset {
+            id: "abort-silent",
+            label: "AbortSignal.timeout(2000), silent server",
+            description: "TimeoutError at about 2,007 ms; the server sees the connection close.",
+            values: &[("client", "fetch"), ("fault", "silent"), ("total_timeout_ms", "2000")],
+        },
+        Preset {
+            id: "body-timeout-trickle",
+            label: "bodyTimeout 2000, trickle",
+            description: "One byte a second resets the 2 s idle timer every time: it never fires, and the call is \
+                          still reading after 7 s.",
+            values: &[("client", "fetch"), ("fault", "trickle"), ("body_timeout_ms", "2000")],
+        },
+        Preset {
+            id: "abort-trickle",
+            label: "AbortSignal.timeout(3000), trickle",
+            description: "TimeoutError at about 3,004 ms during the body read, after fetch had resolved.",
+            values: &[("client", "fetch"), ("fault", "trickle"), ("total_timeout_ms", "3000")],
+        },
+        Preset {
+            id: "undici-headers-timeout",
+            label: "headersTimeout 2000",
+            description: "undici's headers timeout of 2 s against a silent server fires late, at about 2,502 ms.",
+            values: &[("client", "fetch"), ("fault", "silent"), ("headers_timeout_ms", "2000")],
+        },
+        Preset {
+            id: "undici-connect-timeout",
+            label: "connect: { timeout: 1000 }",
+            description: "undici's connect timeout of 1 s against a blackholed address fires late, at about \
+                          1,501 ms.",
+            values: &[("client", "fetch"), ("fault", "blackhole"), ("connect_timeout_ms", "1000")],
+        },
+        Preset {
+            id: "pool-wait",
+            label: "AbortSignal.timeout(2000), pool full",
+            description: "All 10 connections are held by hung calls: TimeoutError at about 2,003 ms, and the \
+                          request never left the process.",
+            values: &[("client", "fetch"), ("fault", "pool-full"), ("total_timeout_ms", "2000"), ("pool_size", "10")],
+        },
+        Preset {
+            id: "covered",
+            label: "A client that covers every phase",
+            description: "The chapter's client: a pool of 20, connect 1 s, headers 2 s, body 2 s, and a total of \
+                          500 ms that ends any hang at about half a second.",
+            values: &[
+                ("client", "fetch"),
+                ("pool_size", "20"),
+                ("connect_timeout_ms", "1000"),
+                ("headers_timeout_ms", "2000"),
+                ("body_timeout_ms", "2000"),
+                ("total_timeout_ms", "500"),
+            ],
+        },
+];
+
+pub(super) const METRICS: &[MetricSpec] = &[
+        MetricSpec {
+            key: "error",
+            label: "Caller sees",
+            unit: "",
+            help: "The error the caller got (UND_ERR_…, TimeoutError, AbortError, ETIMEDOUT, ECONNREFUSED, \
+                   ECONNRESET); timeout-event when node:http only emitted 'timeout'; none when nothing failed.",
+        },
+        MetricSpec {
+            key: "gave_up_ms",
+            label: "Gave up at",
+            unit: "ms",
+            help: "When the error reached the caller's code (empty if nothing ended the call with an error).",
+        },
+        MetricSpec {
+            key: "phase",
+            label: "Phase",
+            unit: "",
+            help: "Where the call was when it ended, or is now: pool, dns, connect, tls, ttfb, body, or done.",
+        },
+        MetricSpec {
+            key: "still_open_at_end",
+            label: "Still open",
+            unit: "",
+            help: "Whether the call is still waiting: nothing has ended it.",
+        },
+        MetricSpec {
+            key: "reached_server_app",
+            label: "Reached the server's code",
+            unit: "",
+            help: "Whether the request got to the server's application code.",
+        },
+        MetricSpec {
+            key: "server_did_work",
+            label: "Server did the work",
+            unit: "",
+            help: "Whether the server's handler finished its work (it goes on after the client gives up).",
+        },
+        MetricSpec {
+            key: "safe_to_retry_without_key",
+            label: "Safe to retry without a key",
+            unit: "",
+            help: "True only when the call failed and the request provably never reached the server's code.",
+        },
+        MetricSpec {
+            key: "pool_wait_ms",
+            label: "Pool wait",
+            unit: "ms",
+            help: "Time the call spent waiting in your own process for a free connection.",
+        },
+        MetricSpec {
+            key: "first_fired",
+            label: "First to fire",
+            unit: "",
+            help: "The timer that fired first: total, connect, headers, body, http-timeout, os-connect (none).",
+        },
+        MetricSpec {
+            key: "first_fired_ms",
+            label: "It fired at",
+            unit: "ms",
+            help: "When the first timer fired (its callback ran).",
+        },
+        MetricSpec {
+            key: "response_ms",
+            label: "Response at",
+            unit: "ms",
+            help: "When the headers arrived: fetch resolved, or node:http emitted 'response'.",
+        },
+        MetricSpec {
+            key: "completed_ms",
+            label: "Completed at",
+            unit: "ms",
+            help: "When the last byte of the body arrived, if the call succeeded.",
+        },
+        MetricSpec {
+            key: "error_proves_not_sent",
+            label: "Error proves it was not sent",
+            unit: "",
+            help: "Whether the error by itself says the request never reached the server (connect errors do; a \
+                   TimeoutError does not).",
+        },
+        MetricSpec {
+            key: "server_saw_close_ms",
+            label: "Server saw the close at",
+            unit: "ms",
+            help: "When the server saw the client close the connection.",
+        },
+        MetricSpec {
+            key: "timeout_events",
+            label: "'timeout' events",
+            unit: "",
+            help: "How many times node:http emitted 'timeout'.",
+        },
+        MetricSpec {
+            key: "body_chunks",
+            label: "Body chunks read",
+            unit: "",
+            help: "Chunks of the body read so far (one byte each for a trickle).",
+        },
+        MetricSpec {
+            key: "timers",
+            label: "Timers",
+            unit: "",
+            help: "Every armed timer: its clock, timeout, deadline, when it fired and how late, when it was cleared.",
+        },
+        MetricSpec {
+            key: "phases",
+            label: "Phases",
+            unit: "",
+            help: "The phases the call went through, with their start and end.",
+        },
+];
+
+pub(super) const HEADLINE: &[&str] = &["error", "gave_up_ms", "phase", "safe_to_retry_without_key"];
+
+pub(super) const SWEEP: SweepDefault = SweepDefault {
+    x: "total_timeout_ms",
+    from: 0.0,
+    to: 10_000.0,
+    steps: 21,
+    by: Some("fault"),
+    metric: "gave_up_ms",
+};
