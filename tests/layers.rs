@@ -411,14 +411,10 @@ fn the_checker_sees_a_cycle_and_a_dependency_through_a_reexport() {
 /// only shrinks: a file that grows past 500 lines fails, and so does one on the list that is
 /// now short enough (take it off).
 const NOT_YET_SPLIT: &[&str] = &[
-    "src/scenarios/cascade/mod.rs",
-    "src/scenarios/cascade/reading.rs",
     "src/scenarios/deadline_chain/mod.rs",
     "src/scenarios/deadline_chain/reading.rs",
-    "src/scenarios/double_click/mod.rs",
     "src/scenarios/retry_storm/mod.rs",
     "src/scenarios/retry_storm/reading.rs",
-    "src/scenarios/which_timeout/mod.rs",
 ];
 
 #[test]
