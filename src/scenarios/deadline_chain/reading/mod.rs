@@ -1,0 +1,92 @@
+//! What a deadline-chain run means, in words. Every sentence is computed from the run's
+//! configuration and its state at the moment it is read, so it is true of the run on screen
+//! whatever the reader changed (`tests/deadline_chain.rs` checks the claims against the metrics
+//! over random parameters).
+//!
+//! Keys:
+//! - `verdict`: what the user got, and what C's work was for.
+//! - `answer_note`, `b_note`, `c_note`, `told_note`: a few words under the stat cards.
+//! - `moments`: every moment so far, one per line, `"<time>: <what happened>"`.
+//! - `table_answer`, `table_b_gives_up`, `table_c_work`, `table_c_told`: the rows of the
+//!   chapter's table for the run's mode, each `"<row label>\t<this run>\t<the chapter's>"` (only
+//!   the rows the chapter gives a figure for); `table_caption` names the columns' runs, and
+//!   `table_claim` says how this run's column compares with the chapter's, from the cells shown.
+
+mod moments;
+mod table;
+mod verdict;
+mod words;
+
+pub use words::{after_shown, kept_working_past_deadline};
+
+use words::when;
+use crate::format;
+use crate::scenarios::deadline_chain::{DeadlineChain, DeadlineChainConfig};
+use crate::sim::{Explain, Micros, Reading};
+
+impl Explain for DeadlineChain {
+    fn reading(&self, now: Micros) -> Reading {
+        self.reading_at(now)
+    }
+
+    fn sweep_theory(c: &DeadlineChainConfig, x: &str, _by: Option<&str>) -> Option<String> {
+        sweep_theory(c, x)
+    }
+}
+
+impl DeadlineChain {
+    fn reading_at(&self, now: Micros) -> Reading {
+        let mut reading = vec![
+            ("verdict", self.verdict(now)),
+            ("answer_note", self.answer_note()),
+            ("b_note", self.b_note(now)),
+            ("c_note", self.c_note(now)),
+            ("told_note", self.told_note()),
+            (
+                "moments",
+                self.moments(now).into_iter().map(|(t, s)| format!("{}: {s}", when(t))).collect::<Vec<_>>().join("\n"),
+            ),
+        ];
+        let rows = self.table(now);
+        let (caption, claim) = self.table_claim(now, &rows);
+        for row in &rows {
+            reading.push((row.key, format!("{}\t{}\t{}", row.label, row.this.render(), row.chapter.render())));
+        }
+        reading.push(("table_caption", caption));
+        reading.push(("table_claim", claim));
+        reading
+    }
+}
+
+/// Why the default sweep's curves (work done for nobody against the user's budget, by mode)
+/// look as they do, from the parameters.
+pub fn sweep_theory(c: &DeadlineChainConfig, x: &str) -> Option<String> {
+    (x == "user_budget_ms").then(|| {
+        let timeouts = format!("A→B {}, B→C {}", format::ms(c.a_to_b_timeout_ms), format::ms(c.b_to_c_timeout_ms));
+        let abort = format!("{} to abort a call", format::ms(c.abort_ms));
+        let fixed = if c.listen_for_close {
+            format!(
+                "With fixed timeouts ({timeouts}) and every hop stopping when its caller leaves, each closed \
+                 connection stops the hop below it, so the work done for nobody is the moments it takes to notice \
+                 and stop ({abort})."
+            )
+        } else {
+            let header = if c.budget_header {
+                " The budget header alone shortens the waits but stops no work."
+            } else {
+                ""
+            };
+            format!(
+                "With fixed timeouts ({timeouts}) every hop keeps working after its caller has left, so C's {} of \
+                 work runs to its end whatever the user's budget: the work done for nobody is what runs after the \
+                 user stops waiting, and it shrinks as the budget grows, until A's own timeout answers the user \
+                 first.{header}",
+                format::ms(c.c_work_ms)
+            )
+        };
+        format!(
+            "{fixed} With a propagated budget each hop makes the time left its deadline and stops when its caller \
+             leaves, so only the moments it takes to notice and stop remain ({abort})."
+        )
+    })
+}
