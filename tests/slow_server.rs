@@ -407,6 +407,40 @@ fn a_late_ejection_is_reported_only_when_it_happens() {
     assert!(sentence(&full, "answer").contains("health checks removed B at 61 s"), "{}", sentence(&full, "answer"));
 }
 
+/// Issue 24, case 5: with a slowdown of ×1 nothing is credited to a slowdown; the ratio
+/// sentence says what the "before" window is (the run's start, from empty queues).
+#[test]
+fn no_slowdown_is_credited_to_a_slowdown_of_one() {
+    for rate in ["290", "320"] {
+        let p = params("chapter", &[("rate", rate), ("slowdown", "1")]);
+        let sim = run_ms(&p, 7, SPEC.duration_for(&p));
+        let (ratio, answer) = (sentence(&sim, "ratio"), sentence(&sim, "answer"));
+        assert!(ratio.starts_with("B does not slow down (×1)"), "{ratio}");
+        assert!(ratio.contains("from empty queues"), "{ratio}");
+        for claim in ["slowed", " now ", "before the slowdown"] {
+            assert!(!answer.contains(claim) && !ratio.contains(claim), "rate {rate}: {claim:?} in {ratio} {answer}");
+        }
+    }
+}
+
+/// Issue 24, case 3: B refuses and is ejected only after 60 s; the reading names the server its
+/// load went to, with that server's backlog from the run, and does not call the failure fast.
+#[test]
+fn a_slow_ejection_names_where_b_load_went() {
+    let p = params("b-fails", &[("eject_after_ms", "60000")]);
+    let sim = run_ms(&p, 7, SPEC.duration_for(&p));
+    let answer = sentence(&sim, "answer");
+    let others: Vec<Row> = servers(&sim).into_iter().filter(|r| r.name != "B").collect();
+    let most = others.iter().map(|r| r.max_queue).fold(0.0, f64::max);
+    let busiest = others.iter().find(|r| r.max_queue == most).unwrap();
+    assert!(
+        answer.contains(&format!("The most loaded of the others was {}, with up to {} requests", busiest.name, most)),
+        "names the server that took B's load: {answer}"
+    );
+    assert!(!answer.contains("fast, visible"), "{answer}");
+    assert!(sentence(&sim, "ratio").contains("before B went down"), "{}", sentence(&sim, "ratio"));
+}
+
 /// One server at 150 req/s against the 100 it can serve: the answer says it cannot keep up and
 /// by how much its queue grows, not merely that there is no B.
 #[test]
@@ -531,6 +565,16 @@ mod readings {
                 * if c.servers > 1 { c.servers as f64 - 1.0 + 1.0 / c.slowdown } else { 1.0 };
             prop_assert!(can < c.rate, "{} (capacity {} < rate {})", answer, can, c.rate);
         }
+        // A slowdown is credited only where B slowed (issue 24, case 5).
+        let c = sim.config();
+        let slowed = c.slowdown > 1.0 && !c.b_fails;
+        let words = format!("{} {}", sentence(sim, "ratio"), answer);
+        for claim in ["with B slowed", "Even slowed", "is now", "can now serve", "before the slowdown"] {
+            if words.contains(claim) {
+                prop_assert!(slowed, "{:?} needs a slowdown above ×1: {}", claim, words);
+            }
+        }
+        prop_assert!(!words.contains("fast, visible"), "{}", words);
         prop_assert_eq!(sentence(sim, "limit").is_empty(), num(sim, "backlog_full") == 0.0);
         let ratio = value(sim, "p99_ratio").as_f64();
         prop_assert_eq!(ratio.is_some(), !sentence(sim, "ratio").is_empty());

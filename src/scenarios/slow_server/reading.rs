@@ -78,10 +78,30 @@ impl SlowServer {
         )
     }
 
+    /// Whether B slows down at all in this run (a slowdown of ×1 changes nothing, and B going
+    /// down is not a slowdown).
+    fn b_slows(&self) -> bool {
+        self.config.slowdown > 1.0 && !self.config.b_fails
+    }
+
     fn ratio_sentence(&self, ratio: f64) -> String {
         let q = |h: &crate::sim::stats::Histogram| h.quantile_ms(0.99).map_or("—".into(), format::ms);
+        if !self.b_slows() && !self.config.b_fails {
+            // Nothing changes at "the slowdown": the two windows differ only in that the first
+            // starts from empty queues.
+            return format!(
+                "B does not slow down (×1). p99 was {} in the first {} ({}), from empty queues, and {} after ({}): {}.",
+                q(&self.before),
+                format::seconds(self.slow_at),
+                format::counted(self.before.count(), "request", "requests"),
+                q(&self.after),
+                format::counted(self.after.count(), "request", "requests"),
+                format::times(ratio)
+            );
+        }
+        let event = if self.config.b_fails { "B went down" } else { "the slowdown" };
         format!(
-            "p99 went from {} before the slowdown ({}) to {} after it ({}): {}.",
+            "p99 went from {} before {event} ({}) to {} after it ({}): {}.",
             q(&self.before),
             format::counted(self.before.count(), "request", "requests"),
             q(&self.after),
@@ -99,11 +119,11 @@ impl SlowServer {
             return self.one_server(&cap);
         }
         if !self.past_slowdown(now) {
+            let what = if c.b_fails { "goes down" } else { "slows down" };
             return if self.slow_at >= self.end {
-                "B does not slow down within this run: the slowdown comes after the end. Move it earlier or run longer."
-                    .into()
+                format!("B does not {} within this run: that comes after the end. Move it earlier or run longer.", if c.b_fails { "go down" } else { "slow down" })
             } else {
-                format!("B slows down at {}; nothing has changed yet.", format::seconds(self.slow_at))
+                format!("B {what} at {}; nothing has changed yet.", format::seconds(self.slow_at))
             };
         }
         if c.b_fails {
@@ -112,7 +132,8 @@ impl SlowServer {
         if cap.pool < cap.rate {
             let grows = if self.cancels() { "" } else { " Queues grow whatever the policy." };
             return format!(
-                "Even the whole pool cannot keep up: with B slowed it serves about {} req/s in all, less than the {} req/s arriving.{grows}{}",
+                "Even the whole pool cannot keep up: {} it serves about {} req/s in all, less than the {} req/s arriving.{grows}{}",
+                if self.b_slows() { "with B slowed" } else { "with B at full speed" },
                 format::number(cap.pool),
                 format::number(cap.rate),
                 self.timeouts(true)
@@ -170,7 +191,7 @@ impl SlowServer {
     fn b_down(&self, cap: &Capacity, now: Micros) -> String {
         let from = format::seconds(self.slow_at);
         let ejected = match self.ejected_by(now) {
-            Some(t) => format!("health checks removed B at {}. Down is a fast, visible failure.", format::seconds(t)),
+            Some(t) => format!("health checks removed B at {}.", format::seconds(t)),
             None if now >= self.end => format!(
                 "health checks take {} to remove B and had not by the end of the run.",
                 format::seconds(self.eject_after)
@@ -187,24 +208,40 @@ impl SlowServer {
             String::new()
         };
         format!(
-            "B refused connections from {from}; the balancer picked again for each refused request among the other servers, and {ejected}{rest}"
+            "B refused connections from {from}; the balancer picked again for each refused request among the other servers, and {ejected}{rest}{}",
+            self.busiest_other()
         )
+    }
+
+    /// Where B's load went: the other server whose backlog grew longest, from the run.
+    fn busiest_other(&self) -> String {
+        let others = self.servers.iter().enumerate().filter(|(i, _)| *i != 1);
+        match others.max_by_key(|(i, s)| (s.max_outstanding(), std::cmp::Reverse(*i))) {
+            Some((i, s)) if s.max_outstanding() > 0 => format!(
+                " The most loaded of the others was {}, with up to {} at once.",
+                super::server_name(i),
+                format::counted(s.max_outstanding() as u64, "request", "requests")
+            ),
+            _ => String::new(),
+        }
     }
 
     /// Round robin and random choice send B its share whatever B's state.
     fn b_share(&self, cap: &Capacity) -> String {
         let load = cap.share / cap.b;
+        let (even, still, now) = if self.b_slows() { ("Even slowed, B", " still", " now") } else { ("B", "", "") };
         if load < 0.9 {
             return format!(
-                "Even slowed, B can serve {} req/s, more than its share of {} req/s: its queue stays short, and only B's slower service shows in the tail.{}",
+                "{even} can serve {} req/s, more than its share of {} req/s: its queue stays short{}.{}",
                 format::number(cap.b),
                 format::number(cap.share),
+                if self.b_slows() { ", and only B's slower service shows in the tail" } else { "" },
                 self.timeouts(false)
             );
         }
         if load <= 1.0 {
             return format!(
-                "B's share, {} req/s, is now {} of what B can serve: so close to full, its queue grows long and swings without settling.{}",
+                "B's share, {} req/s, is{now} {} of what B can serve: so close to full, its queue grows long and swings without settling.{}",
                 format::number(cap.share),
                 format::pct(load * 100.0),
                 self.timeouts(false)
@@ -221,7 +258,7 @@ impl SlowServer {
             )
         };
         format!(
-            "{name} still sends B its share, {} req/s{on_average}, but B can now serve only {} req/s.{grows}{}",
+            "{name}{still} sends B its share, {} req/s{on_average}, but B can{now} serve only {} req/s.{grows}{}",
             format::number(cap.share),
             format::number(cap.b),
             self.timeouts(true)

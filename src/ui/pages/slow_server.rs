@@ -49,6 +49,9 @@ fn setup_sentence(c: &SlowServerConfig, chapter: &SlowServerConfig) -> String {
             format::secs(chapter.slow_at_ms / 1000.0)
         )
     };
+    if c.slowdown <= 1.0 {
+        return format!("Server B keeps its speed: a slowdown of ×1 changes nothing{chapters}.");
+    }
     format!("Server B becomes {}× slower at {at} but stays healthy{chapters}.", format::plain(c.slowdown))
 }
 
