@@ -475,12 +475,20 @@ fn check_reading(sim: &AtLeastOnce) -> Result<(), TestCaseError> {
     let between = count(sim, "crashes_between");
     if crashes > 0 {
         let head = format!(
-            "{} crashed mid-message: {} before",
-            format::counted(crashes, "consumer", "consumers"),
-            crashes - between
+            "Consumers crashed {} mid-message: {} before",
+            format::counted(crashes, "time", "times"),
+            format::count(crashes - between)
         );
         prop_assert!(answer.contains(&head), "{}", answer);
-        prop_assert!(answer.contains(&format!(", {between} after it and before")), "{}", answer);
+        prop_assert!(answer.contains(&format!(", {} after it and before", format::count(between))), "{}", answer);
+        // Issue 24, case 6: a crash that used up a delivery did not "change nothing".
+        if count(sim, "dead_lettered") > 0 {
+            prop_assert!(!answer.contains("changed nothing"), "{}", answer);
+        }
+        // Issue 24, case 2: the window is blamed only for copies the store had forgotten.
+        if answer.contains("keeps IDs for") {
+            prop_assert!(sim.extra_credits_by_cause().total() > 0, "{}", answer);
+        }
     } else {
         prop_assert!(!answer.contains("crashed"), "{}", answer);
     }
@@ -776,4 +784,35 @@ fn cli_runs_days_but_keeps_the_readers_limits() {
     let (status, _, stderr) = cli(&["run", "at-least-once", "--set", "order=whenever"]);
     assert_eq!(status, 0);
     assert!(stderr.contains("order") && stderr.contains("txn-dedupe") && stderr.lines().count() == 1, "{stderr}");
+}
+
+/// Issue 24, case 2: with the delivery ID as the dedupe key, the events credited twice were
+/// republished copies (new delivery IDs), not redeliveries the store had forgotten: the reading
+/// does not blame the window, whatever it is, and the copies go when the outbox stops republishing.
+#[test]
+fn delivery_id_dedupe_blames_the_copies_not_the_window() {
+    for window in ["86400000", "2592000000"] {
+        let sim = run(&params("delivery-id", &[("dedupe_window_ms", window)]), 7);
+        let answer = reading(&sim, "answer");
+        assert!(count(&sim, "duplicated") > 0, "the preset credits some events twice");
+        assert!(!answer.contains("keeps IDs for"), "window {window}: {answer}");
+        assert!(answer.contains("under new delivery IDs"), "{answer}");
+    }
+    let quiet = run(&params("delivery-id", &[("producer_republish_rate", "0")]), 7);
+    assert_eq!(count(&quiet, "republished"), 0);
+    assert!(!reading(&quiet, "answer").contains("keeps IDs for"), "{}", reading(&quiet, "answer"));
+}
+
+/// Issue 24, cases 6 and 9: every delivery crashes; the messages are dead-lettered after their
+/// allowed deliveries. The reading counts crashes, not consumers, and does not say the early
+/// crashes changed nothing.
+#[test]
+fn dead_lettering_crashes_are_counted_as_crashes() {
+    let sim = run(&params("txn-dedupe", &[("crash_rate", "100")]), 7);
+    let answer = reading(&sim, "answer");
+    assert_eq!(reading(&sim, "guarantee"), "parked");
+    assert!(count(&sim, "dead_lettered") > 0);
+    let crashes = format::counted(count(&sim, "crashes"), "time", "times");
+    assert!(answer.contains(&format!("Consumers crashed {crashes} mid-message")), "{answer}");
+    assert!(!answer.contains("changed nothing"), "{answer}");
 }

@@ -132,9 +132,12 @@ impl AtLeastOnce {
         let before = all - between;
         let (first, second) = self.steps_that_matter();
         let lease = format::duration_ms(self.config.visibility_timeout_ms);
+        // The count is of crashes, not consumers: a consumer restarts and may crash again.
         let head = format!(
-            "{} crashed mid-message: {before} before {first}, {between} after it and before {second}.",
-            format::counted(all, "consumer", "consumers")
+            "Consumers crashed {} mid-message: {} before {first}, {} after it and before {second}.",
+            format::counted(all, "time", "times"),
+            format::count(before),
+            format::count(between)
         );
         let middle = match self.config.order {
             Order::AckThenProcess => format!(
@@ -150,10 +153,12 @@ impl AtLeastOnce {
                 self.middle_consequence()
             ),
         };
+        // Before the first step that matters a crash credits nothing; with a dead-letter queue
+        // it still uses up one of the message's allowed deliveries.
         let early = if self.totals.dead_lettered > 0 {
             format!(
-                " A crash before {first} changed nothing: the message came back after the {lease} visibility timeout, \
-                 or went to the dead-letter queue after its last allowed delivery."
+                " A crash before {first} credited nothing: the message came back after the {lease} visibility timeout, \
+                 and each crash used up one of its allowed deliveries."
             )
         } else {
             format!(" A crash before {first} changed nothing: the message came back after the {lease} visibility timeout.")
@@ -274,7 +279,13 @@ impl AtLeastOnce {
         if self.duplicated_among(EventRecord::crashed_in_middle) == 0 {
             return what;
         }
-        format!("{what} (the store keeps IDs for {} only)", format::span_ms(self.config.dedupe_window_ms))
+        // A redelivery after the crash is credited again only once the store forgot its ID;
+        // otherwise the second credit came through another copy (republished, late, redriven).
+        if self.extra_credits_by_cause().get(Cause::AfterMiddleCrash) > 0 {
+            format!("{what} (the store keeps IDs for {} only)", format::span_ms(self.config.dedupe_window_ms))
+        } else {
+            format!("{what}, through another copy of the event, not the redelivery")
+        }
     }
 
     fn pending_sentence(&self, now: Micros) -> Option<String> {
