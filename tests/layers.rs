@@ -407,11 +407,7 @@ fn the_checker_sees_a_cycle_and_a_dependency_through_a_reexport() {
     assert!(all["src/format.rs"].contains("src/sim/base.rs"), "format.rs reaches Value through `pub use base::Value`");
 }
 
-/// The scenario files still longer than 500 lines, waiting to be split (issue 26). The list
-/// only shrinks: a file that grows past 500 lines fails, and so does one on the list that is
-/// now short enough (take it off).
-const NOT_YET_SPLIT: &[&str] = &["src/scenarios/retry_storm/mod.rs", "src/scenarios/retry_storm/reading.rs"];
-
+/// Every scenario is in small files (issue 26): spec, model, chapter, components, reading.
 #[test]
 fn no_scenario_file_is_longer_than_500_lines() {
     let modules = library_modules();
@@ -419,14 +415,9 @@ fn no_scenario_file_is_longer_than_500_lines() {
         |file: &str| fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap().lines().count();
     let long: Vec<String> = modules
         .iter()
-        .filter(|m| m.file.starts_with("src/scenarios/") && !NOT_YET_SPLIT.contains(&m.file.as_str()))
+        .filter(|m| m.file.starts_with("src/scenarios/"))
         .filter(|m| length(&m.file) > 500)
         .map(|m| format!("{} ({} lines)", m.file, length(&m.file)))
         .collect();
     assert!(long.is_empty(), "split these into smaller files (spec, model, chapter, components, reading): {long:?}");
-    let split: Vec<&&str> = NOT_YET_SPLIT
-        .iter()
-        .filter(|f| !Path::new(env!("CARGO_MANIFEST_DIR")).join(f).exists() || length(f) <= 500)
-        .collect();
-    assert!(split.is_empty(), "split now: take {split:?} off NOT_YET_SPLIT");
 }

@@ -1,0 +1,372 @@
+//! The retry-storm model: the run's state, its events, what it shows of itself and its
+//! metrics.
+
+mod handlers;
+
+use super::budget::{BUDGET_SLOTS, Budget, BudgetWindow};
+use super::client::{Client, ClientState};
+use super::spec::{AFTER_OUTAGE_MS, DEFAULT_DURATION_MS, MAX_LAYERS, RetryStormConfig, TICK};
+use super::ticks::{MAX_ROWS, TickCounts, TickSample, Wave};
+use crate::sim::rng::{SimRng, ms_to_us};
+use crate::sim::stats::Series;
+use crate::sim::{EventQueue, MS, Micros, Model, Value};
+
+/// How far ahead (in ticks) the provider looks for room when it computes a Retry-After.
+const RETRY_AFTER_HORIZON: usize = 600;
+/// No timer fires sooner than this, so every loop of a client moves simulated time forward.
+const MIN_DELAY: Micros = MS;
+/// Spread of call durations: lognormal with this coefficient of variation.
+const CALL_CV: f64 = 0.25;
+
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    /// A tick boundary: closes the previous tick's counts.
+    Tick,
+    /// A client starts a new user action.
+    Start(u32),
+    /// A client's backoff ends: the waiting layer tries again.
+    Retry(u32),
+    /// A client's call completes (cancelled when the provider goes down first).
+    Done(u32),
+    Down,
+    Up,
+}
+
+/// Running totals, for stat cards and the conservation check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Counts {
+    pub attempts: u64,
+    pub succeeded: u64,
+    pub rejected: u64,
+    pub failed: u64,
+    pub in_flight: u64,
+    pub waiting: u64,
+}
+
+/// The model: closed-loop clients, a provider with a per-tick capacity and an outage, and the
+/// retrying layers between them.
+pub struct RetryStorm {
+    pub(super) config: RetryStormConfig,
+    pub(super) call_us: f64,
+    pub(super) think_us: f64,
+    /// Not in the list: without it a failed action would be followed by the short think
+    /// time, so users whose calls fail fast would call many times faster than usual and a retry
+    /// budget would show more traffic, not less.
+    pub(super) pause_us: f64,
+    pub(super) capacity: u32,
+    pub(super) down_from: Micros,
+    pub(super) down_until: Micros,
+    pub(super) fixed_us: f64,
+    pub(super) base_us: f64,
+    pub(super) cap_us: f64,
+    pub(super) max_attempts: u32,
+    /// Retry budget as a fraction of first attempts (so a full outage adds that fraction, as
+    /// the chapter says); 0 = off.
+    pub(super) budget_share: f64,
+    /// Finagle's reserve: the floor's retries over the budget's 10 s.
+    pub(super) budget_reserve: f64,
+    pub(super) layers: usize,
+    pub(super) attempts_per_layer: u32,
+
+    pub(super) call_rng: SimRng,
+    pub(super) think_rng: SimRng,
+    pub(super) jitter_rng: SimRng,
+
+    pub(super) clients: Vec<Client>,
+    pub(super) down: bool,
+    pub(super) budgets: Vec<Budget>,
+    /// Callers told to come back in each coming tick (a ring indexed by tick number).
+    pub(super) promised: Vec<u32>,
+
+    pub(super) tick: u64,
+    pub(super) cur: TickCounts,
+    pub(super) waiting: u32,
+    pub(super) in_flight: u32,
+
+    pub(super) attempts: u64,
+    pub(super) succeeded: u64,
+    pub(super) rejected: u64,
+    pub(super) failed: u64,
+    pub(super) actions: u64,
+    pub(super) actions_failed: u64,
+    pub(super) max_calls_per_action: u32,
+    /// Calls sent before the provider went down.
+    pub(super) attempts_before: u64,
+    pub(super) outage_attempts: u64,
+    pub(super) outage_user_calls: u64,
+    pub(super) max_open_per_client: u32,
+    pub(super) peak_after: u32,
+    pub(super) peak_after_at: Option<Micros>,
+    pub(super) waves: Vec<Wave>,
+    pub(super) wave_count: u64,
+    pub(super) in_wave: bool,
+    pub(super) recovered: Option<Micros>,
+    pub(super) ticks: Series<TickSample>,
+    /// When the run ends.
+    pub(super) end: Micros,
+    /// The client's retry budget window when the provider came back (with a budget only).
+    pub(super) budget_at_recovery: Option<BudgetWindow>,
+    /// Ticks per charted row, and the row being gathered.
+    pub(super) ticks_per_row: u64,
+    pub(super) row: TickSample,
+}
+
+impl RetryStorm {
+    /// Per-tick counts for the charts (a row per [`Self::ticks_per_row`] ticks).
+    pub fn ticks(&self) -> &Series<TickSample> {
+        &self.ticks
+    }
+
+    /// How many ticks one charted row stands for: 1 unless the run is longer than
+    /// [`MAX_ROWS`] ticks.
+    pub fn ticks_per_row(&self) -> u64 {
+        self.ticks_per_row
+    }
+
+    /// When the provider is down: [from, until) in µs (empty when until ≤ from).
+    pub fn outage(&self) -> (Micros, Micros) {
+        (self.down_from, self.down_until.max(self.down_from))
+    }
+
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    pub fn clients(&self) -> &[Client] {
+        &self.clients
+    }
+
+    pub fn counts(&self) -> Counts {
+        Counts {
+            attempts: self.attempts,
+            succeeded: self.succeeded,
+            rejected: self.rejected,
+            failed: self.failed,
+            in_flight: self.in_flight as u64,
+            waiting: self.waiting as u64,
+        }
+    }
+
+    /// The client's retry budget window when the provider came back (with a budget only).
+    pub fn budget_at_recovery(&self) -> Option<BudgetWindow> {
+        self.budget_at_recovery
+    }
+
+    /// The first [`MAX_WAVES`] waves after recovery.
+    pub fn waves(&self) -> &[Wave] {
+        &self.waves
+    }
+
+    pub fn recovered_at(&self) -> Option<Micros> {
+        self.recovered
+    }
+
+    /// The most calls any client ever had in flight at once (the invariant: 1).
+    pub fn max_calls_in_flight_per_client(&self) -> u32 {
+        self.max_open_per_client
+    }
+}
+
+impl Model for RetryStorm {
+    type Config = RetryStormConfig;
+    type Event = Event;
+
+    /// Past the outage: 14 s after the provider is back, time for the longest backoff to play out.
+    fn run_length_ms(c: &RetryStormConfig) -> Option<u64> {
+        Some((c.down_until_ms as u64 + AFTER_OUTAGE_MS).max(DEFAULT_DURATION_MS))
+    }
+
+    fn new(config: RetryStormConfig, seed: u64, end: Micros, queue: &mut EventQueue<Event>) -> Self {
+        // The declared ranges start at 1; a configuration built by hand gets the same floors.
+        let n = config.clients.max(1);
+        let layers = config.layers.clamp(1, MAX_LAYERS);
+        let base_us = ms_to_us(config.base_ms) as f64;
+        let model = Self {
+            call_us: ms_to_us(config.call_ms) as f64,
+            think_us: ms_to_us(config.think_ms) as f64,
+            pause_us: ms_to_us(config.pause_after_failure_ms) as f64,
+            capacity: config.capacity.max(1),
+            down_from: ms_to_us(config.down_from_ms),
+            down_until: ms_to_us(config.down_until_ms),
+            fixed_us: ms_to_us(config.fixed_ms) as f64,
+            base_us,
+            cap_us: ms_to_us(config.cap_ms) as f64,
+            max_attempts: config.max_attempts.max(1),
+            budget_share: config.budget_pct.clamp(0.0, 100.0) / 100.0,
+            budget_reserve: config.budget_min_retries_per_s.max(0.0) * (BUDGET_SLOTS as u64 * TICK / (1000 * MS)) as f64,
+            layers,
+            attempts_per_layer: config.attempts_per_layer.max(1),
+            call_rng: SimRng::stream(seed, 1),
+            think_rng: SimRng::stream(seed, 2),
+            jitter_rng: SimRng::stream(seed, 3),
+            clients: vec![
+                Client {
+                    state: ClientState::Idle,
+                    call: None,
+                    attempts: [0; MAX_LAYERS],
+                    last_delay: [base_us; MAX_LAYERS],
+                    retry_layer: 0,
+                    action_calls: 0,
+                    open_calls: 0,
+                };
+                n
+            ],
+            down: false,
+            budgets: vec![Budget::new(); layers],
+            promised: vec![0; RETRY_AFTER_HORIZON],
+            tick: 0,
+            cur: TickCounts::default(),
+            waiting: 0,
+            in_flight: 0,
+            attempts: 0,
+            succeeded: 0,
+            rejected: 0,
+            failed: 0,
+            actions: 0,
+            actions_failed: 0,
+            max_calls_per_action: 0,
+            attempts_before: 0,
+            outage_attempts: 0,
+            outage_user_calls: 0,
+            max_open_per_client: 0,
+            peak_after: 0,
+            peak_after_at: None,
+            waves: Vec::new(),
+            wave_count: 0,
+            in_wave: false,
+            recovered: None,
+            ticks: Series::new(MAX_ROWS as usize),
+            end,
+            budget_at_recovery: None,
+            ticks_per_row: end.div_ceil(TICK).div_ceil(MAX_ROWS).max(1),
+            row: TickSample::default(),
+            config,
+        };
+        // Outage events first, so at the same instant they come before any call.
+        if model.down_until > model.down_from {
+            queue.schedule_at(model.down_from, Event::Down);
+        }
+        queue.schedule_at(model.down_until, Event::Up);
+        queue.schedule_at(0, Event::Tick);
+        // Clients start at random moments over one cycle, so the provider sees steady load from
+        // the start: starting all of them at 0 would itself be a storm.
+        let mut start_rng = SimRng::stream(seed, 4);
+        let cycle = model.call_us + model.think_us;
+        for c in 0..n as u32 {
+            queue.schedule_at((start_rng.uniform() * cycle) as Micros, Event::Start(c));
+        }
+        model
+    }
+
+    fn handle(&mut self, q: &mut EventQueue<Event>, now: Micros, event: Event) {
+        self.roll_to(now / TICK);
+        match event {
+            Event::Tick => q.schedule_in(TICK, Event::Tick),
+            Event::Start(c) => self.start_action(q, now, c as usize),
+            Event::Retry(c) => self.retry(q, now, c as usize),
+            Event::Done(c) => self.done(q, c as usize),
+            Event::Down => self.go_down(q, now),
+            Event::Up => {
+                self.down = false;
+                if self.down_until > self.down_from && self.has_budget() {
+                    self.budget_at_recovery = Some(self.budgets[0].window(self.outage_first_tick()));
+                }
+                self.check_recovered(now);
+            }
+        }
+    }
+
+    fn metrics(&self, now: Micros) -> Vec<(&'static str, Value)> {
+        let ms = |t: Micros| Value::num(t as f64 / 1000.0);
+        let peak = self.peak_now(now);
+        let ratio = |a: u64, b: u64| if b > 0 { Value::num(a as f64 / b as f64) } else { Value::Null };
+        let current_calls = self.clients.iter().map(|c| c.action_calls).max().unwrap_or(0);
+        vec![
+            ("peak_after_recovery", peak.map_or(Value::Null, |(n, _)| Value::count(n as u64))),
+            ("capacity_per_tick", Value::count(self.capacity as u64)),
+            ("peak_after_recovery_at_ms", peak.map_or(Value::Null, |(_, at)| ms(at))),
+            ("attempts_total", Value::count(self.attempts)),
+            ("rejected_total", Value::count(self.rejected)),
+            ("failed_total", Value::count(self.failed)),
+            ("calls_succeeded", Value::count(self.succeeded)),
+            ("in_flight_end", Value::count(self.in_flight as u64)),
+            // Every user action makes one first call; whatever is above one per action is retries.
+            ("amplification", ratio(self.attempts, self.actions)),
+            ("recovered_ms", self.recovered.map_or(Value::Null, ms)),
+            ("waves_after_recovery", Value::count(self.waves_so_far())),
+            ("max_calls_per_user_action", Value::count(self.max_calls_per_action.max(current_calls) as u64)),
+            ("user_actions", Value::count(self.actions)),
+            ("user_actions_failed", Value::count(self.actions_failed)),
+            ("outage_attempts", Value::count(self.outage_attempts)),
+            ("outage_user_calls", Value::count(self.outage_user_calls)),
+            ("outage_retry_pct", self.outage_retry_pct()),
+            ("outage_traffic_vs_normal", self.outage_traffic(now).map_or(Value::Null, |(b, o)| Value::num(o / b))),
+            ("calls_per_tick_before", self.calls_per_tick_before().map_or(Value::Null, Value::num)),
+            ("calls_per_tick_outage", self.calls_per_tick_outage(now).map_or(Value::Null, Value::num)),
+        ]
+    }
+
+    fn config(&self) -> &RetryStormConfig {
+        &self.config
+    }
+}
+
+
+impl RetryStorm {
+    /// The busiest tick after recovery so far, the tick in progress included, and when it
+    /// started; none before the provider is back.
+    pub fn peak_now(&self, now: Micros) -> Option<(u32, Micros)> {
+        if now < self.down_until {
+            return None;
+        }
+        match self.peak_after_at {
+            Some(at) if self.cur.after_recovery <= self.peak_after => Some((self.peak_after, at)),
+            _ => Some((self.cur.after_recovery, self.tick * TICK)),
+        }
+    }
+
+    /// Whether the layers retry under a budget: a share, a floor, or both.
+    pub(super) fn has_budget(&self) -> bool {
+        self.budget_share > 0.0 || self.budget_reserve > 0.0
+    }
+
+    /// The first tick of the outage (a budget's calls from before it are in earlier ticks).
+    pub(super) fn outage_first_tick(&self) -> u64 {
+        self.down_from.div_ceil(TICK)
+    }
+
+    /// Waves over capacity after recovery, the tick in progress included: a wave starts the
+    /// moment its tick goes over, as the peak counts it.
+    pub fn waves_so_far(&self) -> u64 {
+        self.wave_count + u64::from(self.cur.after_recovery > self.capacity && !self.in_wave)
+    }
+
+    /// Provider calls per tick before the outage (none when it starts at 0 or never).
+    pub fn calls_per_tick_before(&self) -> Option<f64> {
+        (self.down_until > self.down_from && self.down_from > 0)
+            .then(|| self.attempts_before as f64 / (self.down_from as f64 / TICK as f64))
+    }
+
+    /// Provider calls per tick during the outage so far (none before it starts).
+    pub fn calls_per_tick_outage(&self, now: Micros) -> Option<f64> {
+        let elapsed = now.min(self.down_until).saturating_sub(self.down_from);
+        (self.down_until > self.down_from && elapsed > 0)
+            .then(|| self.outage_attempts as f64 / (elapsed as f64 / TICK as f64))
+    }
+
+    /// Calls per tick before the outage and during it, when both are known (the outage has
+    /// begun and traffic before it was not zero).
+    pub(super) fn outage_traffic(&self, now: Micros) -> Option<(f64, f64)> {
+        let before = self.calls_per_tick_before().filter(|b| *b > 0.0)?;
+        Some((before, self.calls_per_tick_outage(now)?))
+    }
+
+    /// Retries during the outage as a share of the user calls then.
+    pub(super) fn outage_retry_pct(&self) -> Value {
+        if self.outage_user_calls == 0 {
+            return Value::Null;
+        }
+        let retries = self.outage_attempts - self.outage_user_calls;
+        Value::num(100.0 * retries as f64 / self.outage_user_calls as f64)
+    }
+}

@@ -1,0 +1,101 @@
+//! What a retry-storm run means, in words. Every sentence is computed from the run's
+//! configuration and its counts at the moment it is read, so it is true of the run on screen
+//! whatever the reader changed (tests/retry_storm.rs checks each claim against random runs).
+//!
+//! Keys: `verdict` (the peak after recovery against the capacity, the waves, when the clients
+//! were done retrying), `prediction` (which of the page's answers the peak bears out: `near`,
+//! `double` or `storm`; once the provider is back), `backoff` (what the chosen backoff does,
+//! with the run's delays), `traffic` (the outage's calls per tick against the calls before it),
+//! `budget` (what the retry budget, or its absence, did during the outage), `layers` (calls
+//! per user action across the retrying layers), `summary` (one line for a comparison column),
+//! and the stat cards' notes: `peak_note`, `waves_note`, `recovered_note`, `amplification_note`,
+//! `attempts_note`, `calls_note`, `traffic_note`, `retry_note`.
+
+mod backoff;
+mod budget;
+mod layers;
+mod notes;
+mod verdict;
+mod words;
+
+use super::{ClientState, RetryStorm, RetryStormConfig};
+use crate::sim::Explain;
+use crate::sim::{Micros, Reading};
+use crate::format;
+
+impl Explain for RetryStorm {
+    fn reading(&self, now: Micros) -> Reading {
+        self.reading_at(now)
+    }
+
+    fn sweep_theory(c: &RetryStormConfig, x: &str, _by: Option<&str>) -> Option<String> {
+        sweep_theory(c, x)
+    }
+}
+
+/// A peak up to this multiple of the capacity is "about what it can take"; up to [`STORM`]
+/// "up to about twice"; above, "several times".
+const NEAR: f64 = 1.5;
+const STORM: f64 = 3.0;
+
+/// Which of the page's predictions a peak-to-capacity ratio bears out.
+pub fn prediction(ratio: f64) -> &'static str {
+    if ratio <= NEAR {
+        "near"
+    } else if ratio <= STORM {
+        "double"
+    } else {
+        "storm"
+    }
+}
+
+impl RetryStorm {
+    pub(super) fn reading_at(&self, now: Micros) -> Reading {
+        let mut reading = vec![("verdict", self.verdict(now))];
+        if let Some((peak, _)) = self.peak_now(now) {
+            reading.push(("prediction", prediction(peak as f64 / self.capacity as f64).to_string()));
+        }
+        reading.extend([
+            ("backoff", self.backoff_words()),
+            ("traffic", self.traffic_words(now)),
+            ("budget", self.budget_words(now)),
+            ("layers", self.layers_words(now)),
+            ("summary", self.summary(now)),
+            ("peak_note", self.peak_note(now)),
+            ("waves_note", self.waves_note(now)),
+            ("recovered_note", self.recovered_note(now)),
+            ("amplification_note", self.amplification_note()),
+            ("attempts_note", self.attempts_note()),
+            ("calls_note", self.calls_note()),
+            ("traffic_note", self.traffic_note(now)),
+            ("retry_note", self.retry_note()),
+        ]);
+        reading
+    }
+
+    pub(super) fn has_outage(&self) -> bool {
+        self.down_until > self.down_from
+    }
+
+    pub(super) fn waiting_clients(&self) -> usize {
+        self.clients.iter().filter(|c| c.state == ClientState::WaitingToRetry).count()
+    }
+}
+
+/// Why the default sweep's curves (the peak after recovery against the base delay, by backoff)
+/// look as they do, from the parameters.
+pub fn sweep_theory(c: &RetryStormConfig, x: &str) -> Option<String> {
+    (x == "base_ms").then(|| {
+        format!(
+            "While the provider is down every call fails at once, so clients that failed together wait and retry \
+             together. With a fixed or an exponential wait they all wait the same time, and up to {} calls come back \
+             in one wave against a capacity of {} per tick, whatever the base delay (the fixed wait does not use it \
+             at all). Jitter draws each wait at random between zero and the exponential one, so clients that failed \
+             together come back spread out; the exponential wait soon reaches the {} cap, which is why the base \
+             delay changes little.",
+            format::count(c.clients as u64),
+            format::count(c.capacity as u64),
+            format::ms(c.cap_ms)
+        )
+    })
+}

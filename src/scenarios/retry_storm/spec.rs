@@ -1,0 +1,253 @@
+//! What retry-storm declares: its parameters and choices, presets, metrics, headline, sweep
+//! and run length.
+
+use crate::sim::scenario::SweepDefault;
+use crate::sim::{MS, MetricSpec, Micros, ParamSpec, Preset};
+
+/// The provider admits calls per 100 ms tick (the chapter's unit).
+pub const TICK: Micros = 100 * MS;
+pub const MAX_LAYERS: usize = 3;
+
+crate::choice! {
+    /// How long a client waits after a failed call before it tries again.
+    pub enum Mode {
+        Fixed = ("fixed", "Fixed", "The same wait after every failure."),
+        Exponential = ("exponential", "Exponential",
+            "Starts at the base delay and doubles with every attempt, up to the cap."),
+        Jitter = ("jitter", "Exp + jitter",
+            "A random wait between zero and the exponential one, so clients that failed together spread out."),
+        Decorrelated = ("decorrelated", "Decorrelated jitter",
+            "A random wait between the base delay and three times the previous wait, up to the cap."),
+        Equal = ("equal", "Equal jitter", "Half the exponential wait, plus a random part of the other half."),
+    }
+}
+
+crate::choice! {
+    /// What a 503's Retry-After says.
+    pub enum RetryAfterKind {
+        UniformSeconds = ("uniform-seconds", "Whole seconds, the same for all",
+            "The value real servers send: a whole number of seconds, the same for every caller, so callers turned \
+             away together come back together."),
+        IdealSlots = ("ideal-slots", "A tick with room for each caller",
+            "An ideal provider that knows its rate and tells each caller the first coming tick still with room, \
+             counting the callers it already sent there. No common API schedules callers so."),
+    }
+}
+
+crate::config! {
+    /// What the retry-storm model reads from its parameters.
+    pub struct RetryStormConfig in PARAMS {
+        pub clients: usize = ParamSpec::number("clients", "Clients", "", 40.0, (1.0, 200.0, 1.0),
+            "Closed-loop clients: each calls, waits for the answer, thinks, and calls again."),
+        pub call_ms: f64 = ParamSpec::number("call_ms", "Call duration", "ms", 2000.0, (10.0, 30_000.0, 10.0),
+            "Mean duration of a call the provider accepted (like an LLM generation); each call takes a \
+             random time around it, most within a quarter of it."),
+        pub think_ms: f64 = ParamSpec::number("think_ms", "Think time", "ms", 100.0, (0.0, 10_000.0, 10.0),
+            "Mean of a random pause between an answer and the client's next call. Short, so most clients \
+             are always in a call."),
+        pub pause_after_failure_ms: f64 = ParamSpec::number("pause_after_failure_ms", "Pause after a failed action",
+            "ms", 2000.0, (100.0, 60_000.0, 100.0),
+            "When a user action fails (retries exhausted or budget spent), the mean of a random pause before \
+             the client's next action. About one call long, so failing fast does not make users call faster."),
+        pub capacity: u32 = ParamSpec::number("capacity", "Capacity", "calls/tick", 8.0, (1.0, 100.0, 1.0),
+            "New calls the provider admits per 100 ms tick; the rest are turned away with a 503, which \
+             clients may retry."),
+        pub down_from_ms: f64 = ParamSpec::number("down_from_ms", "Down from", "ms", 2000.0, (0.0, 600_000.0, 100.0),
+            "The provider goes down: every call in flight fails at this instant (connections reset)."),
+        pub down_until_ms: f64 = ParamSpec::number("down_until_ms", "Down until", "ms", 6000.0, (0.0, 600_000.0, 100.0),
+            "The provider is back. While it is down, every attempt fails fast."),
+        pub mode: Mode = ParamSpec::choice("mode", "Retry backoff", Mode::OPTIONS, Mode::Fixed as usize,
+            "How long a client waits after a failed call before it tries again."),
+        pub fixed_ms: f64 = ParamSpec::number("fixed_ms", "Fixed delay", "ms", 1000.0, (10.0, 60_000.0, 10.0),
+            "The wait between attempts with Fixed backoff (the chapter's 'Fixed 1 s')."),
+        pub base_ms: f64 = ParamSpec::number("base_ms", "Base delay", "ms", 100.0, (10.0, 10_000.0, 10.0),
+            "The first wait of the exponential and jittered backoffs (one tick); it doubles with every attempt."),
+        pub cap_ms: f64 = ParamSpec::number("cap_ms", "Cap", "ms", 2000.0, (10.0, 120_000.0, 10.0),
+            "The longest wait of the exponential and jittered backoffs. About one call, so a 20 s run shows \
+             the whole recovery."),
+        pub max_attempts: u32 = ParamSpec::number("max_attempts", "Max attempts", "", 10.0, (1.0, 20.0, 1.0),
+            "Attempts the client makes per user action, the first included. 10 is enough that no client gives \
+             up before the provider is back in the chapter's runs (fixed 1 s needs 5, exponential 7)."),
+        pub budget_pct: f64 = ParamSpec::number("budget_pct", "Retry budget", "%", 0.0, (0.0, 100.0, 1.0),
+            "0 means no budget (unless a floor is set). Retries may be at most this share of the requests of the \
+             last 10 s; when the budget is spent the layer fails fast instead of retrying."),
+        pub budget_min_retries_per_s: f64 = ParamSpec::number("budget_min_retries_per_s", "Budget floor", "retries/s",
+            0.0, (0.0, 100.0, 1.0),
+            "Retries a second the budget allows on top of its share, as a reserve over its 10 s (Finagle's \
+             RetryBudget: 10 a second by default, with 20%). 0: the share alone."),
+        pub retry_after: bool = ParamSpec::toggle("retry_after", "Honour Retry-After", false,
+            "The provider's 503 says when to come back, and clients wait exactly that instead of their backoff, \
+             as the OpenAI and Anthropic SDKs do for a value under a minute."),
+        pub retry_after_kind: RetryAfterKind = ParamSpec::choice("retry_after_kind", "Retry-After value",
+            RetryAfterKind::OPTIONS, RetryAfterKind::UniformSeconds as usize,
+            "What the 503's Retry-After says: whole seconds, the same for every caller (what servers send), or \
+             an ideal tick with room for each caller."),
+        pub retry_after_s: f64 = ParamSpec::number("retry_after_s", "Retry-After seconds", "s", 1.0, (1.0, 59.0, 1.0),
+            "The whole seconds a 503 names, the same for every caller. The SDKs honour values under a minute."),
+        pub layers: usize = ParamSpec::number("layers", "Retrying layers", "", 1.0, (1.0, MAX_LAYERS as f64, 1.0),
+            "With 1 only the client retries. 2 and 3 add layers below it (an SDK, a proxy) that each retry \
+             every attempt from above, with the same backoff."),
+        pub attempts_per_layer: u32 = ParamSpec::number("attempts_per_layer", "Attempts per extra layer", "", 3.0,
+            (1.0, 5.0, 1.0), "Attempts each added layer makes (3: the AWS SDK's and the OpenAI SDK's default)."),
+    }
+}
+
+/// How much of the recovery a run shows.
+pub(super) const AFTER_OUTAGE_MS: u64 = 14_000;
+pub(super) const DEFAULT_DURATION_MS: u64 = 20_000;
+
+pub static PRESETS: &[Preset] = &[
+    Preset {
+        id: "fixed",
+        label: "Fixed 1 s",
+        description: "Every client retries 1 s after each failure: they failed together, so they come back \
+                      together.",
+        values: &[("mode", "fixed")],
+    },
+    Preset {
+        id: "exponential",
+        label: "Exponential",
+        description: "Backoff without jitter: the waves are further apart but just as tall.",
+        values: &[("mode", "exponential")],
+    },
+    Preset {
+        id: "jitter",
+        label: "Exp + jitter",
+        description: "Full jitter: a random wait up to the exponential one. The wave breaks up.",
+        values: &[("mode", "jitter")],
+    },
+    Preset {
+        id: "budget",
+        label: "Jitter + 10% budget",
+        description: "Retries may be at most 10% of recent requests: under a long outage traffic grows by 10%, \
+                      not by 3×. In this 4 s outage the budget's 10 s window still counts calls from before \
+                      it, so retries come to 12–16% of the user calls made during it.",
+        values: &[("mode", "jitter"), ("budget_pct", "10"), ("max_attempts", "3")],
+    },
+    Preset {
+        id: "three-layers",
+        label: "Three layers × 3",
+        description: "The client, an SDK and a proxy each make 3 attempts: 27 calls for one user action \
+                      during the outage.",
+        values: &[("mode", "jitter"), ("max_attempts", "3"), ("layers", "3"), ("attempts_per_layer", "3")],
+    },
+];
+
+pub static METRICS: &[MetricSpec] = &[
+    MetricSpec {
+        key: "peak_after_recovery",
+        label: "Peak after recovery",
+        unit: "calls/tick",
+        help: "Most attempts in one 100 ms tick after the provider is back. Compare with the capacity.",
+    },
+    MetricSpec {
+        key: "capacity_per_tick",
+        label: "Capacity",
+        unit: "calls/tick",
+        help: "What the provider admits per tick.",
+    },
+    MetricSpec { key: "peak_after_recovery_at_ms", label: "Peak at", unit: "ms", help: "When that tick started." },
+    MetricSpec {
+        key: "attempts_total",
+        label: "Attempts",
+        unit: "calls",
+        help: "Calls sent to the provider, retries included.",
+    },
+    MetricSpec {
+        key: "rejected_total",
+        label: "Rejected (503)",
+        unit: "calls",
+        help: "Attempts over the tick's capacity.",
+    },
+    MetricSpec {
+        key: "failed_total",
+        label: "Failed (down)",
+        unit: "calls",
+        help: "Attempts that failed fast while the provider was down, and calls reset when it went down.",
+    },
+    MetricSpec { key: "calls_succeeded", label: "Succeeded", unit: "calls", help: "Calls that completed." },
+    MetricSpec {
+        key: "in_flight_end",
+        label: "In flight at end",
+        unit: "calls",
+        help: "Calls still running when the run ended.",
+    },
+    MetricSpec {
+        key: "amplification",
+        label: "Amplification",
+        unit: "×",
+        help: "Provider calls per user action, retries at every layer included: 1.0 when nothing retries.",
+    },
+    MetricSpec {
+        key: "recovered_ms",
+        label: "Done retrying at",
+        unit: "ms",
+        help: "First moment after the provider is back when no client is waiting on a retry; empty if never.",
+    },
+    MetricSpec {
+        key: "waves_after_recovery",
+        label: "Waves",
+        unit: "",
+        help: "Runs of consecutive ticks with more attempts than the capacity, after recovery.",
+    },
+    MetricSpec {
+        key: "max_calls_per_user_action",
+        label: "Calls per user action (max)",
+        unit: "calls",
+        help: "The most provider calls one user action caused, across every retrying layer.",
+    },
+    MetricSpec { key: "user_actions", label: "User actions", unit: "", help: "Actions the clients started." },
+    MetricSpec { key: "user_actions_failed", label: "Failed actions", unit: "", help: "Actions that gave up." },
+    MetricSpec {
+        key: "outage_attempts",
+        label: "Attempts during the outage",
+        unit: "calls",
+        help: "Calls sent while the provider was down.",
+    },
+    MetricSpec {
+        key: "outage_user_calls",
+        label: "User calls during the outage",
+        unit: "calls",
+        help: "Of those, first calls of user actions: the traffic there would be without retries.",
+    },
+    MetricSpec {
+        key: "outage_retry_pct",
+        label: "Retry share during the outage",
+        unit: "%",
+        help: "Retries sent while the provider was down, as a share of the user calls (first attempts) made \
+               then: the share a retry budget caps (the chapter's 'at most 10% of recent requests'). A budget \
+               counts its last 10 s, which can reach back before the outage, so over a short outage this \
+               share can end above the budget.",
+    },
+    MetricSpec {
+        key: "outage_traffic_vs_normal",
+        label: "Outage traffic",
+        unit: "× normal",
+        help: "Calls per 100 ms tick while the provider was down, divided by calls per tick before it went \
+               down, retries included. The chapter's 'traffic grows by 10%, not by 3×' reads here as 1.1 \
+               against 3.",
+    },
+    MetricSpec {
+        key: "calls_per_tick_before",
+        label: "Calls per tick before the outage",
+        unit: "calls/tick",
+        help: "Provider calls per 100 ms tick before it went down: the normal traffic.",
+    },
+    MetricSpec {
+        key: "calls_per_tick_outage",
+        label: "Calls per tick during the outage",
+        unit: "calls/tick",
+        help: "Provider calls per 100 ms tick while it was down (so far, during the outage), retries included.",
+    },
+];
+
+pub const HEADLINE: &[&str] = &["peak_after_recovery", "waves_after_recovery", "recovered_ms", "outage_traffic_vs_normal"];
+
+pub const SWEEP: SweepDefault = SweepDefault {
+    x: RetryStormConfig::base_ms,
+    from: 10.0,
+    to: 1000.0,
+    steps: 15,
+    by: Some(RetryStormConfig::mode),
+    metric: "peak_after_recovery",
+};

@@ -1,0 +1,50 @@
+//! What the run counts per 100 ms tick: the tick in progress, the chart's rows, and the waves
+//! over capacity after recovery.
+
+/// The page lists waves; a run keeps the first ones (the count goes on).
+pub const MAX_WAVES: usize = 64;
+/// The most rows the chart series holds. A run longer than this many ticks charts a row per
+/// few ticks (see [`TickSample`]) instead of letting the series drop every other tick, which
+/// would drop the one-tick waves with them.
+pub(super) const MAX_ROWS: u64 = 1200;
+
+/// A run of consecutive overloaded ticks after recovery.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Wave {
+    pub start_ms: f64,
+    pub ticks: u32,
+    /// Most attempts in one of its ticks.
+    pub peak: u32,
+}
+
+/// Counts of the tick in progress.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct TickCounts {
+    pub(super) admitted: u32,
+    pub(super) rejected: u32,
+    pub(super) failed_fast: u32,
+    pub(super) resets: u32,
+    /// Attempts at or after the recovery moment (all of them, once the provider is back).
+    pub(super) after_recovery: u32,
+    pub(super) waiting_max: u32,
+}
+
+/// One tick as the page charts it. In a run longer than [`MAX_ROWS`] ticks a row stands for
+/// `RetryStorm::ticks_per_row` ticks: the attempts of the busiest of them (so every wave
+/// shows at its height), the most clients waiting in any of them, the calls in flight at
+/// their end.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct TickSample {
+    /// Attempts admitted (served).
+    pub served: f64,
+    /// Attempts rejected with 503 (over capacity).
+    pub rejected: f64,
+    /// Attempts that failed fast because the provider was down.
+    pub failed: f64,
+    /// Calls in flight that were reset when the provider went down.
+    pub resets: f64,
+    /// Most clients waiting on a retry during the tick.
+    pub waiting: f64,
+    /// Calls in flight at the end of the tick.
+    pub in_flight: f64,
+}
