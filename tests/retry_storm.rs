@@ -544,6 +544,15 @@ fn check_readings(sim: &RetryStorm) -> Result<(), TestCaseError> {
         let opens = value(sim, "breaker_opens").unwrap() as u64;
         prop_assert_eq!(opens, b.opens());
         prop_assert_eq!(breaker.contains("It has not opened"), opens == 0, "{}", breaker);
+        if opens > 1 {
+            let said = format!(
+                "opened {} times in all, {} of them when a probe failed",
+                format::count(opens),
+                format::count(b.failed_probes())
+            );
+            prop_assert!(breaker.contains(&said), "{}", breaker);
+            prop_assert!(b.failed_probes() < opens);
+        }
         if let Some(at) = b.first_open() {
             let said = number_after(&breaker, "It first opened at ").unwrap();
             prop_assert!((said - at as f64 / 1e6).abs() <= 0.006, "{} vs {} µs", breaker, at);
@@ -702,7 +711,7 @@ fn breaker_stays_open_for_the_cooldown_then_lets_one_probe_through() {
     // The probe fails: open again for a whole cool-down from then.
     b.failure(until + 2, w);
     assert_eq!(b.state(), BreakerState::Open { until: until + 2 + COOLDOWN });
-    assert_eq!(b.opens(), 2);
+    assert_eq!((b.opens(), b.failed_probes()), (2, 1));
     // The next probe succeeds: closed, and calls pass.
     assert_eq!(b.admit(until + 2 + COOLDOWN, a), Admit::Probe);
     b.success(a);

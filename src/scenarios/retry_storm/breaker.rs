@@ -46,6 +46,8 @@ pub struct Breaker {
     /// When the failures counted while closed happened, oldest first, within `window`.
     recent: VecDeque<Micros>,
     opens: u64,
+    /// Of those, the reopenings after a failed probe.
+    failed_probes: u64,
     first_open: Option<Micros>,
 }
 
@@ -59,6 +61,7 @@ impl Breaker {
             state: BreakerState::Closed,
             recent: VecDeque::new(),
             opens: 0,
+            failed_probes: 0,
             first_open: None,
         }
     }
@@ -75,6 +78,11 @@ impl Breaker {
     /// Times it opened, reopening after a failed probe included.
     pub fn opens(&self) -> u64 {
         self.opens
+    }
+
+    /// Times a failed half-open probe opened it again.
+    pub fn failed_probes(&self) -> u64 {
+        self.failed_probes
     }
 
     /// When it first opened.
@@ -107,7 +115,10 @@ impl Breaker {
                     self.open(now);
                 }
             }
-            BreakerState::HalfOpen { probe } if probe == caller => self.open(now),
+            BreakerState::HalfOpen { probe } if probe == caller => {
+                self.failed_probes += 1;
+                self.open(now);
+            }
             // Calls sent before it opened, ending now: the breaker is already open.
             BreakerState::Open { .. } | BreakerState::HalfOpen { .. } => {}
         }

@@ -45,7 +45,11 @@ impl RetryStorm {
             Some(at) => {
                 text += &format!(" It first opened at {}", format::seconds(at));
                 if b.opens() > 1 {
-                    text += &format!(" and opened {} in all, each failed probe reopening it", times(b.opens()));
+                    text += &format!(
+                        " and opened {} in all, {} of them when a probe failed",
+                        times(b.opens()),
+                        format::count(b.failed_probes())
+                    );
                 }
                 text += &format!(
                     "; it failed {} fast{}.",
