@@ -4,7 +4,9 @@
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use resilience_lab::format;
-use resilience_lab::scenarios::retry_storm::{ClientState, Mode, RetryStorm as Model, SPEC};
+use resilience_lab::scenarios::retry_storm::{
+    Admit, Breaker, BreakerState, Caller, ClientState, Mode, RetryStorm as Model, SPEC,
+};
 use resilience_lab::sim::{Host, MS, Model as _, ParamKind, Params, Simulation, Value};
 
 type RetryStorm = Host<Model>;
@@ -373,8 +375,9 @@ proptest! {
             prop_assert!(sim.max_calls_in_flight_per_client() <= 1);
             let in_flight = sim.clients().iter().filter(|c| c.state() == ClientState::InFlight).count() as u64;
             let waiting = sim.clients().iter().filter(|c| c.state() == ClientState::WaitingToRetry).count() as u64;
-            prop_assert_eq!(in_flight, c.in_flight);
+            prop_assert_eq!(in_flight + c.pending.in_flight, c.in_flight);
             prop_assert_eq!(waiting, c.waiting);
+            check_action_conservation(&sim)?;
         }
         for (key, value) in sim.metrics() {
             if let Value::Num(x) = value {
@@ -481,9 +484,13 @@ fn check_readings(sim: &RetryStorm) -> Result<(), TestCaseError> {
     prop_assert_eq!(layers_text.contains("No layer retries"), no_retries, "{}", layers_text);
     if let Some(amp) = value(sim, "amplification") {
         prop_assert!(layers_text.contains(&format!("amplification {}.", format::times(amp))), "{}", layers_text);
-        if no_retries {
+        // A breaker keeps some first calls from the provider; the pending worker adds its own.
+        if no_retries && !c.breaker && !c.pending {
             prop_assert_eq!(amp, 1.0);
         }
+        let worker_calls = sim.counts().pending.sent;
+        let with_worker = format!("the pending worker's {} included", format::counted(worker_calls, "call", "calls"));
+        prop_assert_eq!(layers_text.contains(&with_worker), worker_calls > 0, "{}", layers_text);
     }
     let bound = (1..c.layers).fold(c.max_attempts as f64, |n, _| n * c.attempts_per_layer as f64);
     let most = value(sim, "max_calls_per_user_action").unwrap();
@@ -521,8 +528,58 @@ fn check_readings(sim: &RetryStorm) -> Result<(), TestCaseError> {
     let has_budget = c.budget_pct > 0.0 || c.budget_min_retries_per_s > 0.0;
     prop_assert_eq!(budget.starts_with("No retry budget"), !has_budget, "{}", budget);
     if c.budget_min_retries_per_s > 0.0 && c.layers == 1 {
-        let floor = format!("stay within {} retries (its floor)", c.budget_min_retries_per_s * 10.0);
+        let floor = format!("stay within {} retries (its floor)", format::number(c.budget_min_retries_per_s * 10.0));
         prop_assert!(budget.contains(&floor), "{}", budget);
+    }
+
+    // The breaker: its count of calls while down, when it first opened, what it failed fast.
+    let breaker = reading(sim, "breaker");
+    let down = value(sim, "calls_while_down").unwrap() as u64;
+    let down_text =
+        format!("{} the provider while it was down", format::counted(down, "call reached", "calls reached"));
+    let outage_begun = c.down_until_ms > c.down_from_ms && sim.now() > (c.down_from_ms * 1000.0) as u64;
+    prop_assert_eq!(breaker.contains(&down_text), outage_begun, "{} ({} calls while down)", breaker, down);
+    prop_assert_eq!(breaker.starts_with("No circuit breaker"), !c.breaker, "{}", breaker);
+    if let Some(b) = sim.breaker() {
+        let opens = value(sim, "breaker_opens").unwrap() as u64;
+        prop_assert_eq!(opens, b.opens());
+        prop_assert_eq!(breaker.contains("It has not opened"), opens == 0, "{}", breaker);
+        if opens > 1 {
+            let said = format!(
+                "opened {} times in all, {} of them when a probe failed",
+                format::count(opens),
+                format::count(b.failed_probes())
+            );
+            prop_assert!(breaker.contains(&said), "{}", breaker);
+            prop_assert!(b.failed_probes() < opens);
+        }
+        if let Some(at) = b.first_open() {
+            let said = number_after(&breaker, "It first opened at ").unwrap();
+            prop_assert!((said - at as f64 / 1e6).abs() <= 0.006, "{} vs {} µs", breaker, at);
+            let fast = format!("it failed {} fast", format::counted(sim.counts().short_circuited, "call", "calls"));
+            prop_assert!(breaker.contains(&fast), "{}", breaker);
+        }
+        prop_assert!(!reading(sim, "breaker_state").is_empty());
+    }
+
+    // The pending orders: how many, the backlog's peak, when they were all charged.
+    let pending = reading(sim, "pending");
+    let accepted = value(sim, "pending_accepted").unwrap() as u64;
+    if c.pending && accepted > 0 {
+        let orders = format!("{} accepted", format::counted(accepted, "order was", "orders were"));
+        prop_assert!(pending.contains(&orders), "{}", pending);
+        let peak = value(sim, "pending_max").unwrap();
+        prop_assert_eq!(number_after(&pending, "the backlog peaked at "), Some(peak), "{}", pending);
+        match value(sim, "drain_done_ms") {
+            Some(d) => {
+                let said = number_after(&pending, "The worker had charged every order at ").unwrap();
+                prop_assert!((said - d / 1000.0).abs() <= 0.006, "{} vs {} ms", pending, d);
+            }
+            None => prop_assert!(pending.contains("still pending"), "{}", pending),
+        }
+    } else {
+        prop_assert!(value(sim, "drain_done_ms").is_none());
+        prop_assert!(!pending.contains("The worker had charged"), "{}", pending);
     }
     Ok(())
 }
@@ -575,6 +632,294 @@ proptest! {
         sim.advance((stop * end as f64) as u64 * MS, u64::MAX);
         check_readings(&sim)?;
         sim.run_to_end();
+        check_readings(&sim)?;
+    }
+}
+
+/// Every user action has ended served, failed or accepted as pending, or is still under way;
+/// every pending order is served, waiting, or at the provider; nothing is pending without
+/// `pending`, nothing failed fast by a breaker without one.
+fn check_action_conservation(sim: &RetryStorm) -> Result<(), TestCaseError> {
+    let c = sim.counts();
+    let busy = sim.clients().iter().filter(|c| c.state() != ClientState::Idle).count() as u64;
+    prop_assert_eq!(c.actions, c.actions_ok + c.actions_failed + c.pending.accepted + busy, "{:?}", c);
+    let p = c.pending;
+    prop_assert_eq!(p.accepted, p.served + p.backlog + p.in_flight, "{:?}", p);
+    prop_assert!(p.backlog <= p.backlog_max);
+    if !sim.config().pending {
+        prop_assert_eq!(p.accepted, 0);
+    }
+    if !sim.config().breaker {
+        prop_assert_eq!(c.short_circuited, 0);
+    }
+    if let Some(w) = sim.pending() {
+        // The worker keeps to its rate: one call per interval at most.
+        prop_assert!(p.sent <= 1 + sim.now() / w.interval(), "{} calls by {} µs", p.sent, sim.now());
+        prop_assert_eq!(w.drained_at().is_some(), p.accepted > 0 && p.backlog + p.in_flight == 0);
+    }
+    Ok(())
+}
+
+const BREAKER_WINDOW: u64 = 1_000;
+const COOLDOWN: u64 = 5_000;
+
+/// A breaker that opens after 3 failures within 1,000 µs and cools down for 5,000 µs.
+fn breaker() -> Breaker {
+    Breaker::new(3, BREAKER_WINDOW, COOLDOWN)
+}
+
+#[test]
+fn breaker_opens_after_n_failures_within_the_window_only() {
+    let a = Caller::Client(0);
+    let mut b = breaker();
+    // Three failures, but never three within 1,000 µs: the oldest leaves the window first.
+    for t in [0, 600, 1_000, 1_600] {
+        b.failure(t, a);
+        assert_eq!(b.state(), BreakerState::Closed, "at {t}");
+    }
+    // 1,000 and 1,600 are still within the window at 1,700: the third opens it.
+    b.failure(1_700, a);
+    assert_eq!(b.state(), BreakerState::Open { until: 1_700 + COOLDOWN });
+    assert_eq!((b.opens(), b.first_open()), (1, Some(1_700)));
+    // Successes of calls sent before it opened change nothing.
+    b.success(a);
+    assert_eq!(b.admit(1_800, a), Admit::Reject);
+}
+
+#[test]
+fn breaker_stays_open_for_the_cooldown_then_lets_one_probe_through() {
+    let (a, w) = (Caller::Client(1), Caller::Worker(0));
+    let mut b = breaker();
+    for t in [10, 20, 30] {
+        b.failure(t, a);
+    }
+    let until = 30 + COOLDOWN;
+    assert_eq!(b.state(), BreakerState::Open { until });
+    for t in [31, 2_000, until - 1] {
+        assert_eq!(b.admit(t, a), Admit::Reject, "at {t}");
+        assert_eq!(b.admit(t, w), Admit::Reject, "at {t}");
+    }
+    // The first call after the cool-down is the probe; every other call still fails fast.
+    assert_eq!(b.admit(until, w), Admit::Probe);
+    assert_eq!(b.state(), BreakerState::HalfOpen { probe: w });
+    assert_eq!(b.admit(until, a), Admit::Reject);
+    assert_eq!(b.admit(until + 3 * COOLDOWN, a), Admit::Reject, "one probe, however long it takes");
+    // Another caller's answer is not the probe's.
+    b.success(a);
+    b.failure(until + 1, a);
+    assert_eq!(b.state(), BreakerState::HalfOpen { probe: w });
+    // The probe fails: open again for a whole cool-down from then.
+    b.failure(until + 2, w);
+    assert_eq!(b.state(), BreakerState::Open { until: until + 2 + COOLDOWN });
+    assert_eq!((b.opens(), b.failed_probes()), (2, 1));
+    // The next probe succeeds: closed, and calls pass.
+    assert_eq!(b.admit(until + 2 + COOLDOWN, a), Admit::Probe);
+    b.success(a);
+    assert_eq!(b.state(), BreakerState::Closed);
+    assert_eq!(b.admit(until + 3 + COOLDOWN, w), Admit::Pass);
+    // Closed again, it counts afresh: two failures do not reopen it.
+    b.failure(until + 4 + COOLDOWN, w);
+    b.failure(until + 5 + COOLDOWN, w);
+    assert_eq!(b.state(), BreakerState::Closed);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Against a reference that keeps every failure: the breaker is open exactly when the last
+    /// `n` failures while closed fell within the window, rejects everything while open, and
+    /// lets exactly one probe through after each cool-down.
+    #[test]
+    fn breaker_follows_its_rule(
+        n in 1u32..6,
+        ops in proptest::collection::vec((0u64..400, 0u8..3, 0u32..3), 1..200),
+    ) {
+        let (window, cooldown) = (500, 700);
+        let mut b = Breaker::new(n, window, cooldown);
+        let mut now = 0;
+        let mut closed_failures: Vec<u64> = Vec::new();
+        let mut probe: Option<Caller> = None;
+        for (dt, op, who) in ops {
+            now += dt;
+            let caller = if who == 0 { Caller::Worker(0) } else { Caller::Client(who) };
+            let before = b.state();
+            match op {
+                0 => {
+                    let admit = b.admit(now, caller);
+                    match before {
+                        BreakerState::Closed => prop_assert_eq!(admit, Admit::Pass),
+                        BreakerState::Open { until } if now >= until => {
+                            prop_assert_eq!(admit, Admit::Probe);
+                            probe = Some(caller);
+                        }
+                        _ => prop_assert_eq!(admit, Admit::Reject),
+                    }
+                }
+                1 => {
+                    b.failure(now, caller);
+                    match before {
+                        BreakerState::Closed => {
+                            closed_failures.push(now);
+                            let k = closed_failures.len();
+                            let opens = k >= n as usize && closed_failures[k - n as usize] + window > now;
+                            if opens {
+                                prop_assert_eq!(b.state(), BreakerState::Open { until: now + cooldown });
+                                closed_failures.clear();
+                            } else {
+                                prop_assert_eq!(b.state(), BreakerState::Closed);
+                            }
+                        }
+                        BreakerState::HalfOpen { probe: p } if p == caller => {
+                            prop_assert_eq!(b.state(), BreakerState::Open { until: now + cooldown });
+                        }
+                        other => prop_assert_eq!(b.state(), other),
+                    }
+                }
+                _ => {
+                    b.success(caller);
+                    match before {
+                        BreakerState::HalfOpen { .. } if probe == Some(caller) => {
+                            prop_assert_eq!(b.state(), BreakerState::Closed);
+                        }
+                        other => prop_assert_eq!(b.state(), other),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Chapter 2, Break 2: the provider down for five minutes. While the breaker is open nothing
+/// reaches the provider, so while it is down it gets only the calls before the breaker opened
+/// and one probe per cool-down; without the breaker it gets every attempt and the worker's
+/// calls. The pending orders are all charged after recovery, at the drain rate, without a
+/// tick over capacity.
+#[test]
+fn break_2_breaker_keeps_calls_off_the_dead_provider_and_the_backlog_drains() {
+    let c = params("ch2-break-2", &[]);
+    let outage_ms = c.get("down_until_ms") - c.get("down_from_ms");
+    assert_eq!(outage_ms, 300_000.0, "five minutes");
+    for seed in 1..=3 {
+        let sim = run_for("ch2-break-2", &[], seed, SPEC.duration_for(&c));
+        let down = get(&sim, "calls_while_down");
+        let probes = (outage_ms / c.get("breaker_cooldown_ms")).ceil() + 1.0;
+        assert!(down <= c.get("breaker_failures") - 1.0 + probes, "seed {seed}: {down} calls while down");
+        assert!(get(&sim, "breaker_opens") >= 2.0, "seed {seed}: failed probes reopen it");
+        // No storm on recovery: the fixed backoff's 40 in one tick against 8 here stays under
+        // twice the capacity (the clients' own calls vary from tick to tick on top of the drain).
+        assert!(get(&sim, "peak_after_recovery") <= 2.0 * get(&sim, "capacity_per_tick"), "seed {seed}");
+        assert!(get(&sim, "outage_retry_pct") <= 11.0, "seed {seed}: {}", get(&sim, "outage_retry_pct"));
+        let accepted = get(&sim, "pending_accepted");
+        assert!(accepted > 1000.0, "seed {seed}: {accepted} orders");
+        assert_eq!(get(&sim, "user_actions_failed"), 0.0, "seed {seed}: nothing fails, it waits");
+        let drained = get(&sim, "drain_done_ms");
+        assert!(drained > c.get("down_until_ms"), "seed {seed}");
+        let p = sim.counts().pending;
+        assert_eq!((p.served, p.backlog, p.in_flight), (p.accepted, 0, 0), "seed {seed}");
+        let b = sim.backlog_at_recovery().unwrap() as f64;
+        // The worker cannot charge faster than its rate.
+        assert!((drained - c.get("down_until_ms")) / 1000.0 >= (b - 1.0) / c.get("drain_rate"), "seed {seed}");
+        check_readings(&sim).unwrap();
+
+        let without = run_for("ch2-break-2", &[("breaker", "false")], seed, SPEC.duration_for(&c));
+        assert!(get(&without, "calls_while_down") > 20.0 * down.max(1.0), "seed {seed}");
+        assert_eq!(get(&without, "short_circuited"), 0.0);
+    }
+}
+
+/// While the breaker stays open (the same cool-down end seen twice), no call reaches the
+/// provider: the attempts do not move.
+#[test]
+fn nothing_reaches_the_provider_while_the_breaker_is_open() {
+    let p = params("ch2-break-5", &[]);
+    let mut sim = RetryStorm::new(&p, 3, SPEC.duration_for(&p) * MS);
+    let mut last: Option<(BreakerState, u64)> = None;
+    let mut open_steps = 0;
+    while !sim.finished() {
+        sim.advance(sim.now() + 20 * MS, u64::MAX);
+        let state = sim.breaker().unwrap().state();
+        let attempts = sim.counts().attempts;
+        if let (Some((BreakerState::Open { until: a }, before)), BreakerState::Open { until: b }) = (last, state)
+            && a == b
+        {
+            assert_eq!(attempts, before, "at {} µs", sim.now());
+            open_steps += 1;
+        }
+        last = Some((state, attempts));
+    }
+    assert!(open_steps > 50, "the breaker was open for {open_steps} steps");
+}
+
+/// The pending worker charges one order per 1 / drain_rate after recovery: with room at the
+/// provider, its last call goes out within one interval of `backlog / rate` after recovery.
+#[test]
+fn pending_drains_at_the_drain_rate() {
+    for (rate, seed) in [(10.0, 1), (40.0, 2), (100.0, 3)] {
+        let sets = [
+            ("pending", "true"),
+            ("drain_rate", &*format!("{rate}")),
+            ("capacity", "100"),
+            ("call_ms", "100"),
+            ("max_attempts", "2"),
+            ("down_until_ms", "30000"),
+        ];
+        let p = params("jitter", &sets);
+        let sim = run_for("jitter", &sets, seed, SPEC.duration_for(&p));
+        let w = sim.pending().unwrap();
+        let backlog = sim.backlog_at_recovery().unwrap();
+        assert!(backlog > 50, "rate {rate}: {backlog} waiting at recovery");
+        let c = sim.counts().pending;
+        assert_eq!(c.served, c.accepted, "rate {rate}: all charged");
+        let up = 30_000 * MS;
+        let last = w.last_sent().unwrap();
+        let expected = up + (backlog - 1) * w.interval();
+        assert!(last >= expected && last <= expected + w.interval(), "rate {rate}: last call at {last}, {expected}");
+        assert!(w.drained_at().unwrap() > last);
+        check_readings(&sim).unwrap();
+    }
+}
+
+/// Chapter 2, Break 5: three layers of 3 attempts still make 3 × 3 × 3 = 27 attempts for one
+/// user action, but the breaker in front of the dead provider fails most of them at once.
+#[test]
+fn break_5_the_layers_count_27_and_the_breaker_keeps_them_off_the_provider() {
+    for seed in 1..=4 {
+        let sim = run("ch2-break-5", &[], seed);
+        assert_eq!(get(&sim, "max_attempts_per_user_action"), 27.0, "seed {seed}");
+        let calls = get(&sim, "max_calls_per_user_action");
+        assert!(calls < 27.0, "seed {seed}: {calls} provider calls for one action");
+        assert!(get(&sim, "short_circuited") > 0.0);
+        let three = run("three-layers", &[], seed);
+        assert!(get(&sim, "calls_while_down") < get(&three, "calls_while_down") / 10.0, "seed {seed}");
+        let layers = reading(&sim, "layers");
+        assert!(layers.contains("up to 3 × 3 × 3 = 27 provider calls for one user action"), "{layers}");
+        assert!(layers.contains("the most attempts the layers made for one action was 27"), "{layers}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// With the breaker and pending orders on, whatever the other settings: no panic, every
+    /// attempt and every action accounted for at every moment, and the readings true.
+    #[test]
+    fn breaker_and_pending_conserve(p in any_params(), seed in 0u64..1000, stops in proptest::collection::vec(1u64..6_000, 1..4)) {
+        let mut p = p;
+        p.set_text("breaker", "true").unwrap();
+        p.set_text("pending", "true").unwrap();
+        let end = SPEC.duration_for(&p);
+        let mut sim = RetryStorm::new(&p, seed, end * MS);
+        let mut stops = stops;
+        stops.sort_unstable();
+        for t in stops {
+            sim.advance(t * MS, u64::MAX);
+            let c = sim.counts();
+            prop_assert_eq!(c.attempts, c.succeeded + c.rejected + c.failed + c.in_flight);
+            check_action_conservation(&sim)?;
+            check_readings(&sim)?;
+        }
+        sim.run_to_end();
+        check_action_conservation(&sim)?;
         check_readings(&sim)?;
     }
 }

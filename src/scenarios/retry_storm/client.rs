@@ -23,7 +23,10 @@ pub struct Client {
     /// The last delay per layer, for decorrelated jitter (µs).
     pub(super) last_delay: [f64; MAX_LAYERS],
     pub(super) retry_layer: u8,
+    /// Provider calls made for the current user action.
     pub(super) action_calls: u32,
+    /// Attempts the layers made for it, those a breaker failed fast included.
+    pub(super) action_attempts: u32,
     /// Calls admitted and not yet finished: the invariant says at most one.
     pub(super) open_calls: u32,
 }
@@ -35,6 +38,11 @@ impl Client {
     /// Provider calls made for the current (or last) user action.
     pub fn action_calls(&self) -> u32 {
         self.action_calls
+    }
+    /// Attempts the layers made for the current (or last) user action, those a breaker failed
+    /// fast included.
+    pub fn action_attempts(&self) -> u32 {
+        self.action_attempts
     }
     /// The layer whose retry the client waits for (0 = the client's own loop).
     pub fn retry_layer(&self) -> usize {

@@ -29,17 +29,33 @@
 //! (ttl 1–60 s, `minRetriesPerSec` ≥ 0, `percentCanRetry` 0–1,000 %); here the floor
 //! (`budget_min_retries_per_s`) is 0 by default, so the chapter's "at most 10% of recent
 //! requests" is the whole budget, and the percentage stops at 100 %.
+//!
+//! Chapter 2, Breaks 2 and 5 add what the answers put in front of the provider. A circuit
+//! breaker (`breaker`, per provider, the model's one downstream) counts the failures of calls
+//! that reached the provider (resets, calls failed while it was down, 503s) and opens after
+//! `breaker_failures` of them within `breaker_window_ms`: while open it fails every attempt at
+//! once without sending it; after `breaker_cooldown_ms` the next call is the one half-open
+//! probe, whose success closes it and whose failure opens it for another cool-down. The
+//! defaults are Hystrix's and opossum's 10 s rolling window and Hystrix's and Polly's 5 s
+//! sleep window, with a count of 5 failures in place of their percentage of a minimum volume.
+//! Accept as pending (`pending`): an action whose attempts all failed is accepted as a pending
+//! order, and a worker sends the oldest one every `1 / drain_rate` s; a call that fails puts
+//! its order back at the head. The worker's calls go through the breaker like the clients'.
 
+mod breaker;
 mod budget;
 mod client;
 mod model;
+mod pending;
 mod reading;
 mod spec;
 mod ticks;
 
+pub use breaker::{Admit, Breaker, BreakerState, Caller};
 pub use budget::BudgetWindow;
 pub use client::{Client, ClientState};
 pub use model::{Counts, Event, RetryStorm};
+pub use pending::{Pending, PendingCounts};
 pub use reading::prediction;
 pub use spec::{MAX_LAYERS, Mode, PARAMS, RetryAfterKind, RetryStormConfig, TICK};
 pub use ticks::{MAX_WAVES, TickSample, Wave};

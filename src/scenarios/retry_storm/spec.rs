@@ -89,6 +89,24 @@ crate::config! {
              every attempt from above, with the same backoff."),
         pub attempts_per_layer: u32 = ParamSpec::number("attempts_per_layer", "Attempts per extra layer", "", 3.0,
             (1.0, 5.0, 1.0), "Attempts each added layer makes (3: the AWS SDK's and the OpenAI SDK's default)."),
+        pub breaker: bool = ParamSpec::toggle("breaker", "Circuit breaker", false,
+            "A breaker in front of the provider: after enough failures it opens and fails every call at once, \
+             without sending it, until a cool-down ends; then one probe goes through, and its answer closes \
+             or reopens it."),
+        pub breaker_failures: u32 = ParamSpec::number("breaker_failures", "Breaker opens after", "failures", 5.0,
+            (1.0, 100.0, 1.0), "Failures (resets, calls failed while down, 503s) within the breaker's window that \
+             open it."),
+        pub breaker_window_ms: f64 = ParamSpec::number("breaker_window_ms", "Breaker window", "ms", 10_000.0,
+            (100.0, 60_000.0, 100.0), "How far back the breaker counts failures (Hystrix and opossum roll 10 s)."),
+        pub breaker_cooldown_ms: f64 = ParamSpec::number("breaker_cooldown_ms", "Breaker cool-down", "ms", 5_000.0,
+            (100.0, 120_000.0, 100.0), "How long the breaker stays open before one probe may go through \
+             (Hystrix's sleep window and Polly's break duration: 5 s)."),
+        pub pending: bool = ParamSpec::toggle("pending", "Accept as pending", false,
+            "An action whose attempts all failed is accepted as a pending order instead of failing, and a worker \
+             charges the backlog, oldest first, one call every 1 / drain rate, until each order's call succeeds."),
+        pub drain_rate: f64 = ParamSpec::number("drain_rate", "Drain rate", "orders/s", 20.0, (1.0, 500.0, 1.0),
+            "Calls a second the pending-order worker makes: set it below what the provider admits (capacity × 10 a \
+             second) so the backlog does not become a storm of its own."),
     }
 }
 
@@ -130,6 +148,37 @@ pub static PRESETS: &[Preset] = &[
         description: "The client, an SDK and a proxy each make 3 attempts: 27 calls for one user action \
                       during the outage.",
         values: &[("mode", "jitter"), ("max_attempts", "3"), ("layers", "3"), ("attempts_per_layer", "3")],
+    },
+    Preset {
+        id: "ch2-break-2",
+        label: "Break 2: down five minutes",
+        description: "Chapter 2, Break 2: the provider is down for five minutes. One retry layer with exponential \
+                      backoff and full jitter under a 10% budget, a circuit breaker in front of the provider, and \
+                      orders accepted as pending, which a worker charges at 20 a second, a quarter of what the \
+                      provider admits.",
+        values: &[
+            ("down_until_ms", "302000"),
+            ("mode", "jitter"),
+            ("max_attempts", "3"),
+            ("budget_pct", "10"),
+            ("breaker", "true"),
+            ("pending", "true"),
+            ("drain_rate", "20"),
+        ],
+    },
+    Preset {
+        id: "ch2-break-5",
+        label: "Break 5: count the layers",
+        description: "Chapter 2, Break 5: three layers that each make 3 attempts, 3 × 3 × 3 = 27 for one user \
+                      action, with a circuit breaker per provider that fails them at once instead of sending them \
+                      to a dead provider.",
+        values: &[
+            ("mode", "jitter"),
+            ("max_attempts", "3"),
+            ("layers", "3"),
+            ("attempts_per_layer", "3"),
+            ("breaker", "true"),
+        ],
     },
 ];
 
@@ -176,7 +225,8 @@ pub static METRICS: &[MetricSpec] = &[
         key: "amplification",
         label: "Amplification",
         unit: "×",
-        help: "Provider calls per user action, retries at every layer included: 1.0 when nothing retries.",
+        help: "Provider calls per user action, retries at every layer included: 1.0 when nothing retries. A \
+               breaker keeps calls from the provider, and the pending worker's calls come on top.",
     },
     MetricSpec {
         key: "recovered_ms",
@@ -202,7 +252,7 @@ pub static METRICS: &[MetricSpec] = &[
         key: "outage_attempts",
         label: "Attempts during the outage",
         unit: "calls",
-        help: "Calls sent while the provider was down.",
+        help: "Calls sent while the provider was down (with a breaker, the attempts it failed fast included).",
     },
     MetricSpec {
         key: "outage_user_calls",
@@ -238,6 +288,46 @@ pub static METRICS: &[MetricSpec] = &[
         label: "Calls per tick during the outage",
         unit: "calls/tick",
         help: "Provider calls per 100 ms tick while it was down (so far, during the outage), retries included.",
+    },
+    MetricSpec {
+        key: "calls_while_down",
+        label: "Calls that reached it while down",
+        unit: "calls",
+        help: "Calls that reached the provider while it was down, the pending worker's included: the attempts a \
+               breaker did not fail fast.",
+    },
+    MetricSpec {
+        key: "max_attempts_per_user_action",
+        label: "Attempts per user action (max)",
+        unit: "attempts",
+        help: "The most attempts the retrying layers made for one user action, those a breaker failed fast \
+               included.",
+    },
+    MetricSpec {
+        key: "short_circuited",
+        label: "Failed fast by the breaker",
+        unit: "calls",
+        help: "Attempts the open circuit breaker failed at once, without sending them to the provider.",
+    },
+    MetricSpec { key: "breaker_opens", label: "Breaker opened", unit: "times", help: "Times the breaker opened." },
+    MetricSpec {
+        key: "pending_accepted",
+        label: "Accepted as pending",
+        unit: "orders",
+        help: "User actions whose attempts all failed, accepted as pending orders instead of failing.",
+    },
+    MetricSpec {
+        key: "pending_max",
+        label: "Pending backlog (max)",
+        unit: "orders",
+        help: "The most pending orders waiting for the worker at once.",
+    },
+    MetricSpec {
+        key: "drain_done_ms",
+        label: "Backlog drained at",
+        unit: "ms",
+        help: "When the worker had charged every pending order; empty if none was ever pending or some still \
+               were at the end.",
     },
 ];
 

@@ -2,6 +2,7 @@
 //! outage.
 
 use super::{CALL_CV, Event, MIN_DELAY, RETRY_AFTER_HORIZON, RetryStorm};
+use crate::scenarios::retry_storm::breaker::{Admit, Caller};
 use crate::scenarios::retry_storm::client::ClientState;
 use crate::scenarios::retry_storm::spec::{Mode, RetryAfterKind, TICK};
 use crate::scenarios::retry_storm::ticks::{MAX_WAVES, TickSample, Wave};
@@ -72,6 +73,7 @@ impl RetryStorm {
         let base = self.base_us;
         let client = &mut self.clients[c];
         client.action_calls = 0;
+        client.action_attempts = 0;
         for l in 0..self.layers {
             client.attempts[l] = 1;
             client.last_delay[l] = base;
@@ -95,21 +97,32 @@ impl RetryStorm {
         self.check_recovered(now);
     }
 
-    /// One call to the provider.
+    /// One attempt of the layers: through the breaker, if there is one, to the provider.
     fn send(&mut self, q: &mut EventQueue<Event>, now: Micros, c: usize, user_call: bool) {
-        self.attempts += 1;
-        self.clients[c].action_calls += 1;
-        if now >= self.down_until {
-            self.cur.after_recovery += 1;
-        }
+        self.clients[c].action_attempts += 1;
         if now < self.down_from {
             self.attempts_before += 1;
         }
         if self.down {
             self.outage_attempts += 1;
             self.outage_user_calls += user_call as u64;
+        }
+        let caller = Caller::Client(c as u32);
+        if self.breaker.as_mut().is_some_and(|b| b.admit(now, caller) == Admit::Reject) {
+            self.short_circuited += 1;
+            self.fail(q, now, c, false);
+            return;
+        }
+        self.attempts += 1;
+        self.clients[c].action_calls += 1;
+        if now >= self.down_until {
+            self.cur.after_recovery += 1;
+        }
+        if self.down {
+            self.calls_while_down += 1;
             self.failed += 1;
             self.cur.failed_fast += 1;
+            self.breaker_failure(now, caller);
             self.fail(q, now, c, false);
         } else if self.cur.admitted < self.capacity {
             self.cur.admitted += 1;
@@ -123,6 +136,7 @@ impl RetryStorm {
         } else {
             self.rejected += 1;
             self.cur.rejected += 1;
+            self.breaker_failure(now, caller);
             self.fail(q, now, c, true);
         }
     }
@@ -141,7 +155,8 @@ impl RetryStorm {
 
     /// An attempt failed (`overloaded`: with a 503, which may carry Retry-After). The lowest
     /// layer that still has attempts (and budget) schedules its retry; a layer out of either
-    /// fails fast to the one above; if none is left the user action fails.
+    /// fails fast to the one above; if none is left the user action fails, or with `pending`
+    /// is accepted as a pending order.
     fn fail(&mut self, q: &mut EventQueue<Event>, now: Micros, c: usize, overloaded: bool) {
         for l in (0..self.layers).rev() {
             let limit = if l == 0 { self.max_attempts } else { self.attempts_per_layer };
@@ -168,8 +183,13 @@ impl RetryStorm {
             q.schedule_in(delay.max(MIN_DELAY), Event::Retry(c as u32));
             return;
         }
-        self.actions_failed += 1;
+        if self.pending.is_some() {
+            self.accept_pending(q, now);
+        } else {
+            self.actions_failed += 1;
+        }
         self.end_action(c);
+        // An order accepted as pending answers as fast as a failure: the same pause.
         let pause = self.think_rng.exponential(self.pause_us) as Micros;
         q.schedule_in(pause.max(MIN_DELAY), Event::Start(c as u32));
     }
@@ -200,9 +220,14 @@ impl RetryStorm {
         let client = &mut self.clients[c];
         client.state = ClientState::Idle;
         self.max_calls_per_action = self.max_calls_per_action.max(client.action_calls);
+        self.max_attempts_per_action = self.max_attempts_per_action.max(client.action_attempts);
     }
 
     pub(super) fn done(&mut self, q: &mut EventQueue<Event>, c: usize) {
+        if let Some(b) = &mut self.breaker {
+            b.success(Caller::Client(c as u32));
+        }
+        self.actions_ok += 1;
         let client = &mut self.clients[c];
         client.call = None;
         client.open_calls -= 1;
@@ -228,8 +253,10 @@ impl RetryStorm {
             self.in_flight -= 1;
             self.failed += 1;
             self.cur.resets += 1;
+            self.breaker_failure(now, Caller::Client(c as u32));
             self.fail(q, now, c, false);
         }
+        self.reset_drain_calls(q, now);
     }
 
     pub(super) fn check_recovered(&mut self, now: Micros) {

@@ -1,10 +1,13 @@
 //! The retry-storm model: the run's state, its events, what it shows of itself and its
 //! metrics.
 
+mod drain;
 mod handlers;
 
+use super::breaker::Breaker;
 use super::budget::{BUDGET_SLOTS, Budget, BudgetWindow};
 use super::client::{Client, ClientState};
+use super::pending::{Pending, PendingCounts};
 use super::spec::{AFTER_OUTAGE_MS, DEFAULT_DURATION_MS, MAX_LAYERS, RetryStormConfig, TICK};
 use super::ticks::{MAX_ROWS, TickCounts, TickSample, Wave};
 use crate::sim::rng::{SimRng, ms_to_us};
@@ -30,6 +33,10 @@ pub enum Event {
     Done(u32),
     Down,
     Up,
+    /// The pending-order worker's next call is due.
+    DrainSend,
+    /// A call of the worker's completes, by its slot (cancelled when the provider goes down first).
+    DrainDone(u32),
 }
 
 /// Running totals, for stat cards and the conservation check.
@@ -39,8 +46,17 @@ pub struct Counts {
     pub succeeded: u64,
     pub rejected: u64,
     pub failed: u64,
+    /// Provider calls in flight, the pending worker's included.
     pub in_flight: u64,
     pub waiting: u64,
+    /// Attempts the breaker failed at once: not sent, so not in `attempts`.
+    pub short_circuited: u64,
+    pub actions: u64,
+    /// Actions whose call succeeded.
+    pub actions_ok: u64,
+    pub actions_failed: u64,
+    /// The pending orders (all zero without `pending`).
+    pub pending: PendingCounts,
 }
 
 /// The model: closed-loop clients, a provider with a per-tick capacity and an outage, and the
@@ -109,6 +125,18 @@ pub struct RetryStorm {
     /// Ticks per charted row, and the row being gathered.
     pub(super) ticks_per_row: u64,
     pub(super) row: TickSample,
+    /// The circuit breaker in front of the provider, when there is one.
+    pub(super) breaker: Option<Breaker>,
+    /// The pending orders and their worker, when actions are accepted as pending.
+    pub(super) pending: Option<Pending>,
+    /// Draws for the worker's call durations, apart from the clients'.
+    pub(super) drain_rng: SimRng,
+    pub(super) calls_while_down: u64,
+    pub(super) short_circuited: u64,
+    pub(super) actions_ok: u64,
+    pub(super) max_attempts_per_action: u32,
+    /// The pending backlog when the provider came back (with `pending` only).
+    pub(super) backlog_at_recovery: Option<u64>,
 }
 
 impl RetryStorm {
@@ -144,6 +172,11 @@ impl RetryStorm {
             failed: self.failed,
             in_flight: self.in_flight as u64,
             waiting: self.waiting as u64,
+            short_circuited: self.short_circuited,
+            actions: self.actions,
+            actions_ok: self.actions_ok,
+            actions_failed: self.actions_failed,
+            pending: self.pending.as_ref().map(Pending::counts).unwrap_or_default(),
         }
     }
 
@@ -152,13 +185,28 @@ impl RetryStorm {
         self.budget_at_recovery
     }
 
-    /// The first [`MAX_WAVES`] waves after recovery.
+    /// The first `MAX_WAVES` waves after recovery.
     pub fn waves(&self) -> &[Wave] {
         &self.waves
     }
 
     pub fn recovered_at(&self) -> Option<Micros> {
         self.recovered
+    }
+
+    /// The circuit breaker, when there is one.
+    pub fn breaker(&self) -> Option<&Breaker> {
+        self.breaker.as_ref()
+    }
+
+    /// The pending orders and their worker, when actions are accepted as pending.
+    pub fn pending(&self) -> Option<&Pending> {
+        self.pending.as_ref()
+    }
+
+    /// The pending backlog when the provider came back (with `pending` only).
+    pub fn backlog_at_recovery(&self) -> Option<u64> {
+        self.backlog_at_recovery
     }
 
     /// The most calls any client ever had in flight at once (the invariant: 1).
@@ -171,9 +219,10 @@ impl Model for RetryStorm {
     type Config = RetryStormConfig;
     type Event = Event;
 
-    /// Past the outage: 14 s after the provider is back, time for the longest backoff to play out.
+    /// Past the outage: 14 s after the provider is back, time for the longest backoff to play out;
+    /// with `pending`, also time for the worker to drain the orders the outage left.
     fn run_length_ms(c: &RetryStormConfig) -> Option<u64> {
-        Some((c.down_until_ms as u64 + AFTER_OUTAGE_MS).max(DEFAULT_DURATION_MS))
+        Some((c.down_until_ms as u64 + AFTER_OUTAGE_MS).max(DEFAULT_DURATION_MS) + drain_allowance_ms(c))
     }
 
     fn new(config: RetryStormConfig, seed: u64, end: Micros, queue: &mut EventQueue<Event>) -> Self {
@@ -207,6 +256,7 @@ impl Model for RetryStorm {
                     last_delay: [base_us; MAX_LAYERS],
                     retry_layer: 0,
                     action_calls: 0,
+                    action_attempts: 0,
                     open_calls: 0,
                 };
                 n
@@ -240,6 +290,20 @@ impl Model for RetryStorm {
             budget_at_recovery: None,
             ticks_per_row: end.div_ceil(TICK).div_ceil(MAX_ROWS).max(1),
             row: TickSample::default(),
+            breaker: config.breaker.then(|| {
+                Breaker::new(
+                    config.breaker_failures,
+                    ms_to_us(config.breaker_window_ms),
+                    ms_to_us(config.breaker_cooldown_ms),
+                )
+            }),
+            pending: config.pending.then(|| Pending::new(config.drain_rate)),
+            drain_rng: SimRng::stream(seed, 5),
+            calls_while_down: 0,
+            short_circuited: 0,
+            actions_ok: 0,
+            max_attempts_per_action: 0,
+            backlog_at_recovery: None,
             config,
         };
         // Outage events first, so at the same instant they come before any call.
@@ -271,8 +335,13 @@ impl Model for RetryStorm {
                 if self.down_until > self.down_from && self.has_budget() {
                     self.budget_at_recovery = Some(self.budgets[0].window(self.outage_first_tick()));
                 }
+                if let Some(p) = &self.pending {
+                    self.backlog_at_recovery = Some(p.counts().backlog);
+                }
                 self.check_recovered(now);
             }
+            Event::DrainSend => self.drain_send(q, now),
+            Event::DrainDone(slot) => self.drain_done(now, slot),
         }
     }
 
@@ -281,6 +350,8 @@ impl Model for RetryStorm {
         let peak = self.peak_now(now);
         let ratio = |a: u64, b: u64| if b > 0 { Value::num(a as f64 / b as f64) } else { Value::Null };
         let current_calls = self.clients.iter().map(|c| c.action_calls).max().unwrap_or(0);
+        let current_attempts = self.clients.iter().map(|c| c.action_attempts).max().unwrap_or(0);
+        let pending = self.pending.as_ref().map(Pending::counts).unwrap_or_default();
         vec![
             ("peak_after_recovery", peak.map_or(Value::Null, |(n, _)| Value::count(n as u64))),
             ("capacity_per_tick", Value::count(self.capacity as u64)),
@@ -303,6 +374,13 @@ impl Model for RetryStorm {
             ("outage_traffic_vs_normal", self.outage_traffic(now).map_or(Value::Null, |(b, o)| Value::num(o / b))),
             ("calls_per_tick_before", self.calls_per_tick_before().map_or(Value::Null, Value::num)),
             ("calls_per_tick_outage", self.calls_per_tick_outage(now).map_or(Value::Null, Value::num)),
+            ("calls_while_down", Value::count(self.calls_while_down)),
+            ("max_attempts_per_user_action", Value::count(self.max_attempts_per_action.max(current_attempts) as u64)),
+            ("short_circuited", Value::count(self.short_circuited)),
+            ("breaker_opens", Value::count(self.breaker.as_ref().map_or(0, Breaker::opens))),
+            ("pending_accepted", Value::count(pending.accepted)),
+            ("pending_max", Value::count(pending.backlog_max)),
+            ("drain_done_ms", self.pending.as_ref().and_then(Pending::drained_at).map_or(Value::Null, ms)),
         ]
     }
 
@@ -369,4 +447,17 @@ impl RetryStorm {
         let retries = self.outage_attempts - self.outage_user_calls;
         Value::num(100.0 * retries as f64 / self.outage_user_calls as f64)
     }
+}
+
+/// With `pending`, how much longer than the outage's own length a run needs for the worker to
+/// drain what the outage left: each client places about one order per pause after a failed
+/// action while the provider is down, and the worker charges `drain_rate` of them a second
+/// (a quarter more, and two calls' time, for the spread).
+fn drain_allowance_ms(c: &RetryStormConfig) -> u64 {
+    let outage_ms = c.down_until_ms - c.down_from_ms;
+    if !c.pending || outage_ms <= 0.0 {
+        return 0;
+    }
+    let orders = c.clients.max(1) as f64 * outage_ms / c.pause_after_failure_ms.max(1.0);
+    (1.25 * orders / c.drain_rate.max(1.0) * 1000.0 + 2.0 * c.call_ms) as u64
 }

@@ -25,10 +25,15 @@ impl RetryStorm {
             format::number(round1(users)),
             format::number(round1(during - users))
         );
-        let (when, gets) = if now < self.down_until {
-            ("So far in the outage", "the provider gets")
-        } else {
-            ("While it was down", "the provider got")
+        // With a breaker or a pending worker the provider's calls are not the layers' attempts
+        // (the breaker fails some at once, the worker adds its own): the sentence is about the
+        // layers'.
+        let layers = self.breaker.is_some() || self.pending.is_some();
+        let (when, gets) = match (now < self.down_until, layers) {
+            (true, false) => ("So far in the outage", "the provider gets"),
+            (false, false) => ("While it was down", "the provider got"),
+            (true, true) => ("So far in the outage", "the clients' layers make"),
+            (false, true) => ("While it was down", "the clients' layers made"),
         };
         match self.outage_traffic(now) {
             Some((before, during)) => format!(

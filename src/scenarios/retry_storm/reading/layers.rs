@@ -57,11 +57,26 @@ impl RetryStorm {
         } else {
             ""
         };
+        let attempts = self.clients.iter().map(|c| c.action_attempts).max().unwrap_or(0);
+        let breaker = match &self.breaker {
+            Some(_) if self.actions > 0 => format!(
+                " The breaker fails attempts at once while it is open, without sending them: the most attempts \
+                 the layers made for one action was {}, those it failed fast included.",
+                format::count(self.max_attempts_per_action.max(attempts) as u64)
+            ),
+            _ => String::new(),
+        };
         if self.actions == 0 {
             return format!("{head}{budget}");
         }
+        let sent = self.pending.as_ref().map_or(0, |p| p.counts().sent);
+        let worker = if sent > 0 {
+            format!(" (the pending worker's {} included)", format::counted(sent, "call", "calls"))
+        } else {
+            String::new()
+        };
         format!(
-            "{head}{budget} Over the run{}, {} for {}: amplification {}.",
+            "{head}{budget}{breaker} Over the run{}, {}{worker} for {}: amplification {}.",
             if now < self.end { " so far" } else { "" },
             format::counted(self.attempts, "provider call", "provider calls"),
             format::counted(self.actions, "user action", "user actions"),

@@ -7,11 +7,15 @@
 //! `double` or `storm`; once the provider is back), `backoff` (what the chosen backoff does,
 //! with the run's delays), `traffic` (the outage's calls per tick against the calls before it),
 //! `budget` (what the retry budget, or its absence, did during the outage), `layers` (calls
-//! per user action across the retrying layers), `summary` (one line for a comparison column),
+//! per user action across the retrying layers), `breaker` (the circuit breaker's rule and what
+//! it did, or its absence), `pending` (the orders accepted as pending and their drain),
+//! `breaker_state` (with a breaker: closed, open or half-open now), `summary` (one line for a
+//! comparison column),
 //! and the stat cards' notes: `peak_note`, `waves_note`, `recovered_note`, `amplification_note`,
 //! `attempts_note`, `calls_note`, `traffic_note`, `retry_note`.
 
 mod backoff;
+mod breaker;
 mod budget;
 mod layers;
 mod notes;
@@ -60,6 +64,8 @@ impl RetryStorm {
             ("traffic", self.traffic_words(now)),
             ("budget", self.budget_words(now)),
             ("layers", self.layers_words(now)),
+            ("breaker", self.breaker_words(now)),
+            ("pending", self.pending_words(now)),
             ("summary", self.summary(now)),
             ("peak_note", self.peak_note(now)),
             ("waves_note", self.waves_note(now)),
@@ -70,6 +76,9 @@ impl RetryStorm {
             ("traffic_note", self.traffic_note(now)),
             ("retry_note", self.retry_note()),
         ]);
+        if let Some(state) = self.breaker_state() {
+            reading.push(("breaker_state", state));
+        }
         reading
     }
 

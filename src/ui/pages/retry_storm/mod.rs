@@ -28,6 +28,8 @@ const READINGS: &[(&str, &str)] = &[
     ("traffic", "Traffic during the outage"),
     ("budget", "Retry budget"),
     ("layers", "Calls per user action"),
+    ("breaker", "Circuit breaker"),
+    ("pending", "Pending orders"),
 ];
 
 /// The chapter's three runs, side by side.
@@ -160,6 +162,8 @@ fn MoreStats(metrics: Metrics) -> impl IntoView {
             <StatCard metrics key="max_calls_per_user_action" note=metrics.reading_signal("calls_note")/>
             <StatCard metrics key="outage_retry_pct" note=metrics.reading_signal("retry_note")/>
             <StatCard metrics key="attempts_total" note=metrics.reading_signal("attempts_note")/>
+            <StatCard metrics key="calls_while_down" note=metrics.reading_signal("breaker_state")/>
+            <StatCard metrics key="drain_done_ms"/>
         </div>
     }
 }
