@@ -323,7 +323,7 @@ fn dollars(amount: i64) -> String {
 /// Why the default sweep's curves (events processed exactly once against the crash rate, by
 /// order of operations) look as they do, from the parameters.
 pub fn sweep_theory(c: &AtLeastOnceConfig, x: &str) -> Option<String> {
-    if x != "crash_rate" {
+    if x != AtLeastOnceConfig::crash_rate {
         return None;
     }
     let dedupe = match c.dedupe_on {

@@ -107,62 +107,62 @@ pub(super) const PRESETS: &[Preset] = &[
             id: "ack-first",
             label: "Ack, then process",
             description: "A crash after the ack loses the event: at-most-once.",
-            values: &[("order", "ack-then-process")],
+            values: &[(AtLeastOnceConfig::order, "ack-then-process")],
         },
         Preset {
             id: "process-first",
             label: "Process, then ack",
             description: "A crash after the credit and before the ack credits the event again: at-least-once.",
-            values: &[("order", "process-then-ack")],
+            values: &[(AtLeastOnceConfig::order, "process-then-ack")],
         },
         Preset {
             id: "txn-dedupe",
             label: "Process + record the ID in one transaction",
             description: "A message that comes back finds its event ID and is skipped: effectively once.",
-            values: &[("order", "txn-dedupe")],
+            values: &[(AtLeastOnceConfig::order, "txn-dedupe")],
         },
         Preset {
             id: "delivery-id",
             label: "Dedupe on the delivery ID",
             description: "The outbox republishes 5% of events under new delivery IDs; deduping on the broker's ID \
                           lets them through.",
-            values: &[("order", "txn-dedupe"), ("dedupe_on", "delivery-id"), ("producer_republish_rate", "5")],
+            values: &[(AtLeastOnceConfig::order, "txn-dedupe"), (AtLeastOnceConfig::dedupe_on, "delivery-id"), (AtLeastOnceConfig::producer_republish_rate, "5")],
         },
         Preset {
             id: "event-id",
             label: "Dedupe on the event ID",
             description: "The same republishes, deduped on the producer's event ID: all caught.",
-            values: &[("order", "txn-dedupe"), ("dedupe_on", "event-id"), ("producer_republish_rate", "5")],
+            values: &[(AtLeastOnceConfig::order, "txn-dedupe"), (AtLeastOnceConfig::dedupe_on, "event-id"), (AtLeastOnceConfig::producer_republish_rate, "5")],
         },
         Preset {
             id: "short-window",
             label: "A 24 h window, redelivery after 4 days",
             description: "5% of messages come back four days after their ack; the dedupe store forgot them after 24 h.",
-            values: &[("order", "txn-dedupe"), ("late_redelivery_rate", "5")],
+            values: &[(AtLeastOnceConfig::order, "txn-dedupe"), (AtLeastOnceConfig::late_redelivery_rate, "5")],
         },
         Preset {
             id: "long-window",
             label: "A window that outlasts redelivery",
             description: "The same late redeliveries against a 7-day window: all skipped.",
-            values: &[("order", "txn-dedupe"), ("late_redelivery_rate", "5"), ("dedupe_window_ms", "604800000")],
+            values: &[(AtLeastOnceConfig::order, "txn-dedupe"), (AtLeastOnceConfig::late_redelivery_rate, "5"), (AtLeastOnceConfig::dedupe_window_ms, "604800000")],
         },
         Preset {
             id: "long-jobs",
             label: "Jobs longer than the lease",
             description: "No crash at all: 1% of jobs take 45 s against a 30 s visibility timeout. With 16 \
                           consumers a free one takes the redelivered message while the first still works: credited twice.",
-            values: &[("order", "process-then-ack"), ("crash_rate", "0"), ("long_job_rate", "1"), ("consumers", "16")],
+            values: &[(AtLeastOnceConfig::order, "process-then-ack"), (AtLeastOnceConfig::crash_rate, "0"), (AtLeastOnceConfig::long_job_rate, "1"), (AtLeastOnceConfig::consumers, "16")],
         },
         Preset {
             id: "long-jobs-lease",
             label: "Long jobs, lease extended",
             description: "The same long jobs, renewing the lease while working: no redelivery, no double credit.",
             values: &[
-                ("order", "process-then-ack"),
-                ("crash_rate", "0"),
-                ("long_job_rate", "1"),
-                ("consumers", "16"),
-                ("extend_lease", "true"),
+                (AtLeastOnceConfig::order, "process-then-ack"),
+                (AtLeastOnceConfig::crash_rate, "0"),
+                (AtLeastOnceConfig::long_job_rate, "1"),
+                (AtLeastOnceConfig::consumers, "16"),
+                (AtLeastOnceConfig::extend_lease, "true"),
             ],
         },
         Preset {
@@ -170,14 +170,14 @@ pub(super) const PRESETS: &[Preset] = &[
             label: "Dead-letter queue",
             description: "Crashes on 20% of deliveries and one delivery allowed: the messages not acked are parked in the \
              dead-letter queue, never credited but not lost.",
-            values: &[("crash_rate", "20"), ("max_deliveries", "1")],
+            values: &[(AtLeastOnceConfig::crash_rate, "20"), (AtLeastOnceConfig::max_deliveries, "1")],
         },
         Preset {
             id: "dead-letter-redrive",
             label: "Dead-letter queue, re-driven",
             description: "The same, with the dead-letter queue re-driven an hour later as new messages: the dedupe on the \
              event ID skips the copies already credited.",
-            values: &[("crash_rate", "20"), ("max_deliveries", "1"), ("redrive", "true"), ("order", "txn-dedupe")],
+            values: &[(AtLeastOnceConfig::crash_rate, "20"), (AtLeastOnceConfig::max_deliveries, "1"), (AtLeastOnceConfig::redrive, "true"), (AtLeastOnceConfig::order, "txn-dedupe")],
         },
 ];
 

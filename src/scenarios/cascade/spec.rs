@@ -109,31 +109,31 @@ pub(super) static PRESETS: &[Preset] = &[
         id: "no-timeout",
         label: "No timeout",
         description: "No timeout and one shared pool of 20, as in the chapter's measured run (the chapter: 479 /home in flight, 4 of 99 checkouts succeeded).",
-        values: &[("variant", "no-timeout"), ("unbounded_pool", "false")],
+        values: &[(CascadeConfig::variant, "no-timeout"), (CascadeConfig::unbounded_pool, "false")],
     },
     Preset {
         id: "timeout",
         label: "300 ms timeout",
         description: "A 300 ms timeout on recommendations; the page renders without them (the chapter: 15 /home in flight, flat; 99 of 99 checkouts).",
-        values: &[("variant", "timeout"), ("unbounded_pool", "false")],
+        values: &[(CascadeConfig::variant, "timeout"), (CascadeConfig::unbounded_pool, "false")],
     },
     Preset {
         id: "bulkhead",
         label: "Separate pool",
         description: "A separate pool for recommendations, no timeout (the chapter: 480 /home in flight, still growing; 99 of 99 checkouts).",
-        values: &[("variant", "bulkhead"), ("unbounded_pool", "false")],
+        values: &[(CascadeConfig::variant, "bulkhead"), (CascadeConfig::unbounded_pool, "false")],
     },
     Preset {
         id: "both",
         label: "Timeout and separate pool",
         description: "A 300 ms timeout on recommendations and a separate pool for them.",
-        values: &[("variant", "both"), ("unbounded_pool", "false")],
+        values: &[(CascadeConfig::variant, "both"), (CascadeConfig::unbounded_pool, "false")],
     },
     Preset {
         id: "unbounded-pool",
         label: "No connection limit",
         description: "No timeout, and no limit on connections: a call that finds no free connection opens a new one.",
-        values: &[("variant", "no-timeout"), ("unbounded_pool", "true")],
+        values: &[(CascadeConfig::variant, "no-timeout"), (CascadeConfig::unbounded_pool, "true")],
     },
 ];
 
@@ -281,10 +281,10 @@ pub(super) static METRICS: &[MetricSpec] = &[
 pub(super) static HEADLINE: &[&str] = &["home_in_flight_end", "checkout_ok", "checkout_failed", "checkout_p99_ms"];
 
 pub(super) const SWEEP: SweepDefault = SweepDefault {
-    x: "recs_timeout_ms",
+    x: CascadeConfig::recs_timeout_ms,
     from: 50.0,
     to: 5000.0,
     steps: 15,
-    by: Some("variant"),
+    by: Some(CascadeConfig::variant),
     metric: "checkout_ok",
 };

@@ -94,14 +94,14 @@ pub(super) static PRESETS: &[Preset] = &[
         label: "Fixed timeouts",
         description: "A→B 1.8 s, B→C 2 s, no cancellation: the user gets 504 at about 2 s, C commits at \
                       3.5 s for nobody.",
-        values: &[("mode", "fixed")],
+        values: &[(DeadlineChainConfig::mode, "fixed")],
     },
     Preset {
         id: "propagated",
         label: "Propagated budget",
         description: "The budget travels as a header and a hop stops when its caller leaves: B's 504 \
                       reaches the user before 2 s and C stops.",
-        values: &[("mode", "propagated")],
+        values: &[(DeadlineChainConfig::mode, "propagated")],
     },
     Preset {
         id: "wrong-order",
@@ -109,24 +109,24 @@ pub(super) static PRESETS: &[Preset] = &[
         description: "Inner timeouts longer than outer ones: the browser gives up at 2 s, A at 3.2 s, \
                       and B relays C's answer to nobody.",
         values: &[
-            ("mode", "fixed"),
-            ("browser_timeout_ms", "2000"),
-            ("a_to_b_timeout_ms", "3000"),
-            ("b_to_c_timeout_ms", "4000"),
+            (DeadlineChainConfig::mode, "fixed"),
+            (DeadlineChainConfig::browser_timeout_ms, "2000"),
+            (DeadlineChainConfig::a_to_b_timeout_ms, "3000"),
+            (DeadlineChainConfig::b_to_c_timeout_ms, "4000"),
         ],
     },
     Preset {
         id: "ordered",
         label: "Fixed, in the right order",
         description: "B→C shorter than A→B: the user hears B's 504 in time, but C still commits for nobody.",
-        values: &[("mode", "fixed"), ("b_to_c_timeout_ms", "1400")],
+        values: &[(DeadlineChainConfig::mode, "fixed"), (DeadlineChainConfig::b_to_c_timeout_ms, "1400")],
     },
     Preset {
         id: "every-hop",
         label: "The middleware at every hop",
         description: "Propagated, with A keeping a reserve and every hop's work stopping at its own \
                       deadline: C gives up first and its 504 travels back.",
-        values: &[("mode", "propagated"), ("edge_reserve", "true"), ("stop_at_deadline", "true")],
+        values: &[(DeadlineChainConfig::mode, "propagated"), (DeadlineChainConfig::edge_reserve, "true"), (DeadlineChainConfig::stop_at_deadline, "true")],
     },
 ];
 
@@ -212,10 +212,10 @@ pub(super) static METRICS: &[MetricSpec] = &[
 pub(super) static HEADLINE: &[&str] = &["user_answer_ms", "b_gives_up_ms", "c_end_ms", "wasted_work_ms"];
 
 pub(super) const SWEEP: SweepDefault = SweepDefault {
-    x: "user_budget_ms",
+    x: DeadlineChainConfig::user_budget_ms,
     from: 500.0,
     to: 5000.0,
     steps: 15,
-    by: Some("mode"),
+    by: Some(DeadlineChainConfig::mode),
     metric: "wasted_work_ms",
 };

@@ -426,7 +426,7 @@ impl DoubleClick {
 /// Why the default sweep's curves (charges against the second click's moment, by fix) look as
 /// they do, from the parameters.
 pub fn sweep_theory(c: &DoubleClickConfig, x: &str) -> Option<String> {
-    (x == "second_click_ms").then(|| {
+    (x == DoubleClickConfig::second_click_ms).then(|| {
         format!(
             "Each click starts a purchase whose helper tries up to {} {} of {} each. With no fix every click and every \
              retry is a new charge. Disabling the button stops the second click only while the first purchase is \

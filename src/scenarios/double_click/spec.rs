@@ -120,13 +120,13 @@ pub(super) const PRESETS: &[Preset] = &[
             id: "disable",
             label: "Disable the button",
             description: "The second click does nothing, but the first click's own retry still charges: 2.",
-            values: &[("fix", "disable")],
+            values: &[(DoubleClickConfig::fix, "disable")],
         },
         Preset {
             id: "key",
             label: "Idempotency key",
             description: "One key per purchase on every attempt: the second click's request waits for the first's commit, then gets the replay: 1.",
-            values: &[("fix", "key")],
+            values: &[(DoubleClickConfig::fix, "key")],
         },
         Preset {
             id: "part3-table",
@@ -134,10 +134,10 @@ pub(super) const PRESETS: &[Preset] = &[
             description: "One click, handler 1,500 ms, 1,000 ms per attempt, two retries: TimeoutError × 3, \
              3 charges, and the buyer is told the payment failed.",
             values: &[
-                ("second_click", "false"),
-                ("handler_ms", "1500"),
-                ("attempt_timeout_ms", "1000"),
-                ("retries", "2"),
+                (DoubleClickConfig::second_click, "false"),
+                (DoubleClickConfig::handler_ms, "1500"),
+                (DoubleClickConfig::attempt_timeout_ms, "1000"),
+                (DoubleClickConfig::retries, "2"),
             ],
         },
         Preset {
@@ -146,45 +146,45 @@ pub(super) const PRESETS: &[Preset] = &[
             description: "The same run with one key, claimed and committed before the card is charged (as an external \
              charge must be): TimeoutError, then 409, then 200 with ch_1 replayed: 1 charge.",
             values: &[
-                ("second_click", "false"),
-                ("handler_ms", "1500"),
-                ("attempt_timeout_ms", "1000"),
-                ("retries", "2"),
-                ("fix", "key"),
-                ("key_claim", "committed-first"),
+                (DoubleClickConfig::second_click, "false"),
+                (DoubleClickConfig::handler_ms, "1500"),
+                (DoubleClickConfig::attempt_timeout_ms, "1000"),
+                (DoubleClickConfig::retries, "2"),
+                (DoubleClickConfig::fix, "key"),
+                (DoubleClickConfig::key_claim, "committed-first"),
             ],
         },
         Preset {
             id: "key-in-retry-loop",
             label: "Key made inside the retry loop",
             description: "A fresh key per attempt: the server never sees a repeat, and charges like no key at all.",
-            values: &[("fix", "key-per-attempt")],
+            values: &[(DoubleClickConfig::fix, "key-per-attempt")],
         },
         Preset {
             id: "amount-changed",
             label: "Same key, another amount",
             description: "The second click sends the same key with $59.99: 422, not a silent replay of the $49.99 charge.",
-            values: &[("fix", "key"), ("amount_changes", "true")],
+            values: &[(DoubleClickConfig::fix, "key"), (DoubleClickConfig::amount_changes, "true")],
         },
         Preset {
             id: "same-ms-race",
             label: "Same millisecond, read-then-insert",
             description: "Two requests with one key arrive together; both read 'not found' and both charge, and so does \
              the retry: a lookup sees no claim until the first transaction commits.",
-            values: &[("fix", "key"), ("second_click_ms", "0"), ("claim", "read-then-insert")],
+            values: &[(DoubleClickConfig::fix, "key"), (DoubleClickConfig::second_click_ms, "0"), (DoubleClickConfig::claim, "read-then-insert")],
         },
         Preset {
             id: "same-ms-atomic",
             label: "Same millisecond, atomic claim",
             description: "The same race against INSERT … ON CONFLICT: exactly one wins; the other waits for its commit and gets the replay.",
-            values: &[("fix", "key"), ("second_click_ms", "0")],
+            values: &[(DoubleClickConfig::fix, "key"), (DoubleClickConfig::second_click_ms, "0")],
         },
         Preset {
             id: "crash-after-charge",
             label: "Crash after the charge",
             description: "A fast handler whose worker dies after committing: the key's response committed with \
              the charge, so the retry gets it replayed.",
-            values: &[("fix", "key"), ("second_click", "false"), ("handler_ms", "300"), ("crash_after_charge", "true")],
+            values: &[(DoubleClickConfig::fix, "key"), (DoubleClickConfig::second_click, "false"), (DoubleClickConfig::handler_ms, "300"), (DoubleClickConfig::crash_after_charge, "true")],
         },
         Preset {
             id: "crash-separate-store",
@@ -192,11 +192,11 @@ pub(super) const PRESETS: &[Preset] = &[
             description: "The same crash with the key in another store: the claim is never marked done, so the retry gets 409 \
              and the buyer is told 'processing' (set a claim expiry and a later retry charges again).",
             values: &[
-                ("fix", "key"),
-                ("second_click", "false"),
-                ("handler_ms", "300"),
-                ("crash_after_charge", "true"),
-                ("key_store", "separate"),
+                (DoubleClickConfig::fix, "key"),
+                (DoubleClickConfig::second_click, "false"),
+                (DoubleClickConfig::handler_ms, "300"),
+                (DoubleClickConfig::crash_after_charge, "true"),
+                (DoubleClickConfig::key_store, "separate"),
             ],
         },
         Preset {
@@ -205,11 +205,11 @@ pub(super) const PRESETS: &[Preset] = &[
             description: "Chapter 2 Part 4 measured on Postgres: a 3 s transaction holds the claim, and the duplicate \
              sent 0.5 s later blocks 2.5 s on its INSERT … ON CONFLICT, then replays the stored response.",
             values: &[
-                ("fix", "key"),
-                ("second_click_ms", "500"),
-                ("handler_ms", "3000"),
-                ("attempt_timeout_ms", "5000"),
-                ("retries", "0"),
+                (DoubleClickConfig::fix, "key"),
+                (DoubleClickConfig::second_click_ms, "500"),
+                (DoubleClickConfig::handler_ms, "3000"),
+                (DoubleClickConfig::attempt_timeout_ms, "5000"),
+                (DoubleClickConfig::retries, "0"),
             ],
         },
         Preset {
@@ -218,11 +218,11 @@ pub(super) const PRESETS: &[Preset] = &[
             description: "The same with a 200 ms lock timeout on the claim: each duplicate fails after 200 ms (55P03) \
              and gets 409; the buyer is told 'processing' while the one charge commits.",
             values: &[
-                ("fix", "key"),
-                ("second_click_ms", "500"),
-                ("handler_ms", "3000"),
-                ("attempt_timeout_ms", "2000"),
-                ("lock_timeout_ms", "200"),
+                (DoubleClickConfig::fix, "key"),
+                (DoubleClickConfig::second_click_ms, "500"),
+                (DoubleClickConfig::handler_ms, "3000"),
+                (DoubleClickConfig::attempt_timeout_ms, "2000"),
+                (DoubleClickConfig::lock_timeout_ms, "200"),
             ],
         },
 ];
@@ -325,10 +325,10 @@ pub(super) const METRICS: &[MetricSpec] = &[
 pub(super) const HEADLINE: &[&str] = &["card_charged", "client_outcome", "server_requests", "timeouts_seen"];
 
 pub(super) const SWEEP: SweepDefault = SweepDefault {
-        x: "second_click_ms",
+        x: DoubleClickConfig::second_click_ms,
         from: 0.0,
         to: 3000.0,
         steps: 16,
-        by: Some("fix"),
+        by: Some(DoubleClickConfig::fix),
         metric: "card_charged",
 };

@@ -273,9 +273,11 @@ impl SlowServer {
             stage: Stage::Queued,
             abandoned: false,
             proxied: false,
+            done: None,
+            timeout: None,
         });
         if self.dispatch(q, key) && self.timeout > 0 {
-            q.schedule_in(self.timeout, Event::Timeout(key));
+            self.requests[key].timeout = Some(q.timer_in(self.timeout, Event::Timeout(key)));
         }
     }
 
@@ -296,7 +298,7 @@ impl SlowServer {
             tried |= 1 << server;
         };
         if self.servers[server].queue.len() >= self.config.backlog {
-            self.refuse(q.now(), key);
+            self.refuse(q, key);
             return false;
         }
         let r = &mut self.requests[key];
@@ -316,9 +318,12 @@ impl SlowServer {
     }
 
     /// The server's accept queue is full: the connection is refused and the client fails at once.
-    fn refuse(&mut self, now: Micros, key: RequestKey) {
-        self.requests.remove(key);
-        self.settle_area(now);
+    fn refuse(&mut self, q: &mut EventQueue<Event>, key: RequestKey) {
+        let r = self.requests.remove(key).expect("a refused request is live");
+        if let Some(timeout) = r.timeout {
+            q.cancel(timeout); // a resent request's client no longer waits
+        }
+        self.settle_area(q.now());
         self.in_flight -= 1;
         self.backlog_full += 1;
     }
@@ -326,9 +331,10 @@ impl SlowServer {
     fn start(&mut self, q: &mut EventQueue<Event>, server: usize, key: RequestKey) {
         let duration = self.service_time(server);
         self.servers[server].in_service.push(key);
+        let done = q.timer_in(duration, Event::Done(key));
         let r = &mut self.requests[key];
         r.stage = Stage::InService;
-        q.schedule_in(duration, Event::Done(key));
+        r.done = Some(done);
     }
 
     /// Starts the next queued request on `server`, dropping ones cancelled while waiting.
@@ -352,11 +358,13 @@ impl SlowServer {
         s.outstanding -= 1;
     }
 
-    /// A request's service ends. (A request's key outlives none of its events' relevance: one
-    /// that timed out and was cancelled, or was resent after B went down, has a new key or
-    /// none, so its old events find nothing and are ignored.)
+    /// A request's service ends. (Its `Done` is cancelled whenever it leaves its server before
+    /// that, by a cancelling timeout or B's reset, so the request is live.)
     fn done(&mut self, q: &mut EventQueue<Event>, now: Micros, key: RequestKey) {
-        let Some(r) = self.requests.remove(key) else { return };
+        let r = self.requests.remove(key).expect("a request's Done is cancelled when it leaves its server");
+        if let Some(timeout) = r.timeout {
+            q.cancel(timeout); // answered in time (a timeout that already fired finds nothing)
+        }
         let server = r.server as usize;
         if r.proxied {
             self.servers[server].proxied -= 1;
@@ -372,11 +380,11 @@ impl SlowServer {
         self.start_next(q, server);
     }
 
+    /// The client stops waiting. (Its timeout is cancelled when the answer comes first or the
+    /// request is refused, and armed once per attempt, so the request is live and still waited for.)
     fn timeout(&mut self, q: &mut EventQueue<Event>, now: Micros, key: RequestKey) {
-        let Some(&r) = self.requests.get(key) else { return }; // answered in time
-        if r.abandoned {
-            return;
-        }
+        let r = self.requests[key];
+        debug_assert!(!r.abandoned, "a timeout fires once");
         self.settle_area(now);
         self.in_flight -= 1;
         self.timed_out += 1;
@@ -396,6 +404,9 @@ impl SlowServer {
                 self.servers[r.server as usize].outstanding -= 1;
             }
             Stage::InService => {
+                if let Some(done) = r.done {
+                    q.cancel(done);
+                }
                 self.leave_server(r.server as usize, key);
                 self.requests.remove(key);
                 self.start_next(q, r.server as usize);
@@ -417,18 +428,25 @@ impl SlowServer {
         b.outstanding = 0;
         b.proxied = 0;
         for key in held {
-            let r = self.requests.remove(key).expect("a server holds live requests");
+            let r = self.requests[key];
+            // The reset attempt's work ends: it will never be done.
+            if let Some(done) = r.done {
+                q.cancel(done);
+            }
             if r.stage == Stage::Cancelled || r.abandoned {
+                self.requests.remove(key); // its client has left: nothing to resend
                 continue;
             }
-            // A new key: the reset attempt's pending events now find nothing. A new timeout
-            // covers what is left of the client's wait.
-            let key = self.requests.insert(Request { proxied: false, ..r });
-            if self.timeout > 0 {
+            // The resent attempt's timeout covers what is left of the client's wait. It is
+            // re-armed at the same deadline rather than kept, so that it ties with events at
+            // that instant in the order it always has (the order they were scheduled in).
+            let timeout = r.timeout.map(|old| {
+                q.cancel(old);
                 let remaining = (r.arrived + self.timeout).saturating_sub(now);
-                q.schedule_in(remaining, Event::Timeout(key));
-            }
-            // A refused request's timeout finds no request and is ignored.
+                q.timer_in(remaining, Event::Timeout(key))
+            });
+            self.requests[key] = Request { proxied: false, done: None, timeout, ..r };
+            // A refused request's timeout is cancelled with it.
             self.dispatch(q, key);
         }
     }

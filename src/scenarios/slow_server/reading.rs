@@ -337,8 +337,8 @@ pub fn sweep_theory(c: &SlowServerConfig, x: &str) -> Option<String> {
     let healthy = c.workers as f64 * 1000.0 / c.service_ms;
     let share = c.rate / servers;
     let knee = match x {
-        "slowdown" => format!("from a slowdown of ×{} on", format::number(healthy / share)),
-        "rate" => format!("from {} req/s on", format::number(servers * healthy / c.slowdown)),
+        SlowServerConfig::slowdown => format!("from a slowdown of ×{} on", format::number(healthy / share)),
+        SlowServerConfig::rate => format!("from {} req/s on", format::number(servers * healthy / c.slowdown)),
         _ => return None,
     };
     Some(format!(

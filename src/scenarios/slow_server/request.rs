@@ -2,7 +2,7 @@
 
 use slotmap::new_key_type;
 
-use crate::sim::Micros;
+use crate::sim::{Micros, TimerKey};
 
 new_key_type! {
     /// A request the model is tracking.
@@ -27,4 +27,9 @@ pub(super) struct Request {
     /// The balancer has the request open on its server's upstream connection (counted in
     /// that server's `proxied`).
     pub(super) proxied: bool,
+    /// The service's end while in service (cancelled when a timeout cancels the work, or when
+    /// B's reset ends the attempt).
+    pub(super) done: Option<TimerKey>,
+    /// The client's timeout, while it waits (cancelled when the answer comes first).
+    pub(super) timeout: Option<TimerKey>,
 }

@@ -76,31 +76,31 @@ pub static PRESETS: &[Preset] = &[
         id: "least-outstanding",
         label: "Least outstanding",
         description: "The balancer sends each request to the server with the fewest in progress.",
-        values: &[("policy", "least-outstanding")],
+        values: &[(SlowServerConfig::policy, "least-outstanding")],
     },
     Preset {
         id: "two-choices",
         label: "Power of two choices",
         description: "Pick two servers at random, send to the less busy one.",
-        values: &[("policy", "two-choices")],
+        values: &[(SlowServerConfig::policy, "two-choices")],
     },
     Preset {
         id: "b-fails",
         label: "B fails instead",
         description: "Slow is worse than down: a dead B is ejected and p99 recovers.",
-        values: &[("b_fails", "true")],
+        values: &[(SlowServerConfig::b_fails, "true")],
     },
     Preset {
         id: "timeout",
         label: "Timeout, no cancellation",
         description: "A 500 ms client timeout: clients stop waiting, B's queue keeps growing.",
-        values: &[("timeout_ms", "500")],
+        values: &[(SlowServerConfig::timeout_ms, "500")],
     },
     Preset {
         id: "timeout-cancel",
         label: "Timeout with cancellation",
         description: "The same timeout, and B drops work whose caller left.",
-        values: &[("timeout_ms", "500"), ("cancel_on_timeout", "true")],
+        values: &[(SlowServerConfig::timeout_ms, "500"), (SlowServerConfig::cancel_on_timeout, "true")],
     },
 ];
 

@@ -319,7 +319,7 @@ fn phase_name(phase: Phase) -> String {
 /// Why the default sweep's curves (when the caller gave up against the total timeout, by fault)
 /// look as they do, from the parameters.
 pub fn sweep_theory(c: &WhichTimeoutConfig, x: &str) -> Option<String> {
-    (x == "total_timeout_ms").then(|| {
+    (x == WhichTimeoutConfig::total_timeout_ms).then(|| {
         format!(
             "The total timeout starts before the call and covers every phase: the wait for a connection, DNS, \
              connecting, TLS, the headers and the body. So a fault that hangs ends at the total timeout, a few \

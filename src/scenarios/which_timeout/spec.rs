@@ -126,74 +126,74 @@ pub(super) const PRESETS: &[Preset] = &[
             label: "fetch, silent server",
             description: "fetch with no options against a server that accepts and never answers: \
                           UND_ERR_HEADERS_TIMEOUT after 301.0 s.",
-            values: &[("client", "fetch"), ("fault", "silent")],
+            values: &[(WhichTimeoutConfig::client, "fetch"), (WhichTimeoutConfig::fault, "silent")],
         },
         Preset {
             id: "fetch-blackhole",
             label: "fetch, blackholed address",
             description: "fetch with no options to an address that drops packets: UND_ERR_CONNECT_TIMEOUT after \
                           10.5 s.",
-            values: &[("client", "fetch"), ("fault", "blackhole")],
+            values: &[(WhichTimeoutConfig::client, "fetch"), (WhichTimeoutConfig::fault, "blackhole")],
         },
         Preset {
             id: "fetch-no-tls",
             label: "fetch, server never speaks TLS",
             description: "fetch to https:// on a plain TCP server: the same connect timeout error, at 10.0 s \
                           (undici's clock already running, ticking just after the call starts).",
-            values: &[("client", "fetch"), ("fault", "no-tls"), ("other_calls", "true"), ("tick_phase_ms", "0")],
+            values: &[(WhichTimeoutConfig::client, "fetch"), (WhichTimeoutConfig::fault, "no-tls"), (WhichTimeoutConfig::other_calls, "true"), (WhichTimeoutConfig::tick_phase_ms, "0")],
         },
         Preset {
             id: "http-blackhole",
             label: "node:http, blackholed address",
             description: "node:http with no options: no connect timeout, so the OS gives up: ETIMEDOUT after 75 s \
                           on macOS.",
-            values: &[("client", "node-http"), ("fault", "blackhole"), ("os", "macos")],
+            values: &[(WhichTimeoutConfig::client, "node-http"), (WhichTimeoutConfig::fault, "blackhole"), (WhichTimeoutConfig::os, "macos")],
         },
         Preset {
             id: "http-timeout-event",
             label: "node:http timeout: 1000",
             description: "A 'timeout' event at about 1,003 ms against a silent server, and nothing else: the \
                           request is still open at 3.5 s.",
-            values: &[("client", "node-http"), ("fault", "silent"), ("http_timeout_ms", "1000")],
+            values: &[(WhichTimeoutConfig::client, "node-http"), (WhichTimeoutConfig::fault, "silent"), (WhichTimeoutConfig::http_timeout_ms, "1000")],
         },
         Preset {
             id: "abort-silent",
             label: "AbortSignal.timeout(2000), silent server",
             description: "TimeoutError at about 2,007 ms; the server sees the connection close.",
-            values: &[("client", "fetch"), ("fault", "silent"), ("total_timeout_ms", "2000")],
+            values: &[(WhichTimeoutConfig::client, "fetch"), (WhichTimeoutConfig::fault, "silent"), (WhichTimeoutConfig::total_timeout_ms, "2000")],
         },
         Preset {
             id: "body-timeout-trickle",
             label: "bodyTimeout 2000, trickle",
             description: "One byte a second resets the 2 s idle timer every time: it never fires, and the call is \
                           still reading after 7 s.",
-            values: &[("client", "fetch"), ("fault", "trickle"), ("body_timeout_ms", "2000")],
+            values: &[(WhichTimeoutConfig::client, "fetch"), (WhichTimeoutConfig::fault, "trickle"), (WhichTimeoutConfig::body_timeout_ms, "2000")],
         },
         Preset {
             id: "abort-trickle",
             label: "AbortSignal.timeout(3000), trickle",
             description: "TimeoutError at about 3,004 ms during the body read, after fetch had resolved.",
-            values: &[("client", "fetch"), ("fault", "trickle"), ("total_timeout_ms", "3000")],
+            values: &[(WhichTimeoutConfig::client, "fetch"), (WhichTimeoutConfig::fault, "trickle"), (WhichTimeoutConfig::total_timeout_ms, "3000")],
         },
         Preset {
             id: "undici-headers-timeout",
             label: "headersTimeout 2000",
             description: "undici's headers timeout of 2 s against a silent server fires late, at about 2,502 ms.",
-            values: &[("client", "fetch"), ("fault", "silent"), ("headers_timeout_ms", "2000")],
+            values: &[(WhichTimeoutConfig::client, "fetch"), (WhichTimeoutConfig::fault, "silent"), (WhichTimeoutConfig::headers_timeout_ms, "2000")],
         },
         Preset {
             id: "undici-connect-timeout",
             label: "connect: { timeout: 1000 }",
             description: "undici's connect timeout of 1 s against a blackholed address fires late, at about \
                           1,501 ms.",
-            values: &[("client", "fetch"), ("fault", "blackhole"), ("connect_timeout_ms", "1000")],
+            values: &[(WhichTimeoutConfig::client, "fetch"), (WhichTimeoutConfig::fault, "blackhole"), (WhichTimeoutConfig::connect_timeout_ms, "1000")],
         },
         Preset {
             id: "pool-wait",
             label: "AbortSignal.timeout(2000), pool full",
             description: "All 10 connections are held by hung calls: TimeoutError at about 2,003 ms, and the \
                           request never left the process.",
-            values: &[("client", "fetch"), ("fault", "pool-full"), ("total_timeout_ms", "2000"), ("pool_size", "10")],
+            values: &[(WhichTimeoutConfig::client, "fetch"), (WhichTimeoutConfig::fault, "pool-full"), (WhichTimeoutConfig::total_timeout_ms, "2000"), (WhichTimeoutConfig::pool_size, "10")],
         },
         Preset {
             id: "covered",
@@ -201,12 +201,12 @@ pub(super) const PRESETS: &[Preset] = &[
             description: "The chapter's client: a pool of 20, connect 1 s, headers 2 s, body 2 s, and a total of \
                           500 ms that ends any hang at about half a second.",
             values: &[
-                ("client", "fetch"),
-                ("pool_size", "20"),
-                ("connect_timeout_ms", "1000"),
-                ("headers_timeout_ms", "2000"),
-                ("body_timeout_ms", "2000"),
-                ("total_timeout_ms", "500"),
+                (WhichTimeoutConfig::client, "fetch"),
+                (WhichTimeoutConfig::pool_size, "20"),
+                (WhichTimeoutConfig::connect_timeout_ms, "1000"),
+                (WhichTimeoutConfig::headers_timeout_ms, "2000"),
+                (WhichTimeoutConfig::body_timeout_ms, "2000"),
+                (WhichTimeoutConfig::total_timeout_ms, "500"),
             ],
         },
 ];
@@ -327,10 +327,10 @@ pub(super) const METRICS: &[MetricSpec] = &[
 pub(super) const HEADLINE: &[&str] = &["error", "gave_up_ms", "phase", "safe_to_retry_without_key"];
 
 pub(super) const SWEEP: SweepDefault = SweepDefault {
-    x: "total_timeout_ms",
+    x: WhichTimeoutConfig::total_timeout_ms,
     from: 0.0,
     to: 10_000.0,
     steps: 21,
-    by: Some("fault"),
+    by: Some(WhichTimeoutConfig::fault),
     metric: "gave_up_ms",
 };

@@ -75,7 +75,7 @@ impl Cascade {
 /// Why the default sweep's curves (/checkout's successes against the recommendations timeout,
 /// by fix) look as they do, from the parameters and Little's law.
 pub fn sweep_theory(c: &CascadeConfig, x: &str) -> Option<String> {
-    if x != "recs_timeout_ms" {
+    if x != CascadeConfig::recs_timeout_ms {
         return None;
     }
     if c.home_rate <= 0.0 {

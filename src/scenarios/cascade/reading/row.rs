@@ -49,7 +49,13 @@ impl Cascade {
     /// The parameters, other than the fix and the pools the row's label names, that differ
     /// from the chapter's run.
     fn changed_settings(&self) -> Vec<&'static str> {
-        let named = ["variant", "recs_timeout_ms", "pool_size", "recs_pool_size", "unbounded_pool"];
+        let named = [
+            CascadeConfig::variant,
+            CascadeConfig::recs_timeout_ms,
+            CascadeConfig::pool_size,
+            CascadeConfig::recs_pool_size,
+            CascadeConfig::unbounded_pool,
+        ];
         let chapter = CascadeConfig::defaults().to_values();
         PARAMS
             .iter()

@@ -61,7 +61,7 @@ impl DeadlineChain {
 /// Why the default sweep's curves (work done for nobody against the user's budget, by mode)
 /// look as they do, from the parameters.
 pub fn sweep_theory(c: &DeadlineChainConfig, x: &str) -> Option<String> {
-    (x == "user_budget_ms").then(|| {
+    (x == DeadlineChainConfig::user_budget_ms).then(|| {
         let timeouts = format!("A→B {}, B→C {}", format::ms(c.a_to_b_timeout_ms), format::ms(c.b_to_c_timeout_ms));
         let abort = format!("{} to abort a call", format::ms(c.abort_ms));
         let fixed = if c.listen_for_close {
