@@ -11,7 +11,8 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use resilience_lab::format;
 use resilience_lab::scenarios::at_least_once::{
-    AtLeastOnce as Model, Cause, EventRecord, Fate, Guarantee, Order, Outcome, SPEC, TIMELINE_CAP, TIMELINE_FIRST,
+    AtLeastOnce as Model, Cause, DedupeOn, EventRecord, Fate, Guarantee, Order, Outcome, SPEC, TIMELINE_CAP,
+    TIMELINE_FIRST,
 };
 use resilience_lab::sim::base::{MAX_DURATION_MS, MAX_RUN_LENGTH_MS};
 use resilience_lab::sim::{Host, MS, Model as _, Params, Simulation, Value};
@@ -543,6 +544,17 @@ fn check_reading(sim: &AtLeastOnce) -> Result<(), TestCaseError> {
         format!("{} ran out while the job was still running", format::counted(outlived, "lease", "leases")),
     )?;
     sentence(fates.pending > 0, format!("{} not settled", events_were(fates.pending)))?;
+    // Chapter 2, Break 3's answer, only when this run shows it.
+    let skipped = count(sim, "skipped_as_duplicate");
+    let shows = c.order == Order::TxnDedupe && c.dedupe_on == DedupeOn::EventId && skipped > 0 && clean;
+    sentence(
+        shows,
+        format!(
+            "recorded each event ID in processed_messages in the same transaction as the ledger insert and acked \
+             only after the commit: {} the queue delivered again found the ID and did nothing",
+            format::counted(skipped, "copy", "copies")
+        ),
+    )?;
     Ok(())
 }
 
@@ -815,4 +827,35 @@ fn dead_lettering_crashes_are_counted_as_crashes() {
     let crashes = format::counted(count(&sim, "crashes"), "time", "times");
     assert!(answer.contains(&format!("Consumers crashed {crashes} mid-message")), "{answer}");
     assert!(!answer.contains("changed nothing"), "{answer}");
+}
+
+// ---- Chapter 2, Break 3: double credits from the queue ----
+
+/// "I'd record the producer's event ID in a processed_messages table in the same transaction as
+/// the ledger insert, with a unique constraint, and acknowledge only after commit. A redelivery
+/// then finds the ID and does nothing." Every source of a second delivery is on: crashes after
+/// the commit, outbox republishes, late redeliveries days later; the IDs are kept 30 days.
+#[test]
+fn break_3_the_event_id_in_the_ledgers_transaction_stops_every_double_credit() {
+    for (seed, sim) in preset_runs("ch2-break-3") {
+        assert_eq!((count(&sim, "lost"), count(&sim, "duplicated")), (0, 0), "seed {seed}");
+        assert_eq!(count(&sim, "effectively_once"), 1000, "seed {seed}");
+        assert_eq!(int(&sim, "ledger_difference"), 0, "seed {seed}");
+        assert!(count(&sim, "republished") > 20 && count(&sim, "late_redeliveries") > 20, "seed {seed}");
+        assert!(count(&sim, "crashes_between") > 0, "seed {seed}");
+        let by_cause = sim.skipped_by_cause();
+        for cause in [Cause::Republished, Cause::Late, Cause::AfterMiddleCrash] {
+            assert!(by_cause.get(cause) > 0, "seed {seed}: no {cause:?} copy skipped");
+        }
+        assert_eq!(reading(&sim, "guarantee"), "effectively-once");
+        assert!(reading(&sim, "answer").contains("processed_messages"), "seed {seed}");
+    }
+    // The same copies with the credit first and the ack after, no dedupe: double credits, the
+    // interviewer's symptom; and ack first, the follow-up: "a crash after the ack loses the credit".
+    let p = params("ch2-break-3", &[("order", "process-then-ack")]);
+    let twice = run(&p, 7);
+    assert!(count(&twice, "duplicated") > 50, "{}", count(&twice, "duplicated"));
+    assert!(!reading(&twice, "answer").contains("processed_messages"));
+    let p = params("ch2-break-3", &[("order", "ack-then-process")]);
+    assert!(count(&run(&p, 7), "lost") > 0);
 }

@@ -666,6 +666,21 @@ fn check_claims(sim: &Cascade) -> Result<(), TestCaseError> {
             "{}",
             verdict
         );
+        // Break 1: a slow, not silent, recommendations; Little's law from the parameters, and
+        // the pool's fill time from the run.
+        if let Some(asks) = number_before(&verdict, " recommendations calls in flight at once") {
+            prop_assert!(c.recs_latency_ms > 0.0 && now as f64 > c.recs_stops_at_ms * 1000.0, "{}", verdict);
+            let timeout = if c.variant.has_timeout() { c.recs_timeout_ms } else { f64::MAX };
+            prop_assert_eq!(asks, libm::round(c.home_rate * c.recs_latency_ms.min(timeout) / 1000.0), "{}", verdict);
+        }
+        if let Some(i) = verdict.find(" filled ") {
+            let after = leading_number(&verdict[i + 8..]).expect("a time");
+            let full = num("pool_full_at_ms").expect("the pool filled") - c.recs_stops_at_ms;
+            prop_assert!((after - full).abs() <= 0.5, "{} ms vs {} ms: {}", after, full, verdict);
+        }
+        if verdict.contains("stopped answering") || verdict.contains("never return") {
+            prop_assert!(c.recs_latency_ms == 0.0, "{}", verdict);
+        }
     }
 
     // The tour: this run at the chapter's moment the clock has reached.
@@ -723,7 +738,7 @@ proptest! {
     }
 }
 
-const PARAMS_LEN: usize = 20;
+const PARAMS_LEN: usize = 21;
 
 /// Node does not abort a handler's work when its client leaves: the request's 'close' event
 /// fires (https://nodejs.org/api/http.html#event-close_2) and undici aborts a fetch only
@@ -759,4 +774,116 @@ fn abandoned_checkouts_keep_their_price_calls_unless_the_handler_cancels() {
             assert_eq!(get(&a, key), get(&b, key), "{preset} {key}");
         }
     }
+}
+
+// ---- Chapter 1, Break 1: a provider that takes 30 s ----
+
+fn finished_sim(preset: &str, sets: &[(&str, &str)], seed: u64) -> Cascade {
+    let p = params(preset, sets);
+    let mut sim = Cascade::new(&p, seed, SPEC.duration_for(&p) * MS);
+    sim.run_to_end();
+    sim
+}
+
+/// "At 20 checkouts a second and 30 s each, that's 600 in flight instead of about 10, so the
+/// outbound pool to the provider fills in under a second and every later checkout queues
+/// behind it." Recommendations plays the provider: 500 ms for 10 s, then 30 s a call.
+#[test]
+fn break_1_a_30_s_provider_puts_600_in_flight_and_fills_the_pool_in_under_a_second() {
+    for seed in [1, 7, 11] {
+        let sim = finished_sim("ch1-break-1", &[], seed);
+        let m = sim.metrics();
+        // The paced generator's lateness makes 20/s into about 19.7/s: 30 s of slow calls.
+        let in_flight = get(&m, "home_in_flight_end");
+        assert!((560.0..=610.0).contains(&in_flight), "seed {seed}: {in_flight} in flight, not about 600");
+        // Before the slowdown: about 20/s × 0.5 s = 10 in flight, and the pool not full.
+        let series = &sim.charts().home_in_flight;
+        let before = series.times_ms().iter().zip(series.rows()).filter(|(t, _)| (5_000.0..9_900.0).contains(*t));
+        let (n, sum) = before.fold((0.0, 0.0), |(n, s), (_, h)| (n + 1.0, s + h.in_flight));
+        assert!((8.0..=13.0).contains(&(sum / n)), "seed {seed}: {} in flight before the slowdown", sum / n);
+        let full = get(&m, "pool_full_at_ms");
+        assert!(full > 10_000.0 && full - 10_000.0 < 1_000.0, "seed {seed}: the pool filled at {full} ms");
+        // Every later checkout queues behind it and gives up after its 5 s.
+        assert!(get(&m, "checkout_failed") > 0.9 * get(&m, "checkout_arrived") - 110.0, "seed {seed}");
+        assert!(get(&m, "checkout_queued") > 250.0, "seed {seed}: {}", get(&m, "checkout_queued"));
+    }
+}
+
+/// The answer's fix: a 5 s timeout and a pool of its own. At most 20/s × 5 s = 100 calls wait
+/// for the provider, and every checkout succeeds.
+#[test]
+fn break_1_a_5_s_timeout_and_its_own_pool_contain_it() {
+    let sim = finished_sim("ch1-break-1-fix", &[], 7);
+    let m = sim.metrics();
+    let in_flight = get(&m, "home_in_flight_end");
+    assert!((90.0..=105.0).contains(&in_flight), "{in_flight} in flight, not about 100");
+    assert_eq!(get(&m, "checkout_failed"), 0.0);
+    assert_eq!(get(&m, "checkout_ok"), get(&m, "checkout_arrived"));
+    assert_eq!(metric(&m, "pool_full_at_ms"), Value::Null);
+    let verdict = sentence(&reading_of(&sim), "verdict");
+    assert!(verdict.contains("Little's law asks for 100 recommendations calls"), "{verdict}");
+}
+
+fn metric(m: &[(&'static str, Value)], key: &str) -> Value {
+    m.iter().find(|(k, _)| *k == key).unwrap_or_else(|| panic!("no metric {key}")).1.clone()
+}
+
+/// The weak answer, "increase the timeout to 60 seconds": against a provider that does not
+/// answer within it, 60 s doubles the in-flight count and the time it takes the pool to fill
+/// up to it. The pool here is node:http's default agent (no limit), which grows until the
+/// first timeout frees a connection; a bounded pool of 20 is full in under a second either way.
+#[test]
+fn break_1_a_60_s_timeout_doubles_the_in_flight_count_and_the_time_to_fill_the_pool() {
+    // (when the open connections stopped growing, how many)
+    let plateau = |timeout_ms: &str| {
+        let sets = [
+            ("variant", "timeout"),
+            ("unbounded_pool", "true"),
+            ("recs_stops_at_ms", "0"),
+            ("recs_latency_ms", "0"),
+            ("recs_timeout_ms", timeout_ms),
+            ("load_ms", "100000"),
+            ("checkout_rate", "0"),
+        ];
+        let p = params("ch1-break-1", &sets);
+        let mut sim = Cascade::new(&p, 7, SPEC.duration_for(&p) * MS);
+        let mut best = (0u64, 0.0);
+        for s in 1..=95 {
+            sim.advance(s * 1000 * MS, u64::MAX);
+            let open = get(&sim.metrics(), "downstream_open_connections");
+            if open > best.1 + 2.0 {
+                best = (s, open);
+            }
+        }
+        best
+    };
+    let (t30, n30) = plateau("30000");
+    let (t60, n60) = plateau("60000");
+    assert!((28..=31).contains(&t30) && (58..=61).contains(&t60), "filled at {t30} s and {t60} s");
+    assert!((n60 / n30 - 2.0).abs() < 0.05, "{n30} then {n60} in flight");
+    assert!((n30 / (19.67 * 30.0) - 1.0).abs() < 0.03, "{n30} is not 20/s × 30 s");
+    // A bounded pool of 20 fills in under a second whatever the timeout.
+    for timeout_ms in ["30000", "60000"] {
+        let sets = [("variant", "timeout"), ("recs_latency_ms", "0"), ("recs_timeout_ms", timeout_ms)];
+        let m = finished_sim("ch1-break-1", &sets, 7).metrics();
+        let full = get(&m, "pool_full_at_ms") - 10_000.0;
+        assert!((0.0..1000.0).contains(&full), "{timeout_ms}: filled {full} ms after the slowdown");
+    }
+}
+
+/// A slow provider is not a silent one: every call is answered after the latency, none hangs.
+#[test]
+fn a_slow_recommendations_answers_every_call_after_its_latency() {
+    let sets = [("recs_stops_at_ms", "0"), ("recs_latency_ms", "2000"), ("load_ms", "5000"), ("pool_size", "200")];
+    let sim = finished_sim("no-timeout", &sets, 3);
+    let m = sim.metrics();
+    assert_eq!(get(&m, "home_done"), get(&m, "home_arrived"), "every /home was answered by the end");
+    assert_eq!(sim.shared_now().hung, 0);
+    assert_eq!(metric(&m, "pool_exhausted_ms"), Value::Null, "200 connections: 2 s × 48/s = 96 in use");
+    assert_near(&m, "pool_in_use_max", 48.0 * 2.0, 8.0);
+    // The chapter's run is the same with the parameter at 0.
+    let chapter = run("no-timeout", &[], 1);
+    assert_eq!(chapter, run("no-timeout", &[("recs_latency_ms", "0")], 1));
+    // pool_full_at_ms: the pool full of anything, so no later than full of hung calls.
+    assert!(get(&chapter, "pool_full_at_ms") <= get(&chapter, "pool_exhausted_ms"));
 }

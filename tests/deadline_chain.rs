@@ -611,3 +611,108 @@ proptest! {
         }
     }
 }
+
+// ---- Chapter 1, Break 3: the browser gave up after 2 s ----
+
+fn finished(preset: &str, sets: &[(&str, &str)]) -> DeadlineChain {
+    let p = params(preset, sets);
+    run(&p, 1, SPEC.duration_for(&p))
+}
+
+/// "In a test, the innermost service finished three seconds of work a full second and a half
+/// after the user got an error": nothing passes the browser's close on.
+#[test]
+fn break_3_c_finishes_its_3_s_of_work_1_5_s_after_the_users_error() {
+    let sim = finished("ch1-break-3", &[]);
+    let gave_up = num(&sim, "user_gave_up_ms");
+    assert!((gave_up - 2000.0).abs() <= TOL_MS, "the browser gave up at {gave_up}");
+    assert_eq!(metric(&sim, "user_answer_ms"), Value::Null, "A's 504 came after the browser left");
+    assert_eq!(text(&sim, "c_outcome"), "committed");
+    let after = num(&sim, "c_end_ms") - gave_up;
+    assert!((after - 1500.0).abs() < 25.0, "C committed {after} ms after the user's error");
+    assert_eq!(num(&sim, "commit_window_ms"), after, "the window runs from the browser's close to C's commit");
+    let words = reading(&sim, "commit_window");
+    assert!(words.starts_with("The browser gave up at 2,001 ms"), "{words}");
+    assert!(words.contains(&format!("{} after the user's error", format::ms(after))), "{words}");
+}
+
+/// The follow-up: "Cancellation narrows the window but can't close it: the commit can succeed
+/// just before the abort arrives." With every hop passing the close on, C's 3 s of work stops
+/// about 12 ms after the browser leaves; a write due inside those milliseconds commits anyway.
+#[test]
+fn break_3_cancellation_narrows_the_window_and_cannot_close_it() {
+    let fixed = finished("ch1-break-3", &[]);
+    let cancel = finished("ch1-break-3", &[("listen_for_close", "true")]);
+    assert_eq!(text(&cancel, "c_outcome"), "stopped");
+    let window = num(&cancel, "commit_window_ms");
+    let trip = 3.0 * cancel.delivery() as f64 / 1000.0 + cancel.abort_delay() as f64 / 1000.0;
+    assert!(window > 0.0 && window <= trip + 1.0, "{window} ms, the close's trip and the abort are {trip} ms");
+    assert!(window * 100.0 < num(&fixed, "commit_window_ms"));
+    assert!(reading(&cancel, "commit_window").contains("would still have landed"));
+
+    // C's work shortened so that it ends inside that window: it commits, with the user gone.
+    let write = finished("ch1-break-3-follow-up", &[]);
+    assert_eq!(text(&write, "c_outcome"), "committed");
+    let gave_up = num(&write, "user_gave_up_ms");
+    let committed = num(&write, "c_end_ms");
+    assert!(committed > gave_up && committed - gave_up < window, "{committed} after {gave_up}");
+    // B relays C's 200, but A has aborted its call: the user never hears it.
+    assert_eq!(metric(&write, "user_answer_ms"), Value::Null, "the 200 reaches nobody");
+    let words = reading(&write, "commit_window");
+    assert!(words.contains("before the close reached it") && words.contains("cannot close it"), "{words}");
+
+    // Every work length: C commits exactly when its work ends inside the window, and stops
+    // otherwise; the window never closes.
+    let mut committed_late = 0;
+    for c_work in (1400..=1600).step_by(10) {
+        let sim = finished("ch1-break-3-follow-up", &[("c_work_ms", &c_work.to_string())]);
+        let end = num(&sim, "c_end_ms");
+        let Some(hang) = metric(&sim, "user_gave_up_ms").as_f64() else {
+            // Short enough for the user to get C's 200 in time: nobody hung up.
+            assert_eq!(num(&sim, "user_status"), 200.0, "{c_work}");
+            assert_eq!(metric(&sim, "commit_window_ms"), Value::Null, "{c_work}");
+            continue;
+        };
+        match text(&sim, "c_outcome").as_str() {
+            "committed" if end > hang => {
+                committed_late += 1;
+                assert!(end - hang <= window + 0.1, "{c_work}: committed {} ms after", end - hang);
+            }
+            "committed" => assert_eq!(metric(&sim, "commit_window_ms"), Value::Null),
+            "stopped" => assert!((num(&sim, "commit_window_ms") - window).abs() < 0.1, "{c_work}"),
+            other => panic!("{c_work}: {other}"),
+        }
+    }
+    assert!(committed_late >= 1, "some commit lands between the close and the abort");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(96) })]
+
+    /// The window, for any parameters: it starts at the first hang-up, ends with C's work, and
+    /// is as long as C's work after the hang-up (all of it without cancellation).
+    #[test]
+    fn the_commit_window_is_cs_work_after_the_first_hang_up((p, seed) in any_params()) {
+        let sim = run(&p, seed, PROP_RUN_MS);
+        let c = &sim.lanes()[2];
+        match (metric(&sim, "commit_window_ms"), sim.first_hang_up()) {
+            (Value::Null, hang) => {
+                let after = hang.zip(c.work_interval(sim.now())).is_some_and(|((h, _), (s, e))| e > h.max(s));
+                prop_assert!(!after, "C worked after the hang-up, but no window");
+            }
+            (w, Some((hang, _))) => {
+                let (start, end) = c.work_interval(sim.now()).expect("C worked");
+                let w = w.as_f64().expect("a number");
+                let expected = (end - hang.max(start)) as f64 / 1000.0;
+                prop_assert!((w - expected).abs() < 0.06, "{} vs {}", w, expected);
+                prop_assert!(w > 0.0);
+                let words = reading(&sim, "commit_window");
+                prop_assert!(words.contains(&format::ms(w)), "{}", words);
+                if !sim.listens_for_close() && text(&sim, "c_outcome") == "committed" {
+                    prop_assert!(words.contains("nothing passed it on"), "{}", words);
+                }
+            }
+            (w, None) => prop_assert!(false, "a window {:?} with nobody hanging up", w),
+        }
+    }
+}

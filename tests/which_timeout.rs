@@ -5,9 +5,10 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
+use resilience_lab::format;
 use resilience_lab::scenarios::which_timeout::{
-    Client, Fault, Phase, SPEC, TICK_MS, TimerClock, TimerKind, WhichTimeout as Model, WhichTimeoutConfig, every_fault,
-    ticks_for,
+    Client, Fault, HangEnd, MAX_ATTEMPTS, Phase, SPEC, TICK_MS, TimerClock, TimerKind, WhichTimeout as Model,
+    WhichTimeoutConfig, every_fault, ticks_for,
 };
 use resilience_lab::sim::params::Config;
 use resilience_lab::sim::{Host, MS, Micros, Params, SEC, Simulation, Value};
@@ -444,6 +445,31 @@ fn check(sim: &WhichTimeout) -> Result<(), TestCaseError> {
     if let Some(seen) = sim.error_seen_at() {
         prop_assert!(sim.ended_at().is_some_and(|e| e <= seen) && seen <= now);
     }
+    // Break 5's failover run: every call answered, failed or pending; a failure is a connect
+    // to the old address that hung; nothing reaches the old address when the name is looked
+    // up again and already points at the new one.
+    let f = sim.failover();
+    let n = |k: &str| get(k).as_f64().unwrap_or(0.0) as u64;
+    prop_assert_eq!(n("failover_ok") + n("failover_failed") + f.pending(), n("failover_calls"));
+    prop_assert!(n("failover_failed") <= n("failover_connect_hangs"));
+    prop_assert!(n("failover_retries") <= n("failover_connect_hangs"));
+    prop_assert!(n("failover_connect_hangs") <= n("failover_calls") * MAX_ATTEMPTS as u64);
+    prop_assert!(f.waiting() <= n("failover_waiting_max") && n("failover_waiting_max") <= n("failover_calls"));
+    for k in ["failover_pool_full_at_ms", "failover_first_ok_ms"] {
+        prop_assert!(get(k).as_f64().is_none_or(|t| t <= now as f64 / 1000.0 + 0.05), "{} in the future", k);
+    }
+    if !f.re_resolves() {
+        prop_assert_eq!(n("failover_ok"), 0, "the old address answered");
+    }
+    if f.re_resolves() && f.dns_switch() == 0 {
+        prop_assert_eq!(n("failover_connect_hangs"), 0);
+    }
+    if !f.retries_connects() {
+        prop_assert_eq!(n("failover_retries"), 0);
+    }
+    if !f.enabled() {
+        prop_assert_eq!(n("failover_calls"), 0);
+    }
     Ok(())
 }
 
@@ -479,6 +505,26 @@ fn check_reading(sim: &WhichTimeout) -> Result<(), TestCaseError> {
     prop_assert_eq!(caller.contains("succeeded"), sim.completed_at().is_some(), "{}", caller);
     prop_assert_eq!(server.contains("reached the server's code at"), b("reached_server_app"), "{}", server);
     prop_assert_eq!(server.contains("the server did the work"), b("server_did_work"), "{}", server);
+    let f = sim.failover();
+    let failover = reading.iter().find(|(k, _)| *k == "failover").map(|(_, s)| s.clone());
+    prop_assert_eq!(failover.is_some(), f.enabled());
+    if let Some(words) = failover.filter(|_| f.calls > 0) {
+        let calls = |n: u64| format::counted(n, "call", "calls");
+        prop_assert!(words.contains(&calls(f.calls)), "{}", words);
+        if f.ok > 0 {
+            prop_assert!(words.contains(&format!("{} answered", calls(f.ok))), "{}", words);
+        } else {
+            prop_assert!(words.contains("None answered"), "{}", words);
+        }
+        if f.failed > 0 {
+            prop_assert!(words.contains(&format!("; {} failed", calls(f.failed))), "{}", words);
+        } else {
+            prop_assert!(words.contains("none failed"), "{}", words);
+        }
+        prop_assert_eq!(words.contains("retried at once"), f.retries > 0, "{}", words);
+        prop_assert_eq!(words.contains("The pool was full"), f.pool_full_at.is_some(), "{}", words);
+        prop_assert_eq!(words.contains("not ended"), f.pending() > 0, "{}", words);
+    }
     Ok(())
 }
 
@@ -532,4 +578,88 @@ fn preset_descriptions_give_the_runs_own_give_up_time() {
         named += 1;
     }
     assert!(named >= 1, "fetch-silent names its time");
+}
+
+// ---- Chapter 1, Break 5: a failover, the old IP drops packets ----
+
+/// "With Node's fetch that's 10 s per attempt by default ... Every new connection hangs for that
+/// long, so pools fill." 50 calls a second, a pool of 10, the name still giving the old address
+/// for the first second.
+#[test]
+fn break_5_fetch_hangs_10_s_per_connect_and_the_pool_fills() {
+    let sim = run(&params("ch1-break-5", &[]));
+    // The one call of the run is the first of them: UND_ERR_CONNECT_TIMEOUT at 10.5 s.
+    assert_eq!(text(&sim, "error"), "UND_ERR_CONNECT_TIMEOUT");
+    assert_eq!(sim.failover().hang_end(), HangEnd::UndiciConnect);
+    let hang = num(&sim, "failover_connect_hang_ms");
+    assert!((10_000.0..=10_500.0).contains(&hang), "a connect hung {hang} ms");
+    assert!(num(&sim, "failover_pool_full_at_ms") < 1000.0);
+    assert_eq!(num(&sim, "failover_connect_hangs"), 10.0, "the 10 connects made before the name changed");
+    assert_eq!(num(&sim, "failover_failed"), 10.0, "their calls fail: no retry");
+    assert!(num(&sim, "failover_waiting_max") > 400.0, "{}", num(&sim, "failover_waiting_max"));
+    assert!(num(&sim, "failover_first_ok_ms") > 10_000.0, "nothing is answered until the hangs end");
+    assert_eq!(num(&sim, "failover_ok") + 10.0, num(&sim, "failover_calls"));
+}
+
+/// "With node:http, or node-postgres on its defaults, it's the OS's SYN timeout, 75 s on macOS
+/// and about two minutes on Linux."
+#[test]
+fn break_5_node_http_waits_for_the_kernels_syn_timeout() {
+    for (os, seconds) in [("linux", 127.0), ("macos", 75.0)] {
+        let sim = run(&params("ch1-break-5-http", &[("os", os)]));
+        assert_eq!(sim.failover().hang_end(), HangEnd::Kernel);
+        let hang = num(&sim, "failover_connect_hang_ms") / 1000.0;
+        assert!((hang - seconds).abs() < 0.01, "{os}: a connect hung {hang} s");
+        assert!(num(&sim, "failover_first_ok_ms") / 1000.0 > seconds);
+        assert!(num(&sim, "failover_slowest_ok_ms") / 1000.0 > seconds - 1.0, "queued calls wait it out");
+        assert!(num(&sim, "failover_pool_full_at_ms") < 1000.0);
+        let words = sim.reading().into_iter().find(|(k, _)| *k == "failover").expect("failover words").1;
+        assert!(words.contains("node:http has no connect timeout"), "{words}");
+    }
+}
+
+/// "I'd set connect timeouts at 1 to 3 s inside a region. A connect failure means the request
+/// never reached the server, so it's safe to retry immediately, even a write, against the new
+/// address." Each retry is a new connection, which looks the name up again.
+#[test]
+fn break_5_a_short_connect_timeout_and_an_immediate_retry_reach_the_new_address() {
+    for timeout in ["1000", "2000", "3000"] {
+        let sim = run(&params("ch1-break-5-fix", &[("connect_timeout_ms", timeout)]));
+        let t: f64 = timeout.parse().unwrap();
+        let hang = num(&sim, "failover_connect_hang_ms");
+        assert!(hang >= t - 500.0 && hang <= t + 500.0, "{timeout}: a connect hung {hang} ms");
+        assert_eq!(num(&sim, "failover_failed"), 0.0, "{timeout}");
+        assert_eq!(num(&sim, "failover_retries"), num(&sim, "failover_connect_hangs"), "{timeout}");
+        assert!(num(&sim, "failover_slowest_ok_ms") < t + 600.0, "{timeout}: {}", num(&sim, "failover_slowest_ok_ms"));
+        assert_eq!(num(&sim, "failover_ok"), num(&sim, "failover_calls"));
+    }
+    let words = run(&params("ch1-break-5-fix", &[])).reading().into_iter().find(|(k, _)| *k == "failover").unwrap().1;
+    assert!(words.contains("safe even for a write, the request was never sent"), "{words}");
+}
+
+/// "And I'd make sure clients re-resolve DNS": a client that keeps the address it resolved
+/// before the failover never reaches the new one, retries or not; a retry while the name still
+/// gives the old address hangs again.
+#[test]
+fn break_5_without_a_fresh_lookup_nothing_reaches_the_new_address() {
+    for retry in ["false", "true"] {
+        let sets = [("re_resolve", "false"), ("retry_connect", retry), ("calls_for_ms", "5000")];
+        let sim = run(&params("ch1-break-5-fix", &sets));
+        assert_eq!(num(&sim, "failover_ok"), 0.0);
+        assert_eq!(num(&sim, "failover_failed"), num(&sim, "failover_calls"));
+    }
+    // The name gives the old address for 5 s: a 1 s timeout's retries hang again until then.
+    let sim = run(&params("ch1-break-5-fix", &[("dns_ttl_ms", "5000")]));
+    assert!(num(&sim, "failover_retries") > 10.0, "the first connects are retried, and hang again");
+    assert!(num(&sim, "failover_failed") > 0.0, "three connects in 4.5 s, all to the old address");
+    assert_eq!(metric(&sim, "failover_ok").as_f64(), Some(num(&sim, "failover_calls") - num(&sim, "failover_failed")));
+}
+
+/// Without a failover the run is the one call, as before.
+#[test]
+fn no_failover_no_calls() {
+    let sim = run(&params("fetch-blackhole", &[]));
+    assert_eq!(num(&sim, "failover_calls"), 0.0);
+    assert_eq!(metric(&sim, "failover_pool_full_at_ms"), Value::Null);
+    assert!(sim.reading().iter().all(|(k, _)| *k != "failover"));
 }

@@ -179,6 +179,21 @@ pub(super) const PRESETS: &[Preset] = &[
              event ID skips the copies already credited.",
             values: &[(AtLeastOnceConfig::crash_rate, "20"), (AtLeastOnceConfig::max_deliveries, "1"), (AtLeastOnceConfig::redrive, "true"), (AtLeastOnceConfig::order, "txn-dedupe")],
         },
+        Preset {
+            id: "ch2-break-3",
+            label: "Chapter 2, Break 3: double credits from the queue",
+            description: "The queue delivers 'credit purchased' twice: consumers crash after the commit, the outbox \
+             republishes, acked messages come back days later. The event ID goes into a table of processed messages in the \
+             ledger's transaction and the ack comes after the commit, kept longer than any redelivery: every copy \
+             finds its ID and does nothing.",
+            values: &[
+                ("order", "txn-dedupe"),
+                ("dedupe_on", "event-id"),
+                ("producer_republish_rate", "5"),
+                ("late_redelivery_rate", "5"),
+                ("dedupe_window_ms", "2592000000"),
+            ],
+        },
 ];
 
 pub(super) const METRICS: &[MetricSpec] = &[

@@ -50,7 +50,7 @@ crate::config! {
     pub struct CascadeConfig in PARAMS {
         pub variant: Variant = ParamSpec::choice("variant", "Fix", Variant::OPTIONS, Variant::NoTimeout as usize,
             "What protects /checkout when recommendations stops answering."),
-        pub recs_timeout_ms: f64 = ParamSpec::number("recs_timeout_ms", "Recommendations timeout", "ms", 300.0, (10.0, 10_000.0, 10.0),
+        pub recs_timeout_ms: f64 = ParamSpec::number("recs_timeout_ms", "Recommendations timeout", "ms", 300.0, (10.0, 120_000.0, 10.0),
             "Used when the fix has a timeout: how long /home waits for recommendations, the wait for a \
              connection included. Then the call is cancelled, its connection closed, and the page renders without them."),
         pub pool_size: u32 = ParamSpec::number("pool_size", "Pool size", "connections", 20.0, (1.0, 200.0, 1.0),
@@ -86,6 +86,10 @@ crate::config! {
             "From this moment recommendations accepts requests and never answers them."),
         pub recs_ms: f64 = ParamSpec::number("recs_ms", "Recommendations latency", "ms", 30.0, (1.0, 5_000.0, 1.0),
             "How long recommendations takes while it still answers."),
+        pub recs_latency_ms: f64 = ParamSpec::number("recs_latency_ms", "Recommendations latency once slow", "ms", 0.0,
+            (0.0, 120_000.0, 100.0),
+            "From 'Recommendations stops at', how long recommendations takes to answer each call (a provider that \
+             became slow, as in Chapter 1's Break 1: 30 s). 0, the chapter's measured run, means it never answers."),
         pub net_ms: f64 = ParamSpec::number("net_ms", "Network per hop", "ms", 0.4, (0.0, 50.0, 0.1),
             "One way across one hop (client to API, API to downstream), HTTP parsing included."),
         pub handler_ms: f64 = ParamSpec::number("handler_ms", "Handler work", "ms", 1.0, (0.0, 100.0, 0.1),
@@ -134,6 +138,39 @@ pub(super) static PRESETS: &[Preset] = &[
         label: "No connection limit",
         description: "No timeout, and no limit on connections: a call that finds no free connection opens a new one.",
         values: &[(CascadeConfig::variant, "no-timeout"), (CascadeConfig::unbounded_pool, "true")],
+    },
+    Preset {
+        id: "ch1-break-1",
+        label: "Chapter 1, Break 1: the provider takes 30 s",
+        description: "Recommendations plays the slow provider: 20 calls a second, answered in 500 ms for 10 s, then \
+                      in 30 s each. 20/s × 30 s = 600 in flight instead of about 10; the shared pool of 20 fills in \
+                      under a second and /checkout queues behind it.",
+        values: &[
+            ("variant", "no-timeout"),
+            ("unbounded_pool", "false"),
+            ("home_rate", "20"),
+            ("recs_ms", "500"),
+            ("recs_stops_at_ms", "10000"),
+            ("recs_latency_ms", "30000"),
+            ("load_ms", "40000"),
+        ],
+    },
+    Preset {
+        id: "ch1-break-1-fix",
+        label: "Break 1, the answer: a 5 s timeout and its own pool",
+        description: "The same slow provider behind a 5 s timeout and a pool of its own: at most 20/s × 5 s = 100 \
+                      calls wait for it, and the checkouts keep the shared pool.",
+        values: &[
+            ("variant", "both"),
+            ("unbounded_pool", "false"),
+            ("home_rate", "20"),
+            ("recs_ms", "500"),
+            ("recs_stops_at_ms", "10000"),
+            ("recs_latency_ms", "30000"),
+            ("load_ms", "40000"),
+            ("recs_timeout_ms", "5000"),
+            ("recs_pool_size", "200"),
+        ],
     },
 ];
 
@@ -275,6 +312,13 @@ pub(super) static METRICS: &[MetricSpec] = &[
         label: "Price calls for clients gone",
         unit: "calls",
         help: "/checkout price calls answered after their client had given up: a connection used for an answer nobody reads.",
+    },
+    MetricSpec {
+        key: "pool_full_at_ms",
+        label: "Shared pool full at",
+        unit: "ms",
+        help: "When every connection of the shared pool was first in use, whatever held them (none if it never was, or \
+               has no limit).",
     },
 ];
 

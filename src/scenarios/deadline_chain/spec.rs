@@ -128,6 +128,21 @@ pub(super) static PRESETS: &[Preset] = &[
                       deadline: C gives up first and its 504 travels back.",
         values: &[(DeadlineChainConfig::mode, "propagated"), (DeadlineChainConfig::edge_reserve, "true"), (DeadlineChainConfig::stop_at_deadline, "true")],
     },
+    Preset {
+        id: "ch1-break-3",
+        label: "Chapter 1, Break 3: the browser gave up after 2 s",
+        description: "Fixed timeouts, nobody listens for the close: the browser gives up at 2 s and C finishes its \
+                      3 s of work about 1.5 s after the user's error.",
+        values: &[("mode", "fixed"), ("browser_timeout_ms", "2000")],
+    },
+    Preset {
+        id: "ch1-break-3-follow-up",
+        label: "Break 3, the follow-up: a write that already committed",
+        description: "Every hop now stops when its caller leaves, and C's write takes 1.49 s: it commits just after \
+                      the browser gave up, before the close reaches it. Cancellation narrows the window; it cannot \
+                      close it.",
+        values: &[("mode", "fixed"), ("browser_timeout_ms", "2000"), ("listen_for_close", "true"), ("c_work_ms", "1490")],
+    },
 ];
 
 pub(super) static METRICS: &[MetricSpec] = &[
@@ -206,6 +221,15 @@ pub(super) static METRICS: &[MetricSpec] = &[
         label: "Hops",
         unit: "",
         help: "Per hop: budget, deadline, work, call, give-up and answer.",
+    },
+    MetricSpec {
+        key: "commit_window_ms",
+        label: "Commit-before-abort window",
+        unit: "ms",
+        help: "From the first hang-up in the chain (the browser closing, or a hop giving up on its call) to the end \
+               of C's work, committed or stopped: a commit in it lands for a user who got an error. Without \
+               cancellation it lasts until C finishes; with it, until the close reaches C and the abort takes \
+               effect (none if nobody hung up while C worked).",
     },
 ];
 

@@ -52,12 +52,15 @@
 //! handler never finishes (so the server did not do the work, and the client cannot know).
 
 mod chapter;
+mod failover;
+mod failover_words;
 mod model;
 mod reading;
 mod spec;
 mod undici_clock;
 
 pub use chapter::{FaultRow, every_fault};
+pub use failover::{Failover, HangEnd, MAX_ATTEMPTS};
 pub use model::{ArmedTimer, CallError, Event, Outcome, Phase, PhaseSpan, TimerClock, TimerKind, WhichTimeout};
 pub use spec::{Client, Fault, Os, PARAMS, WhichTimeoutConfig};
 pub use undici_clock::{TICK_MS, UndiciClock, ticks_for};

@@ -4,7 +4,8 @@
 //!
 //! Keys: `first` (what fired first and why the others did not), `caller` (what the caller
 //! sees), `server` (whether the request reached the server's code and the server did the
-//! work), `retry` (whether a retry needs an idempotency key).
+//! work), `retry` (whether a retry needs an idempotency key); with a failover (Chapter 1,
+//! Break 5), `failover` (what the many calls saw: `failover_words.rs`).
 
 use super::model::{ArmedTimer, Outcome, Phase, TimerClock, TimerKind, WhichTimeout};
 use super::spec::{Client, WhichTimeoutConfig};
@@ -34,12 +35,14 @@ fn limit(t: Micros) -> String {
 
 impl WhichTimeout {
     pub(super) fn reading_at(&self, now: Micros) -> Reading {
-        vec![
+        let mut reading = vec![
             ("first", self.first_sentence()),
             ("caller", self.caller_sentence(now)),
             ("server", self.server_sentence(now)),
             ("retry", self.retry_sentence()),
-        ]
+        ];
+        reading.extend(self.failover_words(now).map(|words| ("failover", words)));
+        reading
     }
 
     /// The timers this client can have, in the order a call reaches them.

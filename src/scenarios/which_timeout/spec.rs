@@ -117,6 +117,24 @@ crate::config! {
             (0.0, 50.0, 0.1),
             "From the callback that destroys the socket to your await seeing the rejection: a turn or two of the \
              event loop."),
+        pub failover_calls_per_s: f64 = ParamSpec::number("failover_calls_per_s", "Calls during a failover", "calls/s",
+            0.0, (0.0, 200.0, 1.0),
+            "Chapter 1, Break 5: the database fails over at 0 and its old address drops every packet. This many \
+             calls a second share the pool (connections per host) to it; 0 runs the one call alone."),
+        pub calls_for_ms: f64 = ParamSpec::number("calls_for_ms", "Calls keep coming for", "ms", 30_000.0,
+            (1000.0, 120_000.0, 1000.0),
+            "With a failover: how long the calls keep arriving."),
+        pub dns_ttl_ms: f64 = ParamSpec::number("dns_ttl_ms", "Old address still resolved for", "ms", 1_000.0,
+            (0.0, 300_000.0, 100.0),
+            "With a failover: how long the name still resolves to the old address (the record's TTL in the \
+             resolvers' caches)."),
+        pub re_resolve: bool = ParamSpec::toggle("re_resolve", "Look the name up for each connection", true,
+            "With a failover: each new connection resolves the name again, as Node's net.connect does. Off: the \
+             client keeps the address it resolved before the failover (an address cached at startup, an IP in the \
+             config)."),
+        pub retry_connect: bool = ParamSpec::toggle("retry_connect", "Retry a failed connect at once", false,
+            "With a failover: a connect that fails is retried at once on a new connection, up to 3 connects a call. \
+             Safe even for a write: the request was never sent."),
     }
 }
 
@@ -207,6 +225,45 @@ pub(super) const PRESETS: &[Preset] = &[
                 (WhichTimeoutConfig::headers_timeout_ms, "2000"),
                 (WhichTimeoutConfig::body_timeout_ms, "2000"),
                 (WhichTimeoutConfig::total_timeout_ms, "500"),
+            ],
+        },
+        Preset {
+            id: "ch1-break-5",
+            label: "Chapter 1, Break 5: failover, the old IP drops packets",
+            description: "50 calls a second through a pool of 10 while the old address drops packets: each connect to \
+                          it hangs fetch's 10 s, the pool is full at once, and the calls queue behind it.",
+            values: &[
+                ("client", "fetch"),
+                ("fault", "blackhole"),
+                ("failover_calls_per_s", "50"),
+                ("pool_size", "10"),
+            ],
+        },
+        Preset {
+            id: "ch1-break-5-http",
+            label: "Break 5 with node:http on Linux",
+            description: "The same failover with node:http (or node-postgres) on its defaults: no connect timeout, so \
+                          each connect hangs until the kernel's SYN give-up, 127 s on Linux.",
+            values: &[
+                ("client", "node-http"),
+                ("fault", "blackhole"),
+                ("os", "linux"),
+                ("failover_calls_per_s", "50"),
+                ("pool_size", "10"),
+            ],
+        },
+        Preset {
+            id: "ch1-break-5-fix",
+            label: "Break 5, the answer: a 1 s connect timeout and a retry at once",
+            description: "undici's connect timeout at 1 s, and a failed connect retried at once on a new connection, \
+                          which looks the name up again and reaches the new address: safe, the request was never sent.",
+            values: &[
+                ("client", "fetch"),
+                ("fault", "blackhole"),
+                ("failover_calls_per_s", "50"),
+                ("pool_size", "10"),
+                ("connect_timeout_ms", "1000"),
+                ("retry_connect", "true"),
             ],
         },
 ];
@@ -321,6 +378,66 @@ pub(super) const METRICS: &[MetricSpec] = &[
             label: "Phases",
             unit: "",
             help: "The phases the call went through, with their start and end.",
+        },
+        MetricSpec {
+            key: "failover_calls",
+            label: "Calls during the failover",
+            unit: "",
+            help: "Calls made so far in the failover run (0 without one).",
+        },
+        MetricSpec {
+            key: "failover_ok",
+            label: "Failover calls answered",
+            unit: "",
+            help: "Calls of the failover run answered, over a connection to the new address.",
+        },
+        MetricSpec {
+            key: "failover_failed",
+            label: "Failover calls failed",
+            unit: "",
+            help: "Calls of the failover run whose connect failed and that were not retried (or ran out of retries).",
+        },
+        MetricSpec {
+            key: "failover_connect_hangs",
+            label: "Connects to the old address",
+            unit: "",
+            help: "Connects that went to the old address and hung until a timer or the kernel ended them.",
+        },
+        MetricSpec {
+            key: "failover_connect_hang_ms",
+            label: "A connect to the old address hung",
+            unit: "ms",
+            help: "How long the last failed connect to the old address hung before it failed (none if none failed yet).",
+        },
+        MetricSpec {
+            key: "failover_retries",
+            label: "Connects retried",
+            unit: "",
+            help: "Failed connects retried at once on a new connection.",
+        },
+        MetricSpec {
+            key: "failover_pool_full_at_ms",
+            label: "Pool full at",
+            unit: "ms",
+            help: "When every connection of the pool was first connecting or in use (none if it never was).",
+        },
+        MetricSpec {
+            key: "failover_waiting_max",
+            label: "Most calls waiting for a connection",
+            unit: "",
+            help: "Most calls of the failover run waiting at once for a connection of the pool.",
+        },
+        MetricSpec {
+            key: "failover_first_ok_ms",
+            label: "First call answered at",
+            unit: "ms",
+            help: "When the first call of the failover run was answered (none if none was).",
+        },
+        MetricSpec {
+            key: "failover_slowest_ok_ms",
+            label: "Slowest answered call",
+            unit: "ms",
+            help: "The longest an answered call of the failover run took, its wait for a connection included.",
         },
 ];
 

@@ -109,6 +109,9 @@ impl Cascade {
         if pool_id == SHARED && pool.full_of_recs() && self.pool_exhausted_at.is_none() {
             self.pool_exhausted_at = Some(now);
         }
+        if pool_id == SHARED && pool.limit.is_some_and(|l| l > 0 && pool.in_use == l) && self.pool_full_at.is_none() {
+            self.pool_full_at = Some(now);
+        }
         self.downstream_open_max = self.downstream_open_max.max(self.downstream_open());
 
         let cv = self.config.jitter_cv;
@@ -116,6 +119,10 @@ impl Cascade {
         let handshake = if fresh { self.connect } else { 0 };
         let reaches = now + handshake + jittered(rng, self.net_us, cv);
         let work = match kind {
+            // Slow, not silent: it answers after the provider's latency.
+            CallKind::Recs(_) if reaches >= self.recs_stops_at && self.recs_slow.is_some() => {
+                self.recs_slow.unwrap_or(0)
+            }
             CallKind::Recs(_) if reaches >= self.recs_stops_at => {
                 // Accepted, never answered.
                 let pool = &mut self.pools[pool_id];

@@ -62,6 +62,8 @@ pub struct Cascade {
     price_us: f64,
     pub(super) recs_stops_at: Micros,
     recs_us: f64,
+    /// From `recs_stops_at`: how long each recommendations call takes; None = never answered.
+    recs_slow: Option<Micros>,
     net_us: f64,
     handler_us: f64,
     render: Micros,
@@ -88,6 +90,8 @@ pub struct Cascade {
     recs_timed_out: u64,
     pub(super) downstream_open_max: u32,
     pub(super) pool_exhausted_at: Option<Micros>,
+    /// When every connection of the shared pool was first in use, by any calls.
+    pub(super) pool_full_at: Option<Micros>,
     pub(super) last_ok_sent: Option<Micros>,
     pub(super) first_failed_at: Option<Micros>,
     pub(super) checkout_latency: Histogram,
@@ -165,6 +169,22 @@ impl Cascade {
     /// When every connection of the shared pool was first held by a recommendations call.
     pub fn pool_exhausted_at(&self) -> Option<Micros> {
         self.pool_exhausted_at
+    }
+
+    /// When every connection of the shared pool was first in use, by any calls.
+    pub fn pool_full_at(&self) -> Option<Micros> {
+        self.pool_full_at
+    }
+
+    /// From [`recs_stops_at`](Self::recs_stops_at), how long each recommendations call takes
+    /// to answer; None when it never answers (the chapter's run).
+    pub fn recs_slow(&self) -> Option<Micros> {
+        self.recs_slow
+    }
+
+    /// Recommendations' timeout, when the fix has one.
+    pub fn recs_timeout_us(&self) -> Option<Micros> {
+        self.recs_timeout
     }
 
     /// When the first /checkout client gave up.
@@ -253,6 +273,7 @@ impl Model for Cascade {
             price_us: config.price_ms * 1000.0,
             recs_stops_at: ms_to_us(config.recs_stops_at_ms),
             recs_us: config.recs_ms * 1000.0,
+            recs_slow: (config.recs_latency_ms > 0.0).then(|| ms_to_us(config.recs_latency_ms)),
             net_us: config.net_ms * 1000.0,
             handler_us: config.handler_ms * 1000.0,
             render: ms_to_us(config.render_ms),
@@ -273,6 +294,7 @@ impl Model for Cascade {
             recs_timed_out: 0,
             downstream_open_max: 0,
             pool_exhausted_at: None,
+            pool_full_at: None,
             last_ok_sent: None,
             first_failed_at: None,
             checkout_latency: Histogram::new(),
@@ -355,6 +377,7 @@ impl Model for Cascade {
             ("checkout_queued", Value::count(self.checkout_queued)),
             ("checkout_failed_queued", Value::count(self.checkout_failed_queued)),
             ("checkout_abandoned_calls", Value::count(self.checkout_abandoned_calls)),
+            ("pool_full_at_ms", at(self.pool_full_at)),
         ]
     }
 

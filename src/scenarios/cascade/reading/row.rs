@@ -10,7 +10,14 @@ impl Cascade {
     /// When recommendations stops answering, said against the run's end.
     fn stop_words(&self) -> String {
         let at = seconds(self.recs_stops_at);
-        if self.recs_stops_at >= self.end {
+        if let Some(slow) = self.recs_slow() {
+            let what = format!("take {} a call", format::duration_ms(slow as f64 / 1000.0));
+            if self.recs_stops_at >= self.end {
+                format!("Recommendations would {what} from {at}, after this run ends at {}.", seconds(self.end))
+            } else {
+                format!("Recommendations starts to {what} at {at}.")
+            }
+        } else if self.recs_stops_at >= self.end {
             format!("Recommendations would stop answering at {at}, after this run ends at {}.", seconds(self.end))
         } else {
             format!("Recommendations stops answering at {at}.")

@@ -10,13 +10,22 @@ impl Cascade {
         m.recs_pool.unwrap_or(m.shared)
     }
 
+    /// What recommendations does at `recs_stops_at`: it stops answering, or it slows down.
+    fn stops_word(&self) -> &'static str {
+        if self.recs_slow().is_some() { "slows down" } else { "stops" }
+    }
+
     pub(super) fn tour_recs(&self, m: &Moment) -> String {
         if m.at < self.recs_stops_at {
-            return format!("answering (it stops at {})", seconds(self.recs_stops_at));
+            return format!("answering (it {} at {})", self.stops_word(), seconds(self.recs_stops_at));
         }
         let held = self.recs_side(m).recs_held;
+        let what = match self.recs_slow() {
+            Some(slow) => format!("slowed to {} a call at", format::duration_ms(slow as f64 / 1000.0)),
+            None => "stopped at".to_string(),
+        };
         let mut s = format!(
-            "stopped at {}; {} {} a connection",
+            "{what} {}; {} {} a connection",
             seconds(self.recs_stops_at),
             calls(held.into()),
             if held == 1 { "holds" } else { "hold" }
@@ -56,7 +65,8 @@ impl Cascade {
                 "no checkout is waiting for a connection".into()
             };
             return format!(
-                "At {t} recommendations still answers (it stops at {}): its calls come and go, and {waits}.",
+                "At {t} recommendations still answers (it {} at {}): its calls come and go, and {waits}.",
+                self.stops_word(),
                 seconds(self.recs_stops_at)
             );
         }

@@ -12,6 +12,7 @@ impl Cascade {
             return "Nothing has happened yet: press Play, or Skip to end.".into();
         }
         let mut parts = vec![self.cause(now), self.home_sentence(now)];
+        parts.extend(self.slow_sentence(now));
         parts.extend(self.pool_sentence());
         parts.push(self.checkout_sentence());
         parts.join(" ")
@@ -28,6 +29,15 @@ impl Cascade {
         }
         if now <= self.recs_stops_at {
             return format!("Recommendations answers until {stop}; no call hangs yet.");
+        }
+        if let Some(slow) = self.recs_slow() {
+            let took = format!("From {stop} recommendations takes {} to answer each call", format::duration_ms(slow as f64 / 1000.0));
+            return match self.recs_timeout_us() {
+                Some(t) if t < slow => {
+                    format!("{took}; each /home gives up on it after {} and renders without it.", self.timeout_words())
+                }
+                _ => format!("{took}, and /home waits for it."),
+            };
         }
         if self.config.variant.has_timeout() {
             format!(
@@ -52,7 +62,14 @@ impl Cascade {
         };
         let mut s = format!("/home in flight {when}: {}, {}.", count(n), growth_words(g));
         let stopped = self.recs_stops_at < now.min(self.load_end);
-        if stopped && !self.config.variant.has_timeout() && g >= FLAT {
+        if let Some(slow) = self.recs_slow().filter(|_| stopped && g >= FLAT) {
+            s.push_str(&format!(
+                " Every /home that arrived after {} waits at least {} for recommendations, so the count grows with \
+                 the arrivals (Little's law: in flight = arrival rate × time in the system).",
+                seconds(self.recs_stops_at),
+                format::duration_ms(slow.min(self.recs_timeout_us().unwrap_or(slow)) as f64 / 1000.0)
+            ));
+        } else if stopped && self.recs_slow().is_none() && !self.config.variant.has_timeout() && g >= FLAT {
             s.push_str(&format!(
                 " Every /home that arrived after {} is still waiting, so the count grows with the arrivals \
                  (Little's law with a wait that never ends).",
@@ -66,6 +83,39 @@ impl Cascade {
             ));
         }
         s
+    }
+
+    /// Chapter 1, Break 1: a dependency that answers slowly rather than never. What its
+    /// latency asks of the pool (Little's law, from the parameters), and when the shared pool
+    /// filled in this run.
+    fn slow_sentence(&self, now: Micros) -> Option<String> {
+        let slow = self.recs_slow()?;
+        if now <= self.recs_stops_at || self.config.home_rate <= 0.0 {
+            return None;
+        }
+        let rate = self.config.home_rate;
+        let wait_ms = slow.min(self.recs_timeout_us().unwrap_or(slow)) as f64 / 1000.0;
+        let usual_ms = self.config.recs_ms.min(self.recs_timeout_us().map_or(f64::MAX, |t| t as f64 / 1000.0));
+        let mut s = format!(
+            "At {} /home a second and {} a call, Little's law asks for {} recommendations calls in flight at once \
+             (arrival rate × wait) instead of about {} at its usual {}.",
+            format::number(rate),
+            format::duration_ms(wait_ms),
+            format::number(libm::round(rate * wait_ms / 1000.0)),
+            format::number(libm::round(rate * usual_ms / 1000.0)),
+            format::duration_ms(usual_ms)
+        );
+        if let (Some(full), Some(limit)) = (self.pool_full_at(), self.shared_pool().limit)
+            && full >= self.recs_stops_at
+        {
+            let queued = if self.shared_pool().waiting_max > 0 { ", and calls queued behind it" } else { "" };
+            s += &format!(
+                " The shared pool of {} filled {} after the slowdown{queued}.",
+                count(limit.into()),
+                format::us_as_ms(full - self.recs_stops_at)
+            );
+        }
+        Some(s)
     }
 
     /// Who held the connections, and who waited for them.

@@ -143,6 +143,26 @@ impl DeadlineChain {
         std::array::from_fn(|h| after(self.lanes[h].work_interval(now), from))
     }
 
+    /// The first hang-up in the chain, and whose caller it was: the browser closing on A (0),
+    /// A giving up on B (1) or B on C (2). From then on the user gets an error (or nothing),
+    /// whatever C does.
+    pub fn first_hang_up(&self) -> Option<(Micros, usize)> {
+        (0..HOPS).filter_map(|h| self.lanes[h].caller_hung_up.map(|t| (t, h))).min()
+    }
+
+    /// The commit-before-abort window as of `now`: from the first hang-up (or C's start, if
+    /// later) to the end of C's work, committed or stopped (or `now` while it still works). A
+    /// commit by C in it lands for a user who gets an error. Without cancellation it lasts
+    /// until C finishes; with it, until the close has travelled down to C and its abort has
+    /// taken effect. None when nobody hung up while C worked.
+    pub fn commit_window(&self, now: Micros) -> Option<Micros> {
+        let c = &self.lanes[C];
+        let (hang, _) = self.first_hang_up()?;
+        let from = hang.max(c.work_start?);
+        let end = if c.work_outcome.is_some() { c.work_end? } else { now };
+        (end > from).then(|| end - from)
+    }
+
     /// Per hop: the work it did after its own caller hung up, up to `now`.
     pub fn after_caller_left_intervals(&self, now: Micros) -> [Option<(Micros, Micros)>; HOPS] {
         std::array::from_fn(|h| {
@@ -241,6 +261,7 @@ impl Model for DeadlineChain {
             ("wasted_work_ms", Value::num(total_ms(&self.wasted_intervals(now)))),
             ("work_after_caller_left_ms", Value::num(total_ms(&self.after_caller_left_intervals(now)))),
             ("hops", Value::List(self.lanes.iter().map(lane_record).collect())),
+            ("commit_window_ms", ms_value(self.commit_window(now))),
         ]
     }
 

@@ -6,6 +6,8 @@
 //! Keys:
 //! - `verdict`: what the user got, and what C's work was for.
 //! - `answer_note`, `b_note`, `c_note`, `told_note`: a few words under the stat cards.
+//! - `commit_window`: Chapter 1 Break 3's window, from the first hang-up to the end of C's
+//!   work, and what C did in it (empty until someone hangs up while C works).
 //! - `moments`: every moment so far, one per line, `"<time>: <what happened>"`.
 //! - `table_answer`, `table_b_gives_up`, `table_c_work`, `table_c_told`: the rows of the
 //!   chapter's table for the run's mode, each `"<row label>\t<this run>\t<the chapter's>"` (only
@@ -15,6 +17,7 @@
 mod moments;
 mod table;
 mod verdict;
+mod window;
 mod words;
 
 pub use words::{after_shown, kept_working_past_deadline};
@@ -42,6 +45,7 @@ impl DeadlineChain {
             ("b_note", self.b_note(now)),
             ("c_note", self.c_note(now)),
             ("told_note", self.told_note()),
+            ("commit_window", self.window_words(now)),
             (
                 "moments",
                 self.moments(now).into_iter().map(|(t, s)| format!("{}: {s}", when(t))).collect::<Vec<_>>().join("\n"),

@@ -225,4 +225,10 @@ pub enum Event {
     Fire(TimerKind),
     Tick,
     ErrorSurfaces,
+    /// Break 5's failover run: a call arrives; a connect to the new address completes; one to
+    /// the old address fails, as the caller sees it; a query is answered (each on a pool slot).
+    FleetArrives,
+    FleetConnected(u32),
+    FleetConnectFailed(u32),
+    FleetAnswered(u32),
 }

@@ -9,6 +9,7 @@ mod timers;
 
 pub use call::{ArmedTimer, CallError, Event, Outcome, Phase, PhaseSpan, TimerClock, TimerKind};
 
+use super::failover::Failover;
 use super::spec::{Client, Os, WhichTimeoutConfig};
 use super::undici_clock::{TICK_MS, UndiciClock};
 use crate::sim::base::MAX_DURATION_MS;
@@ -44,6 +45,10 @@ pub struct WhichTimeout {
     end_attempts: u32,
     /// Timer events that found no pending timer (the tests check there are none).
     stray_fires: u32,
+    /// Break 5's many calls during a failover (none unless `failover_calls_per_s` > 0).
+    pub(super) failover: Failover,
+    /// When the run ends.
+    run_end: Micros,
 }
 
 // What a page reads.
@@ -182,6 +187,16 @@ impl WhichTimeout {
         os_connect_give_up(&self.config)
     }
 
+    /// When the run ends.
+    pub fn end(&self) -> Micros {
+        self.run_end
+    }
+
+    /// The failover run's calls and their pool (Chapter 1, Break 5).
+    pub fn failover(&self) -> &Failover {
+        &self.failover
+    }
+
     /// Each attempt to end the call (at most one in a correct run).
     pub fn end_attempts(&self) -> u32 {
         self.end_attempts
@@ -215,7 +230,10 @@ impl Model for WhichTimeout {
         } else {
             UndiciClock::idle(period, end)
         };
+        let failover = Failover::new(&config, os_connect_give_up(&config), q);
         Self {
+            failover,
+            run_end: end,
             rtt: ms_to_us(config.rtt_ms),
             late,
             clock,
@@ -251,11 +269,16 @@ impl Model for WhichTimeout {
             Event::Fire(kind) => self.fire(q, now, kind),
             Event::Tick => self.clock.tick(q, now),
             Event::ErrorSurfaces => self.error_seen_at = Some(now),
+            Event::FleetArrives => self.failover.arrives(q, now),
+            Event::FleetConnected(slot) => self.failover.connected(q, now, slot as usize),
+            Event::FleetConnectFailed(slot) => self.failover.connect_failed(q, now, slot as usize),
+            Event::FleetAnswered(slot) => self.failover.answered(q, now, slot as usize),
         }
     }
 
     fn metrics(&self, now: Micros) -> Vec<(&'static str, Value)> {
         let first = self.first_fired();
+        let f = &self.failover;
         vec![
             ("error", Value::Text(self.error_id().into())),
             ("gave_up_ms", opt_ms(self.error_seen_at)),
@@ -275,6 +298,16 @@ impl Model for WhichTimeout {
             ("body_chunks", Value::count(self.body_chunks)),
             ("timers", Value::List(self.timers.iter().map(timer_record).collect())),
             ("phases", Value::List(self.phases.iter().map(phase_record).collect())),
+            ("failover_calls", Value::count(f.calls)),
+            ("failover_ok", Value::count(f.ok)),
+            ("failover_failed", Value::count(f.failed)),
+            ("failover_connect_hangs", Value::count(f.connect_hangs)),
+            ("failover_connect_hang_ms", opt_ms(f.hung_for)),
+            ("failover_retries", Value::count(f.retries)),
+            ("failover_pool_full_at_ms", opt_ms(f.pool_full_at)),
+            ("failover_waiting_max", Value::count(f.waiting_max)),
+            ("failover_first_ok_ms", opt_ms(f.first_ok_at)),
+            ("failover_slowest_ok_ms", opt_ms(f.slowest_ok)),
         ]
     }
 

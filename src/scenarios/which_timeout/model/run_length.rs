@@ -32,6 +32,15 @@ impl WhichTimeout {
                 None => break watch,
             }
         };
+        // Break 5's failover run: until its last call has ended (its events alone are left
+        // once the one call's outcome is known, or none at all).
+        let mut last = 0;
+        while !model.failover.done() {
+            let Some((t, event)) = q.pop_until(Micros::MAX) else { break };
+            model.handle(&mut q, t, event);
+            last = t;
+        }
+        let end = if model.failover.enabled() { end.max(last + TAIL) } else { end };
         end.div_ceil(100 * MS) * 100
     }
 
