@@ -64,10 +64,12 @@ mod spec;
 pub use chapter::chapter_charges;
 pub use model::{
     AttemptOutcome, AttemptRecord, ButtonState, BuyerOutcome, ClickEffect, ClickRecord, DisabledSpan, DoubleClick, Event,
-    LedgerCharge, ServerRecord, ServerResult, Timeline,
+    LedgerCharge, ProviderCallKey, RecoveryRecord, ServerRecord, ServerResult, Timeline,
 };
 pub use reading::Happening;
-pub use spec::{AMOUNT_CENTS, CHANGED_AMOUNT_CENTS, Claim, DoubleClickConfig, Fix, KeyClaim, KeyStore, PARAMS};
+pub use spec::{
+    AMOUNT_CENTS, CHANGED_AMOUNT_CENTS, Claim, DoubleClickConfig, Fix, KeyClaim, KeyStore, PARAMS, ProviderKey,
+};
 
 use crate::sim::ScenarioSpec;
 use crate::sim::model::ModelOf;
