@@ -47,6 +47,7 @@ fn ch2_break_1_same_key_409_processing_then_recovery_and_replay() {
         assert!(events.contains("The page shows \u{201c}Processing\u{2026}\u{201d}, not an error"), "{events}");
         assert!(events.contains("The recovery job finds key k1's order still pending, 3,000 ms after it committed"));
         assert!(events.contains("it returns ch_1 to the recovery job and takes no money"), "{events}");
+        assert!(events.contains("(ch_1, 3,000 ms ago, within its 24 h key window)"), "{events}");
         assert_eq!(
             reading(&sim, "recovery"),
             "The recovery job settled 1 order still pending: the provider recognised the order's key and charged nothing more."
@@ -95,7 +96,9 @@ fn ch2_break_4_the_second_waits_for_the_commit_then_reads_the_stored_response() 
         assert_eq!(t.server[1].result, ServerResult::Replayed { charge: 1 });
         assert_eq!(metric(&sim, "claim_wait_ms"), Value::Num(3000.0));
         assert_eq!((count(&sim, "charges"), count(&sim, "replays"), count(&sim, "conflicts_409")), (1, 1, 0));
-        assert!(reading(&sim, "events").contains("after waiting 3,000 ms, gets no row"));
+        let events = reading(&sim, "events");
+        assert!(events.contains("after waiting 3,000 ms, gets no row"));
+        assert!(events.contains("claims key k1, and starts charging the card; its transaction, with the claim, stays open at least 3,000 ms."));
     }
     // The hold is the transaction's, not the handler's: with no hold the wait is the handler's 1.5 s.
     let short = run(&params("ch2-break-4", &[("claim_hold_ms", "0")]), 1);
@@ -334,6 +337,20 @@ fn check_new_sentences(sim: &DoubleClick) -> Result<(), TestCaseError> {
     let past_window = (0..keys.len()).any(|i| keys[..i].contains(&keys[i]));
     prop_assert_eq!(forgotten, past_window);
     prop_assert_eq!(lines("in a transaction it holds open"), t.server.iter().filter(|s| s.claim_held).count());
+    let c = sim.config();
+    let held_with_the_charge = c.claim_hold_ms > 0.0
+        && c.key_claim == double_click::KeyClaim::Wait
+        && c.key_store == double_click::KeyStore::SameTransaction
+        && c.claim == double_click::Claim::Atomic;
+    let charging = t.server.iter().filter(|s| {
+        matches!(s.result, ServerResult::Running | ServerResult::Charged { .. })
+            && s.waited_until.is_none()
+            && sim.timeline().attempts[s.attempt].key.is_some()
+    });
+    prop_assert_eq!(
+        lines("with the claim, stays open at least"),
+        if held_with_the_charge { charging.count() } else { 0 }
+    );
     prop_assert_eq!(
         lines("and its pending order commit,"),
         t.server.iter().filter(|s| s.claim_committed.is_some()).count()

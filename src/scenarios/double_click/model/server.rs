@@ -36,7 +36,7 @@ impl DoubleClick {
 
     /// Whether a new claim is visible to others at once: committed on its own, or in a
     /// separate store (Redis has no transaction to wait for).
-    pub(super) fn claim_commits_first(&self) -> bool {
+    pub(in crate::scenarios::double_click) fn claim_commits_first(&self) -> bool {
         self.config.key_store == KeyStore::Separate || self.config.key_claim == KeyClaim::CommittedFirst
     }
 

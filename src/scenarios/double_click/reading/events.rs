@@ -218,6 +218,13 @@ impl DoubleClick {
                         when(self.claim_hold)
                     )
                 }
+                (ServerResult::Running | ServerResult::Charged { .. }, true) if self.claim_hold > 0 && !self.claim_commits_first() => {
+                    format!(
+                        "The server receives {name}, claims key {key}, and starts charging the card; its transaction, \
+                         with the claim, stays open at least {}.",
+                        when(self.claim_hold)
+                    )
+                }
                 (ServerResult::Running | ServerResult::Charged { .. }, true) => {
                     format!("The server receives {name}, claims key {key}, and starts charging the card.")
                 }

@@ -26,8 +26,17 @@ impl DoubleClick {
         self.ledger.iter().rev().find(|c| c.id < id && self.charge_key(c.id) == Some(key))
     }
 
+    /// The provider's key window, in whole hours or minutes where it is one ("24 h").
     fn window(&self) -> String {
-        format::ms(self.config.provider_key_window_ms)
+        let w = self.config.provider_key_window_ms;
+        let (hour, minute) = (3_600_000.0, 60_000.0);
+        if w >= hour && w % hour == 0.0 {
+            format!("{} h", format::number(w / hour))
+        } else if w >= minute && w % minute == 0.0 {
+            format!("{} min", format::number(w / minute))
+        } else {
+            format::ms(w)
+        }
     }
 
     /// Why the provider charged anew for a call with `key` that made charge `id`.
