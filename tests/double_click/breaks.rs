@@ -149,7 +149,7 @@ fn ch2_break_4_external_work_derived_key_against_a_fresh_key_and_the_window() {
         let fresh = run(&params("ch2-break-4-external", &[("provider_key", "per-attempt")]), seed);
         assert_eq!((count(&fresh, "charges"), count(&fresh, "recovery_charges")), (2, 1));
         assert_eq!(fresh.story_matches_card(fresh.now()), Some(false));
-        assert!(reading(&fresh, "recovery").contains("charged again 1 time"));
+        assert!(reading(&fresh, "recovery").contains("its calls charged the card 1 time"));
 
         // The first charge is 1,500 ms after the claim committed; the recovery job calls 3,000 ms
         // after it and its call ends 1,500 ms later: 3 s after the first charge. A window of 2 s
@@ -210,8 +210,9 @@ fn provider_settings() -> impl Strategy<Value = Vec<(&'static str, String)>> {
             prop::sample::select(vec!["same-transaction", "separate"]),
         ),
         (prop::sample::select(vec!["atomic", "read-then-insert"]), any::<bool>(), prop_oneof![Just(0u32), 1u32..=30]),
+        prop_oneof![Just(0u32), 1u32..=100],
     )
-        .prop_map(|(hold, key, recovery, window, (key_claim, store), (claim, crash, ttl))| {
+        .prop_map(|(hold, key, recovery, window, (key_claim, store), (claim, crash, ttl), lock)| {
             vec![
                 ("claim_hold_ms", (hold * 10).to_string()),
                 ("provider_key", key.to_string()),
@@ -222,6 +223,7 @@ fn provider_settings() -> impl Strategy<Value = Vec<(&'static str, String)>> {
                 ("claim", claim.to_string()),
                 ("crash_after_charge", crash.to_string()),
                 ("claim_ttl_ms", (ttl * 100).to_string()),
+                ("lock_timeout_ms", (lock * 10).to_string()),
             ]
         })
 }
@@ -281,8 +283,9 @@ proptest! {
         if c.provider_key == double_click::ProviderKey::PerAttempt {
             prop_assert!(calls.iter().all(|(_, new, _)| *new), "a fresh key always charges");
         } else if fix == "key" && c.provider_key_window_ms >= 86_400_000.0 {
+            // (The one charge may be the recovery job's: its call can reach the provider while
+            // a slow worker's call for the same order is still on its way.)
             prop_assert!(a.charges() <= 1, "{}", a.summary());
-            prop_assert_eq!(count(&a, "recovery_charges"), 0);
         }
         // A repeated key charged again only past the window.
         let keys = charge_keys(&a);
@@ -300,6 +303,13 @@ proptest! {
             prop_assert!(tl.recoveries[..i].iter().all(|x| (x.key, x.pending_since) != (r.key, r.pending_since)));
         }
         prop_assert!(a.settled(a.now()), "{}", a.summary());
+        // No wait on a held claim outlasts the lock timeout (when set), or else the holder's
+        // transaction: its work or its hold, whichever is longer.
+        let longest = tl.server.iter().filter_map(|s| s.waited_until.map(|w| w - s.arrived)).max().unwrap_or(0);
+        prop_assert_eq!(metric(&a, "claim_wait_ms"), Value::num(longest as f64 / MS as f64));
+        let held = (c.handler_ms + c.handler_spread_ms).max(c.claim_hold_ms);
+        let bound = if c.lock_timeout_ms > 0.0 { c.lock_timeout_ms } else { held };
+        prop_assert!(longest as f64 <= bound * MS as f64 + 1.0, "waited {} µs", longest);
         // With a key and a recovery job, the page never says "failed": the order will settle.
         if fix == "key" && c.recovery_after_ms > 0.0 {
             prop_assert!(a.buyer_outcome() != BuyerOutcome::Failed);

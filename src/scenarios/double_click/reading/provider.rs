@@ -191,7 +191,7 @@ impl DoubleClick {
         let how = if again == 0 {
             "the provider recognised the order's key and charged nothing more".to_string()
         } else {
-            format!("the provider charged again {}", format::counted(again, "time", "times"))
+            format!("its calls charged the card {}", format::counted(again, "time", "times"))
         };
         format!(
             "The recovery job settled {} still pending: {how}.",
