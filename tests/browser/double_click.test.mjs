@@ -84,7 +84,13 @@ test('double-click: for every preset, what the buyer was told and the charges ma
     const verdict = await text(page, '[data-verdict]');
     assert.ok(verdict.startsWith(want.buyer), `${preset}: ${verdict} (told ${told})`);
     assert.ok(verdict.includes(want.card), `${preset}: ${verdict} (${charges} charges)`);
-    assert.equal(await stat(page, 'time_s'), 8, `${preset}: an 8 s run`);
+    // The breaks' presets hold claims, retry more and run a recovery job: their runs are as
+    // long as those need (tests/double_click.rs checks each settles within it).
+    if (preset.startsWith('ch2-break')) {
+      assert.ok((await stat(page, 'time_s')) >= 8, `${preset}: at least an 8 s run`);
+    } else {
+      assert.equal(await stat(page, 'time_s'), 8, `${preset}: an 8 s run`);
+    }
   }
   assert.deepEqual(page.problems(), []);
   await page.context().close();

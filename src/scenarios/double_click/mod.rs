@@ -39,6 +39,29 @@
 //!   in the charge's transaction a repeat finds nothing until the first run commits; with a
 //!   claim committed first, only the lookup-to-insert gap (`claim_gap_ms`) is open.
 //!
+//! The claim's transaction may be held longer than the work (`claim_hold_ms`; Part 4's session
+//! "held the transaction open for 3 s"): in the charge's transaction it commits no sooner; with
+//! the claim committed first, the claim and its pending order commit after the hold, and a
+//! duplicate waits on that short transaction, then reads "processing" (409).
+//!
+//! When the charge is someone else's API (Part 4, "forward a key, and record progress"; Break 4's
+//! follow-up), the claim and a pending order commit first (`committed-first`), the provider call
+//! follows, and its result is recorded after: a worker that dies in between leaves the order
+//! pending. The provider charges once per key it has seen within its key window
+//! (`provider_key_window_ms`, 24 h by default: Stripe keeps keys "at least 24 hours",
+//! <https://docs.stripe.com/api/idempotent_requests>); past it, the same key charges again. The
+//! server's key is `derived` from the order's record (any process that resumes the order sends
+//! the same one) or fresh `per-attempt` (the default: the provider never sees a repeat, which is
+//! what every run did before there was a provider key, so the defaults and the older presets
+//! are unchanged). A recovery job (`recovery_after_ms`, off by default; "a job that finds orders
+//! pending for more than a few minutes") settles each order still pending that long after its
+//! claim committed by calling the provider with the order's key, and marks it done, so a later
+//! request gets the charge replayed. With it, a page whose retries run out says "processing"
+//! (Break 1: "processing" rather than "failed"); after a 409 the page shows "Processing…" while
+//! it waits to retry. Presets `ch2-break-1`, `ch2-break-4`, `ch2-break-4-lock-timeout` and
+//! `ch2-break-4-external` answer the chapter's Breaks 1 and 4 (the recovery job runs after 3 s
+//! there, minutes in production, so that the timeline shows it).
+//!
 //! Why the chapter's numbers come out of one set of defaults (handler 1,500 ms, 1,000 ms per
 //! attempt, one retry, second click at 600 ms): every attempt times out, because the handler is
 //! slower than the client's patience, so every request that reaches the server becomes a charge.
@@ -64,10 +87,12 @@ mod spec;
 pub use chapter::chapter_charges;
 pub use model::{
     AttemptOutcome, AttemptRecord, ButtonState, BuyerOutcome, ClickEffect, ClickRecord, DisabledSpan, DoubleClick, Event,
-    LedgerCharge, ServerRecord, ServerResult, Timeline,
+    LedgerCharge, ProviderCallKey, RecoveryRecord, ServerRecord, ServerResult, Timeline,
 };
 pub use reading::Happening;
-pub use spec::{AMOUNT_CENTS, CHANGED_AMOUNT_CENTS, Claim, DoubleClickConfig, Fix, KeyClaim, KeyStore, PARAMS};
+pub use spec::{
+    AMOUNT_CENTS, CHANGED_AMOUNT_CENTS, Claim, DoubleClickConfig, Fix, KeyClaim, KeyStore, PARAMS, ProviderKey,
+};
 
 use crate::sim::ScenarioSpec;
 use crate::sim::model::ModelOf;

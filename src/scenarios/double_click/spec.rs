@@ -10,6 +10,8 @@ pub const AMOUNT_CENTS: u32 = 4999;
 pub const CHANGED_AMOUNT_CENTS: u32 = 5999;
 /// Backoff doubles per retry; the exponent stops here so no setting overflows.
 pub(super) const MAX_BACKOFF_DOUBLINGS: u32 = 16;
+/// A day, in ms: Stripe keeps an idempotency key "at least 24 hours".
+const DAY_MS: f64 = 24.0 * 60.0 * 60.0 * 1000.0;
 
 crate::choice! {
     /// What the page does so that one purchase is charged once.
@@ -44,6 +46,14 @@ crate::choice! {
     pub enum KeyClaim {
         Wait = ("wait", "Waits for the commit (Postgres)", "The claim is in the charge's transaction: a repeat's INSERT … ON CONFLICT waits until the first transaction commits, then replays its response (Postgres)."),
         CommittedFirst = ("committed-first", "Committed first (409)", "The claim commits on its own before the work, as for an external API: a repeat sees 'processing' at once and gets 409 (Stripe answers a key in use so)."),
+    }
+}
+
+crate::choice! {
+    /// The key the server sends the card provider with each charge call.
+    pub enum ProviderKey {
+        PerAttempt = ("per-attempt", "Fresh per attempt", "Each call to the provider makes a new key (a UUID per call): the provider never sees a repeat, and every call that reaches it charges."),
+        Derived = ("derived", "Derived from the record", "The key comes from the order's own record (charge-k1 for key k1): every process that resumes the order, a retry, a worker or the recovery job, sends the same key, and the provider deduplicates within its key window."),
     }
 }
 
@@ -93,6 +103,27 @@ crate::config! {
              still 'processing' this long after it was taken is treated as abandoned: the next \
              request takes it over and charges. 0: it never expires, and a claim whose worker died \
              answers 409 for good."),
+        pub claim_hold_ms: f64 = ParamSpec::number("claim_hold_ms", "Claim held", "ms", 0.0, (0.0, 10_000.0, 10.0),
+            "How long the first request holds its claim's transaction open. With the claim in the \
+             charge's transaction, that transaction commits no sooner than this (Part 4's session held \
+             it 3 s; the handler's own time holds it too). With the claim committed \
+             first, the claim and its pending record commit after this, and only then does the charge \
+             start. 0: the claim is held for the handler's time only. A separate store has no \
+             transaction to hold."),
+        pub provider_key: ProviderKey = ParamSpec::choice("provider_key", "Provider key", ProviderKey::OPTIONS,
+            ProviderKey::PerAttempt as usize,
+            "The key the server forwards to the card provider: derived from the order's record (the \
+             same for every attempt, worker and recovery job), or fresh per attempt."),
+        pub recovery_after_ms: f64 = ParamSpec::number("recovery_after_ms", "Recovery job after", "ms", 0.0,
+            (0.0, 4.0 * DAY_MS, 1000.0),
+            "A recovery job finds orders still pending this long after their claim committed and \
+             settles each by calling the provider with the order's key (Part 4: \"a job that finds \
+             orders pending for more than a few minutes\"). With it, a page that runs out of retries \
+             says 'processing', not 'failed'. 0: no recovery job."),
+        pub provider_key_window_ms: f64 = ParamSpec::number("provider_key_window_ms", "Provider key window", "ms", DAY_MS,
+            (1000.0, 4.0 * DAY_MS, 1000.0),
+            "How long the provider remembers a key it charged with (Stripe: at least 24 hours). A call \
+             with the same key after the window charges again."),
         pub claim_gap_ms: f64 = ParamSpec::number("claim_gap_ms", "Read-then-insert gap", "ms", 2.0, (0.0, 100.0, 1.0),
             "With read-then-insert: time between the lookup and the insert (one database round trip)."),
         pub key_store: KeyStore = ParamSpec::choice("key_store", "Where the key record lives", KeyStore::OPTIONS,
@@ -225,6 +256,76 @@ pub(super) const PRESETS: &[Preset] = &[
                 (DoubleClickConfig::lock_timeout_ms, "200"),
             ],
         },
+        Preset {
+            id: "ch2-break-1",
+            label: "Break 1: the charge timed out",
+            description: "Chapter 2, Break 1. The claim and a pending order commit first, then the provider call \
+             (1,500 ms) with a key derived from the order. The page retries with the same key: TimeoutError, \
+             then 409 while the first runs ('processing', not 'failed'). The worker dies after the provider \
+             charged, so the order stays pending and the page ends on 'processing'; the recovery job (3 s \
+             here, minutes in production) settles it with the same key, and the provider charges nothing \
+             more. The buyer clicks again at 5 s: the same key, the stored ch_1 replayed. One charge.",
+            values: &[
+                ("fix", "key"),
+                ("key_claim", "committed-first"),
+                ("provider_key", "derived"),
+                ("second_click_ms", "5000"),
+                ("handler_ms", "1500"),
+                ("attempt_timeout_ms", "1000"),
+                ("retries", "2"),
+                ("crash_after_charge", "true"),
+                ("recovery_after_ms", "3000"),
+            ],
+        },
+        Preset {
+            id: "ch2-break-4",
+            label: "Break 4: same key, same millisecond",
+            description: "Chapter 2, Break 4. Two requests with one key arrive in the same millisecond. The claim \
+             is INSERT … ON CONFLICT in the charge's transaction, held open 3 s (as Part 4's session held \
+             it): exactly one gets the row; the other waits for its commit, then gets no row and reads the \
+             stored response. One charge.",
+            values: &[
+                ("fix", "key"),
+                ("second_click_ms", "0"),
+                ("claim_hold_ms", "3000"),
+                ("attempt_timeout_ms", "5000"),
+                ("retries", "0"),
+            ],
+        },
+        Preset {
+            id: "ch2-break-4-lock-timeout",
+            label: "Break 4: a short lock timeout",
+            description: "The same race with a 200 ms lock timeout on the claim: the duplicate's insert is \
+             cancelled after 200 ms (SQLSTATE 55P03) and answered 409 at once instead of holding a \
+             connection; the page shows 'processing', retries after the Retry-After, and once the first \
+             has committed it gets the stored response. One charge.",
+            values: &[
+                ("fix", "key"),
+                ("second_click_ms", "0"),
+                ("claim_hold_ms", "3000"),
+                ("attempt_timeout_ms", "2000"),
+                ("lock_timeout_ms", "200"),
+                ("retries", "3"),
+            ],
+        },
+        Preset {
+            id: "ch2-break-4-external",
+            label: "Break 4: the work is an external API",
+            description: "The follow-up. The claim and a pending order commit first (a 50 ms transaction: the \
+             duplicate waits that long, then reads 'processing' and gets 409), then the provider call with a \
+             key derived from the order. The worker dies after the provider charged; the recovery job \
+             resumes the pending order with the same key, and the provider charges nothing more. Set the \
+             provider key to 'fresh per attempt', or its window below 3 s, and the recovery charges again.",
+            values: &[
+                ("fix", "key"),
+                ("second_click_ms", "0"),
+                ("key_claim", "committed-first"),
+                ("claim_hold_ms", "50"),
+                ("provider_key", "derived"),
+                ("crash_after_charge", "true"),
+                ("recovery_after_ms", "3000"),
+            ],
+        },
 ];
 
 pub(super) const METRICS: &[MetricSpec] = &[
@@ -281,6 +382,12 @@ pub(super) const METRICS: &[MetricSpec] = &[
             label: "Longest claim wait",
             unit: "ms",
             help: "The longest a request's INSERT … ON CONFLICT waited for the transaction holding its key.",
+        },
+        MetricSpec {
+            key: "recovery_charges",
+            label: "Recovery charges",
+            unit: "",
+            help: "Charges the recovery job's provider calls created (0 when the provider recognised the order's key).",
         },
         MetricSpec {
             key: "replays",

@@ -29,6 +29,7 @@ impl DoubleClick {
             amount_cents: amount,
             outcome: BuyerOutcome::Ignored,
             finished_at: Some(now),
+            processing_from: None,
             retries_used: 0,
             in_flight: None,
             timer: None,
@@ -118,10 +119,22 @@ impl DoubleClick {
         true
     }
 
+    /// What the page says when its retries run out without an answer: with a key and a recovery
+    /// job that settles pending orders, "processing" (the order will settle, and the buyer can
+    /// be emailed), else "failed".
+    fn unknown_outcome(&self, click: usize) -> BuyerOutcome {
+        if self.config.recovery_after_ms > 0.0 && self.clicks[click].key.is_some() {
+            BuyerOutcome::Processing
+        } else {
+            BuyerOutcome::Failed
+        }
+    }
+
     pub(super) fn timeout(&mut self, q: &mut EventQueue<Event>, now: Micros, attempt: usize) {
         if self.end_attempt(q, now, attempt, AttemptOutcome::Timeout) {
             self.timeouts += 1;
-            self.retry_or_give_up(q, now, self.attempts[attempt].click, 0, BuyerOutcome::Failed);
+            let click = self.attempts[attempt].click;
+            self.retry_or_give_up(q, now, click, 0, self.unknown_outcome(click));
         }
     }
 
@@ -133,11 +146,13 @@ impl DoubleClick {
         match outcome {
             AttemptOutcome::Ok { .. } => self.finish(now, click, BuyerOutcome::Paid),
             AttemptOutcome::Conflict => {
+                // The page shows "processing" while it waits to try again.
+                self.clicks[click].processing_from.get_or_insert(now);
                 self.retry_or_give_up(q, now, click, self.retry_after, BuyerOutcome::Processing)
             }
             AttemptOutcome::Reset => {
                 self.resets += 1;
-                self.retry_or_give_up(q, now, click, 0, BuyerOutcome::Failed);
+                self.retry_or_give_up(q, now, click, 0, self.unknown_outcome(click));
             }
             // A 4xx validation error is not retried.
             AttemptOutcome::Rejected => self.finish(now, click, BuyerOutcome::Rejected),

@@ -3,12 +3,13 @@
 //! retries) in `client.rs`, the server's (claims, waits, commits) in `server.rs`.
 
 mod client;
+mod provider;
 mod records;
 mod server;
 
 pub use records::{
     AttemptOutcome, AttemptRecord, ButtonState, BuyerOutcome, ClickEffect, ClickRecord, DisabledSpan, LedgerCharge,
-    ServerRecord, ServerResult, Timeline,
+    ProviderCallKey, RecoveryRecord, ServerRecord, ServerResult, Timeline,
 };
 
 use super::spec::{DEFAULT_DURATION_MS, DoubleClickConfig, MAX_BACKOFF_DOUBLINGS};
@@ -28,6 +29,16 @@ pub enum Event {
     Commit(usize),
     /// A server request's wait on a held claim reaches `lock_timeout_ms`.
     LockTimeout(usize),
+    /// A claim committed first, held `claim_hold_ms`, commits with its pending record; the
+    /// request's charge starts.
+    ClaimCommitted(usize),
+    /// The recovery job looks at the order claimed (committed) at `since` with this key.
+    Recover {
+        key: u32,
+        since: Micros,
+    },
+    /// The provider answers a recovery job's call.
+    RecoveryDone(usize),
     /// An answer reaches the client.
     Reply {
         attempt: usize,
@@ -51,6 +62,8 @@ struct KeyEntry {
     /// visible only at its commit.
     committed: bool,
     claimed_at: Micros,
+    /// The server request whose claim this is.
+    holder: usize,
 }
 
 /// The model: a Pay button, the page's HTTP helper, and the server's POST /charges.
@@ -66,6 +79,9 @@ pub struct DoubleClick {
     pub(super) claim_gap: Micros,
     lock_timeout: Micros,
     claim_ttl: Micros,
+    pub(super) claim_hold: Micros,
+    recovery_after: Micros,
+    provider_window: Micros,
     /// The next commit crashes its worker (set by `crash_after_charge`, used once).
     crash_pending: bool,
 
@@ -82,13 +98,18 @@ pub struct DoubleClick {
     /// Server requests whose claim waits for the transaction holding their key.
     waiting: Vec<usize>,
     longest_claim_wait: Micros,
+    /// The provider's memory: each key it charged with, the charge, and when it first saw it.
+    provider_keys: Vec<(ProviderCallKey, u32, Micros)>,
+    next_fresh_key: u32,
 
     pub(super) clicks: Vec<ClickRecord>,
     pub(super) disabled: Vec<DisabledSpan>,
     pub(super) attempts: Vec<AttemptRecord>,
     pub(super) server: Vec<ServerRecord>,
     pub(super) ledger: Vec<LedgerCharge>,
+    pub(super) recoveries: Vec<RecoveryRecord>,
 
+    recovery_charges: u64,
     timeouts: u64,
     conflicts: u64,
     replays: u64,
@@ -107,6 +128,7 @@ impl DoubleClick {
             attempts: &self.attempts,
             server: &self.server,
             ledger: &self.ledger,
+            recoveries: &self.recoveries,
         }
     }
 
@@ -193,6 +215,9 @@ impl Model for DoubleClick {
             claim_gap: ms_to_us(config.claim_gap_ms),
             lock_timeout: ms_to_us(config.lock_timeout_ms),
             claim_ttl: ms_to_us(config.claim_ttl_ms),
+            claim_hold: ms_to_us(config.claim_hold_ms),
+            recovery_after: ms_to_us(config.recovery_after_ms),
+            provider_window: ms_to_us(config.provider_key_window_ms),
             crash_pending: config.crash_after_charge,
             handler_rng: SimRng::stream(seed, 1),
             backoff_rng: SimRng::stream(seed, 2),
@@ -203,11 +228,15 @@ impl Model for DoubleClick {
             keys: Vec::new(),
             waiting: Vec::new(),
             longest_claim_wait: 0,
+            provider_keys: Vec::new(),
+            next_fresh_key: 1,
             clicks: Vec::with_capacity(2),
             disabled: Vec::new(),
             attempts: Vec::new(),
             server: Vec::new(),
             ledger: Vec::new(),
+            recoveries: Vec::new(),
+            recovery_charges: 0,
             timeouts: 0,
             conflicts: 0,
             replays: 0,
@@ -225,9 +254,12 @@ impl Model for DoubleClick {
             Event::Click(i) => self.click(q, now, i),
             Event::Send(click) => self.send(q, now, click),
             Event::Arrive(attempt) => self.arrive(q, now, attempt),
-            Event::Insert(request) => self.late_insert(now, request),
+            Event::Insert(request) => self.late_insert(q, now, request),
             Event::Commit(request) => self.commit(q, now, request),
             Event::LockTimeout(request) => self.lock_timeout_fires(q, now, request),
+            Event::ClaimCommitted(request) => self.claim_committed(q, now, request),
+            Event::Recover { key, since } => self.recover(q, now, key, since),
+            Event::RecoveryDone(r) => self.recovery_done(now, r),
             Event::Reply { attempt, outcome } => self.reply(q, now, attempt, outcome),
             Event::Timeout(attempt) => self.timeout(q, now, attempt),
         }
@@ -245,6 +277,7 @@ impl Model for DoubleClick {
             ("timeouts_seen", Value::count(self.timeouts)),
             ("conflicts_409", Value::count(self.conflicts)),
             ("claim_wait_ms", Value::num(self.longest_claim_wait as f64 / 1000.0)),
+            ("recovery_charges", Value::count(self.recovery_charges)),
             ("replays", Value::count(self.replays)),
             ("rejected_422", Value::count(self.rejected)),
             ("resets_seen", Value::count(self.resets)),
@@ -262,8 +295,9 @@ impl Model for DoubleClick {
 
     /// Long enough for the last attempt to be answered: the last click, every retry's wait for
     /// its attempt and its backoff (at least the 409's Retry-After), then the longer of the last
-    /// attempt's timeout and a handler run with its answer; in whole seconds, and never shorter
-    /// than the default 8 s.
+    /// attempt's timeout and a held claim and a handler run with its answer; with a recovery
+    /// job, also its call on the last claim; in whole seconds, and never shorter than the
+    /// default 8 s.
     fn run_length_ms(c: &DoubleClickConfig) -> Option<u64> {
         let last_click = if c.second_click { c.second_click_ms } else { 0.0 };
         let retries: f64 = (1..=c.retries)
@@ -273,8 +307,12 @@ impl Model for DoubleClick {
             })
             .sum();
         // A claim's wait ends by the holder's commit, which is inside the holder's own answer.
-        let answered = 2.0 * c.network_ms + c.claim_gap_ms + c.handler_ms + c.handler_spread_ms;
-        let last = last_click + retries + c.attempt_timeout_ms.max(answered);
+        let answered = 2.0 * c.network_ms + c.claim_gap_ms + c.claim_hold_ms + c.handler_ms + c.handler_spread_ms;
+        let mut last = last_click + retries + c.attempt_timeout_ms.max(answered);
+        if c.recovery_after_ms > 0.0 {
+            let claimed = last_click + retries + c.network_ms + c.claim_gap_ms + c.claim_hold_ms;
+            last = last.max(claimed + c.recovery_after_ms + c.handler_ms);
+        }
         let seconds = libm::ceil((last + 500.0) / 1000.0) as u64;
         Some((seconds * 1000).max(DEFAULT_DURATION_MS))
     }

@@ -110,6 +110,8 @@ pub struct ClickRecord {
     pub outcome: BuyerOutcome,
     /// When the page stopped working on this click (told the buyer, or was superseded).
     pub finished_at: Option<Micros>,
+    /// When the page first showed "processing": a 409 said the first attempt is still running.
+    pub processing_from: Option<Micros>,
     pub(super) retries_used: u32,
     /// The attempt in flight, if any (none while backing off).
     pub(super) in_flight: Option<usize>,
@@ -146,6 +148,57 @@ pub struct ServerRecord {
     /// When its claim stopped waiting for the transaction that held the key (None: it never
     /// waited, or still waits).
     pub waited_until: Option<Micros>,
+    /// Its wait ended at `lock_timeout_ms` (SQLSTATE 55P03), not at the holder's commit.
+    pub lock_timed_out: bool,
+    /// It claimed its key committed first, in a transaction held `claim_hold_ms`.
+    pub claim_held: bool,
+    /// Then: when its claim and pending record committed and the charge started.
+    pub claim_committed: Option<Micros>,
+    /// The key its charge call sent the provider (None until the call ends).
+    pub provider_key: Option<ProviderCallKey>,
+    /// The provider had seen that key within its window: it returned the earlier charge and
+    /// took no money.
+    pub provider_replayed: bool,
+}
+
+/// The key a charge call sends the card provider.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProviderCallKey {
+    /// Derived from the order's idempotency key: `charge-k1`.
+    Order(u32),
+    /// Derived from a request that came without a key (its own order): `charge-r3`.
+    Request(usize),
+    /// Fresh for this call: `p4`.
+    Fresh(u32),
+}
+
+impl ProviderCallKey {
+    pub fn label(self) -> String {
+        match self {
+            ProviderCallKey::Order(k) => format!("charge-k{k}"),
+            ProviderCallKey::Request(r) => format!("charge-r{}", r + 1),
+            ProviderCallKey::Fresh(n) => format!("p{n}"),
+        }
+    }
+}
+
+/// One settlement by the recovery job: it found an order still pending and called the provider
+/// with the order's key.
+#[derive(Clone, Debug)]
+pub struct RecoveryRecord {
+    /// The order's idempotency key.
+    pub key: u32,
+    /// When the order's claim and pending record committed.
+    pub pending_since: Micros,
+    /// When the job found it and called the provider.
+    pub start: Micros,
+    pub provider_key: ProviderCallKey,
+    /// When the provider answered (None while the call runs).
+    pub end: Option<Micros>,
+    /// The charge the provider answered with.
+    pub charge: Option<u32>,
+    /// The provider took money for this call (it did not recognise the key).
+    pub new_charge: bool,
 }
 
 /// One row of the ledger: money taken from the card.
@@ -156,8 +209,11 @@ pub struct LedgerCharge {
     /// The commit.
     pub at: Micros,
     pub amount_cents: u32,
-    /// Index into [`Timeline::server`].
+    /// Index into [`Timeline::server`]: the request whose call made it (for a recovery job's
+    /// charge, the request that claimed the order).
     pub server: usize,
+    /// Made by the recovery job's call, not a request's.
+    pub by_recovery: bool,
 }
 
 /// A time the Pay button was disabled (`until` is None while it still is).
@@ -176,11 +232,13 @@ pub enum ButtonState {
 }
 
 /// Everything the swimlanes draw. Bounded by the scenario: at most two clicks, each with at
-/// most `retries + 1` attempts, each at most one server request and one charge.
+/// most `retries + 1` attempts, each at most one server request and one charge, and at most
+/// one recovery call per claim.
 pub struct Timeline<'a> {
     pub clicks: &'a [ClickRecord],
     pub disabled: &'a [DisabledSpan],
     pub attempts: &'a [AttemptRecord],
     pub server: &'a [ServerRecord],
     pub ledger: &'a [LedgerCharge],
+    pub recoveries: &'a [RecoveryRecord],
 }

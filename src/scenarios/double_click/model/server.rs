@@ -2,7 +2,7 @@
 //! waits on a held claim and their lock timeout, replays, and the charge's commit.
 
 use super::super::spec::{Claim, KeyClaim, KeyStore};
-use super::{AttemptOutcome, DoubleClick, Event, KeyEntry, KeyState, LedgerCharge, ServerRecord, ServerResult};
+use super::{AttemptOutcome, DoubleClick, Event, KeyEntry, KeyState, ProviderCallKey, ServerRecord, ServerResult};
 use crate::sim::rng::ms_to_us;
 use crate::sim::{EventQueue, Micros};
 
@@ -18,6 +18,11 @@ impl DoubleClick {
             result: ServerResult::Running,
             crashed: false,
             waited_until: None,
+            lock_timed_out: false,
+            claim_held: false,
+            claim_committed: None,
+            provider_key: None,
+            provider_replayed: false,
         });
         let Some(key) = key else {
             self.start_run(q, index);
@@ -31,13 +36,13 @@ impl DoubleClick {
 
     /// Whether a new claim is visible to others at once: committed on its own, or in a
     /// separate store (Redis has no transaction to wait for).
-    fn claim_commits_first(&self) -> bool {
+    pub(in crate::scenarios::double_click) fn claim_commits_first(&self) -> bool {
         self.config.key_store == KeyStore::Separate || self.config.key_claim == KeyClaim::CommittedFirst
     }
 
     /// The key's row, if any; a "processing" claim older than its expiry is dropped first
     /// (Redis deletes a key when its PX runs out).
-    fn live_entry(&mut self, key: u32, now: Micros) -> Option<KeyEntry> {
+    pub(super) fn live_entry(&mut self, key: u32, now: Micros) -> Option<KeyEntry> {
         let p = self.keys.iter().position(|e| e.key == key)?;
         let e = self.keys[p];
         let expired = self.claim_ttl > 0
@@ -51,17 +56,37 @@ impl DoubleClick {
         Some(e)
     }
 
-    fn claim_key(&mut self, key: u32, amount: u32, now: Micros) {
-        let committed = self.claim_commits_first();
-        self.keys.push(KeyEntry { key, amount, state: KeyState::Running, committed, claimed_at: now });
+    /// Whether the claim's own transaction is held open before it commits: a claim committed
+    /// first in the database, with `claim_hold_ms` (a separate store has no transaction).
+    fn claim_held_first(&self) -> bool {
+        self.claim_hold > 0
+            && self.config.claim == Claim::Atomic
+            && self.config.key_claim == KeyClaim::CommittedFirst
+            && self.config.key_store == KeyStore::SameTransaction
+    }
+
+    /// Takes the key: visible at once when it commits first (unless its transaction is held),
+    /// else at the charge's commit. A claim visible as "processing" is a pending order the
+    /// recovery job will look at.
+    fn claim_key(&mut self, q: &mut EventQueue<Event>, holder: usize, key: u32, amount: u32, now: Micros) {
+        let committed = self.claim_commits_first() && !self.claim_held_first();
+        self.keys.push(KeyEntry { key, amount, state: KeyState::Running, committed, claimed_at: now, holder });
+        if committed {
+            self.schedule_recovery(q, key, now);
+        }
     }
 
     /// INSERT … ON CONFLICT DO NOTHING against the key's unique index: a row nobody has
     /// committed yet makes the insert wait for its transaction.
     fn insert_on_conflict(&mut self, q: &mut EventQueue<Event>, now: Micros, index: usize, key: u32, amount: u32) {
         match self.live_entry(key, now) {
+            None if self.claim_held_first() => {
+                self.server[index].claim_held = true;
+                self.claim_key(q, index, key, amount, now);
+                q.schedule_in(self.claim_hold, Event::ClaimCommitted(index));
+            }
             None => {
-                self.claim_key(key, amount, now);
+                self.claim_key(q, index, key, amount, now);
                 self.start_run(q, index);
             }
             Some(e) if !e.committed => {
@@ -89,7 +114,7 @@ impl DoubleClick {
 
     /// The answer a repeat gets from a key's visible row: 422 for another amount, 409 while it
     /// is processing, else the stored response replayed.
-    fn answer_from_key(&mut self, q: &mut EventQueue<Event>, now: Micros, index: usize, entry: KeyEntry) {
+    pub(super) fn answer_from_key(&mut self, q: &mut EventQueue<Event>, now: Micros, index: usize, entry: KeyEntry) {
         let attempt = self.server[index].attempt;
         let answer = match entry {
             e if e.amount != self.attempts[attempt].amount_cents => {
@@ -129,12 +154,13 @@ impl DoubleClick {
             return; // the holder committed first
         }
         self.stop_waiting(now, index);
+        self.server[index].lock_timed_out = true;
         self.conflicts += 1;
         self.answer(q, now, index, (ServerResult::Conflict, AttemptOutcome::Conflict));
     }
 
     /// The holder committed: every insert waiting on the key gets no row, and reads it.
-    fn wake_waiters(&mut self, q: &mut EventQueue<Event>, now: Micros, key: u32) {
+    pub(super) fn wake_waiters(&mut self, q: &mut EventQueue<Event>, now: Micros, key: u32) {
         let Some(entry) = self.keys.iter().find(|e| e.key == key).copied() else { return };
         let woken: Vec<usize> =
             self.waiting.iter().copied().filter(|&w| self.attempts[self.server[w].attempt].key == Some(key)).collect();
@@ -144,18 +170,23 @@ impl DoubleClick {
         }
     }
 
-    fn start_run(&mut self, q: &mut EventQueue<Event>, request: usize) {
+    /// The handler's run, from its claim (or from its claim's commit, when that is held) to the
+    /// charge's commit. With the claim in the charge's transaction, the transaction is held at
+    /// least `claim_hold_ms`.
+    pub(super) fn start_run(&mut self, q: &mut EventQueue<Event>, request: usize) {
         self.handler_runs += 1;
         let spread = ms_to_us(self.config.handler_spread_ms * self.handler_rng.uniform());
-        q.schedule_in(self.handler + spread, Event::Commit(request));
+        let keyed = self.attempts[self.server[request].attempt].key.is_some();
+        let hold = if keyed && !self.claim_commits_first() { self.claim_hold } else { 0 };
+        q.schedule_in((self.handler + spread).max(hold), Event::Commit(request));
     }
 
     /// Read-then-insert: the key appears only now; whoever looked in between saw nothing.
-    pub(super) fn late_insert(&mut self, now: Micros, request: usize) {
+    pub(super) fn late_insert(&mut self, q: &mut EventQueue<Event>, now: Micros, request: usize) {
         let a = &self.attempts[self.server[request].attempt];
         let (Some(key), amount) = (a.key, a.amount_cents) else { return };
         if !self.keys.iter().any(|e| e.key == key) {
-            self.claim_key(key, amount, now);
+            self.claim_key(q, request, key, amount, now);
         }
     }
 
@@ -163,21 +194,27 @@ impl DoubleClick {
         let attempt = self.server[request].attempt;
         let a = &self.attempts[attempt];
         let (key, amount) = (a.key, a.amount_cents);
-        let charge = self.ledger.len() as u32 + 1;
-        self.ledger.push(LedgerCharge { id: charge, at: now, amount_cents: amount, server: request });
+        let provider_key = self.provider_key_for(key.map_or(ProviderCallKey::Request(request), ProviderCallKey::Order));
+        let (charge, new) = self.provider_charge(provider_key, now, amount, request, false);
         let crashed = std::mem::take(&mut self.crash_pending);
         let s = &mut self.server[request];
         s.result = ServerResult::Charged { charge };
         s.end = Some(now);
         s.crashed = crashed;
+        s.provider_key = Some(provider_key);
+        s.provider_replayed = !new;
         if let Some(key) = key {
             let position = self.keys.iter().position(|e| e.key == key);
-            // A separate store is marked done after the charge commits: a worker that died
-            // in between leaves the claim "processing". In the charge's transaction the
-            // stored response committed with the charge.
-            let stuck = crashed && self.config.key_store == KeyStore::Separate;
-            if !stuck {
-                let done = KeyEntry { key, amount, state: KeyState::Done { charge }, committed: true, claimed_at: now };
+            // A claim committed first (the pending record) or kept in a separate store is
+            // marked done after the charge: a worker that died in between leaves it
+            // "processing". In the charge's transaction the stored response committed with
+            // the charge.
+            let stuck = crashed && self.claim_commits_first();
+            // The recovery job may have settled the order already: its answer stands.
+            let recovered = self.recoveries.iter().any(|r| r.key == key && r.end.is_some());
+            let settled = recovered && position.is_some_and(|p| matches!(self.keys[p].state, KeyState::Done { .. }));
+            if !stuck && !settled {
+                let done = KeyEntry { key, amount, state: KeyState::Done { charge }, committed: true, claimed_at: now, holder: request };
                 match position {
                     Some(p) => self.keys[p] = KeyEntry { claimed_at: self.keys[p].claimed_at, ..done },
                     None => self.keys.push(done),

@@ -153,11 +153,14 @@ fn TimelineView(state: SimState, runner: Runner<DoubleClick>) -> impl IntoView {
     view! { <Timeline id="timeline" title="Every click, attempt, server run and charge" data summary/> }
 }
 
-/// The other counts; 422s and resets only where the settings can produce them.
+/// The other counts; 422s, resets, the claim's wait and the recovery job's charges only where
+/// the settings can produce them.
 #[component]
 fn MoreStats(metrics: Metrics, runner: Runner<DoubleClick>) -> impl IntoView {
     let amount_changes = Signal::derive(move || runner.track(|s| s.config().amount_changes));
     let crash = Signal::derive(move || runner.track(|s| s.config().crash_after_charge));
+    let recovery = Signal::derive(move || runner.track(|s| s.config().recovery_after_ms > 0.0));
+    let waited = Signal::derive(move || metrics.num("claim_wait_ms").unwrap_or(0.0) > 0.0);
     let amount = Signal::derive(move || {
         metrics.num("amount_charged_cents").filter(|c| *c > 0.0).map_or(String::new(), |c| format::dollars(c as u64))
     });
@@ -173,6 +176,12 @@ fn MoreStats(metrics: Metrics, runner: Runner<DoubleClick>) -> impl IntoView {
             </Show>
             <Show when=move || crash.get()>
                 <StatCard metrics key="resets_seen"/>
+            </Show>
+            <Show when=move || waited.get()>
+                <StatCard metrics key="claim_wait_ms"/>
+            </Show>
+            <Show when=move || recovery.get()>
+                <StatCard metrics key="recovery_charges" note=metrics.reading_signal("recovery")/>
             </Show>
         </div>
     }

@@ -61,6 +61,8 @@ pub struct Extent {
     x_max_ms: f64,
     clicks: usize,
     server_rows: usize,
+    /// The recovery job settles an order in this run: the card lane gets its row.
+    recovery: bool,
 }
 
 pub fn extent(config: DoubleClickConfig, seed: u64, end: Micros) -> Extent {
@@ -73,7 +75,12 @@ pub fn extent(config: DoubleClickConfig, seed: u64, end: Micros) -> Extent {
     let last = ms(last_said.max(last_timer));
     // Up to the next half second, with a little room for the last labels.
     let x_max_ms = (libm::ceil((last * 1.04 + 100.0) / 500.0) * 500.0).min(ms(end));
-    Extent { x_max_ms, clicks: t.clicks.len().max(1), server_rows: server_rows(&t).iter().max().map_or(1, |m| m + 1) }
+    Extent {
+        x_max_ms,
+        clicks: t.clicks.len().max(1),
+        server_rows: server_rows(&t).iter().max().map_or(1, |m| m + 1),
+        recovery: !t.recoveries.is_empty(),
+    }
 }
 
 pub fn data(sim: &Host<DoubleClick>, ext: Extent) -> TimelineData {
@@ -84,7 +91,7 @@ pub fn data(sim: &Host<DoubleClick>, ext: Extent) -> TimelineData {
     let (page, spans) = page_lane(&t, now);
     let helper = helper_lane(&t, ext, now);
     let server = server_lane(&t, &rows, ext, now, sim.config().network_ms, &mut links);
-    let card = card_lane(&t, &rows, &mut links);
+    let card = card_lane(&t, &rows, ext, now, &mut links);
     TimelineData {
         x_range: (0.0, ext.x_max_ms),
         lanes: vec![page, helper, server, card],
@@ -106,6 +113,13 @@ fn page_lane(t: &Records, now: Micros) -> (Lane, Vec<Span>) {
             color: GRAY,
             label: "button disabled".into(),
         });
+    }
+    // "Processing…": from a click's first 409 until the page tells the buyer how it ended.
+    for c in t.clicks {
+        if let Some(from) = c.processing_from {
+            let to = ms(c.finished_at.filter(|_| c.outcome != BuyerOutcome::Processing).unwrap_or(now));
+            spans.push(Span { lane: Some(PAGE), from: ms(from), to, color: ORANGE, label: "processing\u{2026}".into() });
+        }
     }
     if let Some(paid) = t.clicks.iter().filter(|c| c.outcome == BuyerOutcome::Paid).find_map(|c| c.finished_at) {
         spans.push(Span { lane: Some(PAGE), from: ms(paid), to: ms(now), color: GREEN, label: "receipt shown".into() });
@@ -226,14 +240,34 @@ fn server_lane(t: &Records, rows: &[usize], ext: Extent, now: Micros, network_ms
     lane
 }
 
-fn card_lane(t: &Records, rows: &[usize], links: &mut Vec<Link>) -> Lane {
+fn card_lane(t: &Records, rows: &[usize], ext: Extent, now: Micros, links: &mut Vec<Link>) -> Lane {
     let mut lane = Lane { label: "Card".into(), rows: vec!["ledger".into()], ..Default::default() };
+    if ext.recovery || !t.recoveries.is_empty() {
+        lane.rows.push("recovery job".into());
+    }
+    // The recovery job's provider calls, each ending in what the provider answered.
+    for r in t.recoveries {
+        let end = r.charge.map(|c| {
+            if r.new_charge { (format!("charged again: ch_{c}"), RED) } else { (format!("ch_{c}, no new charge"), GREEN) }
+        });
+        lane.bars.push(Bar {
+            row: 1,
+            from: ms(r.start),
+            to: ms(r.end.unwrap_or(now)),
+            open: r.end.is_none(),
+            color: ORANGE,
+            label: format!("recovery: {}", r.provider_key.label()),
+            end,
+            ..Default::default()
+        });
+    }
     for c in t.ledger {
         let color = if c.id == 1 { GREEN } else { RED };
         let label = format!("ch_{}", c.id);
         lane.marks.push(Mark { row: 0, at: ms(c.at), color, shape: Shape::Dot, label });
+        let from = if c.by_recovery { At { lane: CARD, row: 1, t: ms(c.at) } } else { At { lane: SERVER, row: rows[c.server], t: ms(c.at) } };
         links.push(Link {
-            from: At { lane: SERVER, row: rows[c.server], t: ms(c.at) },
+            from,
             to: At { lane: CARD, row: 0, t: ms(c.at) },
             color,
             dashed: false,
@@ -257,6 +291,9 @@ fn legend(ext: Extent, disabled: bool) -> Vec<LegendItem> {
     ]);
     if disabled {
         items.push(item("the button disabled", GRAY, Key::Span));
+    }
+    if ext.recovery {
+        items.push(item("the recovery job's call to the provider", ORANGE, Key::Fill(Default::default())));
     }
     items
 }

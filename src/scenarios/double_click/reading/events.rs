@@ -1,164 +1,14 @@
-//! What a double-click run means, in words. Every sentence is computed from the run's
-//! configuration and its records at the moment it is read, so it is true of the run on screen
-//! whatever the reader changed (`tests/double_click.rs` checks the claims against the metrics
-//! over random parameters).
-//!
-//! Keys:
-//! - `verdict`: what the buyer was told against what the card shows (the `summary` metric),
-//!   and, once nothing more can happen, whether the two agree.
-//! - `buyer_sees`: the message under the Pay button.
-//! - `chapter`: the chapter's count of charges for this fix ("The chapter: 3, no fix";
-//!   None 3, Disable 2, Idempotency key 1), for the three fixes the chapter names.
-//! - `events`: everything that happened so far, one per line: `"<time>: <where>: <what>"`.
-//! - `last_event`: what the latest moment changed, numbered as the list numbers it.
+//! Every event of the run so far, in words: the clicks, the helper's attempts, the server's
+//! requests and the card's charges (the provider's and the recovery job's are in `provider.rs`).
 
-use super::chapter::chapter_charges;
-use super::model::{AttemptOutcome, BuyerOutcome, ClickEffect, DoubleClick, ServerResult};
-use super::spec::{AMOUNT_CENTS, Claim, DoubleClickConfig, Fix};
-use crate::format;
-use crate::sim::Explain;
+use super::words::{Happening, key_name, money, when};
+use crate::scenarios::double_click::model::{AttemptOutcome, BuyerOutcome, ClickEffect, DoubleClick, ServerResult};
+use crate::scenarios::double_click::spec::{AMOUNT_CENTS, Claim, Fix};
+use crate::sim::Micros;
 use crate::sim::base::sort_short;
-use crate::sim::{Micros, Reading};
-
-impl Explain for DoubleClick {
-    fn reading(&self, now: Micros) -> Reading {
-        self.reading_at(now)
-    }
-
-    fn sweep_theory(c: &DoubleClickConfig, x: &str, _by: Option<&str>) -> Option<String> {
-        sweep_theory(c, x)
-    }
-}
-
-/// One line of the list of events: when, where, what.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Happening {
-    pub at: Micros,
-    /// Orders what happens in the same microsecond: cause before effect.
-    order: (u8, usize),
-    pub place: &'static str,
-    pub text: String,
-}
-
-fn when(t: Micros) -> String {
-    format::us_as_ms(t)
-}
-
-fn money(cents: u32) -> String {
-    format::dollars(cents as u64)
-}
-
-fn key_name(k: u32) -> String {
-    format!("k{k}")
-}
 
 impl DoubleClick {
-    pub(super) fn reading_at(&self, now: Micros) -> Reading {
-        let events = self.happenings(now);
-        let mut reading = vec![
-            ("verdict", self.verdict(now)),
-            ("buyer_sees", self.buyer_sees()),
-            (
-                "events",
-                events
-                    .iter()
-                    .map(|h| format!("{}: {}: {}", when(h.at), h.place, h.text))
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-            ),
-            ("last_event", self.last_event(now, &events)),
-        ];
-        if let Some(n) = chapter_charges(self.config.fix) {
-            let with = match self.config.fix {
-                Fix::None => "no fix",
-                Fix::Disable => "button disabled",
-                _ => "one key",
-            };
-            reading.push(("chapter", format!("The chapter: {n}, {with}")));
-        }
-        reading
-    }
-
-    /// Whether nothing more can happen that the buyer or the card would see: every click has
-    /// come, the page has told the buyer, and no handler run is still charging.
-    pub fn settled(&self, now: Micros) -> bool {
-        let clicks = 1 + usize::from(self.config.second_click);
-        let all_came = self.clicks.len() == clicks || now >= self.end;
-        all_came && self.buyer_outcome() != BuyerOutcome::Waiting && self.runs_in_progress() == 0
-    }
-
-    /// Once settled: whether what the buyer was told is true of the card.
-    pub fn story_matches_card(&self, now: Micros) -> Option<bool> {
-        if !self.settled(now) {
-            return None;
-        }
-        let charges = self.ledger.len();
-        Some(match self.buyer_outcome() {
-            BuyerOutcome::Paid | BuyerOutcome::Processing => charges == 1,
-            BuyerOutcome::Failed | BuyerOutcome::Rejected => charges == 0,
-            _ => false,
-        })
-    }
-
-    fn verdict(&self, now: Micros) -> String {
-        if self.clicks.is_empty() {
-            return "Press Play to watch, or Step to go one event at a time.".to_string();
-        }
-        let on_card = format!("{} on the card", format::count(self.ledger.len() as u64));
-        let judgement = match (self.story_matches_card(now), self.buyer_outcome()) {
-            (None, _) => String::new(),
-            (Some(true), BuyerOutcome::Paid) => "That is the truth: one purchase, one charge.".to_string(),
-            (Some(true), BuyerOutcome::Processing) => {
-                "That is the truth: one charge went through, and an email can confirm it.".to_string()
-            }
-            (Some(true), _) => "That is the truth: nothing was charged.".to_string(),
-            (Some(false), BuyerOutcome::Paid) => format!("One payment on the page, {on_card}."),
-            (Some(false), BuyerOutcome::Processing) => format!("One payment processing, {on_card}."),
-            (Some(false), BuyerOutcome::Failed) => "The page said it failed, but the money left the card.".to_string(),
-            (Some(false), _) => "The page shows an error, but the money left the card.".to_string(),
-        };
-        if judgement.is_empty() { self.summary() } else { format!("{} {judgement}", self.summary()) }
-    }
-
-    fn buyer_sees(&self) -> String {
-        if self.clicks.is_empty() {
-            return "The buyer is about to click Pay.".to_string();
-        }
-        let paid_with = self.attempts.iter().rev().find_map(|a| match a.outcome {
-            AttemptOutcome::Ok { charge, .. } => Some(charge),
-            _ => None,
-        });
-        match self.buyer_outcome() {
-            BuyerOutcome::Paid => {
-                format!("Thank you! Receipt {}.", paid_with.map_or(String::new(), |c| format!("ch_{c}")))
-            }
-            BuyerOutcome::Failed => "Payment failed. Please try again.".into(),
-            BuyerOutcome::Processing => "Your payment is processing. We will email you.".into(),
-            BuyerOutcome::Rejected => "Something went wrong. Please try again.".into(),
-            _ => "Please wait\u{2026}".into(),
-        }
-    }
-
-    fn last_event(&self, now: Micros, events: &[Happening]) -> String {
-        if self.clicks.is_empty() {
-            return "No event yet.".to_string();
-        }
-        let first = events.iter().filter(|h| h.at < now).count() + 1;
-        let same: Vec<&str> = events.iter().filter(|h| h.at == now).map(|h| h.text.as_str()).collect();
-        let numbers = match same.len() {
-            1 => format!("Event {first}"),
-            n => format!("Events {first}–{}", first + n - 1),
-        };
-        if !same.is_empty() {
-            format!("{numbers}, at {}: {}", when(now), same.join(" "))
-        } else if now >= self.end {
-            format!("The run is over ({} events). Every event is in the list.", events.len())
-        } else {
-            format!("At {}: nothing the buyer, the page or the server can see changes.", when(now))
-        }
-    }
-
-    fn attempt_name(&self, a: usize) -> String {
+    pub(super) fn attempt_name(&self, a: usize) -> String {
         let at = &self.attempts[a];
         format!("click {}'s attempt {}", at.click + 1, at.number)
     }
@@ -189,8 +39,13 @@ impl DoubleClick {
         self.click_happenings(&mut push);
         self.attempt_happenings(&mut push);
         self.server_happenings(&mut push);
+        self.provider_happenings(&mut push);
         for (n, c) in self.ledger.iter().enumerate() {
             let s = &self.server[c.server];
+            if c.by_recovery {
+                push(c.at, (3, s.attempt * 8 + 6), "Card", self.recovery_charge_text(n, c));
+                continue;
+            }
             let mut text = if n == 0 {
                 format!("The server commits ch_{}: the card is charged {}.", c.id, money(c.amount_cents))
             } else {
@@ -201,6 +56,9 @@ impl DoubleClick {
                     n + 1
                 )
             };
+            if let Some(forgotten) = self.forgotten_key_text(c) {
+                text.push_str(&forgotten);
+            }
             if s.crashed {
                 text.push_str(" Its worker dies before it can answer.");
             }
@@ -313,7 +171,11 @@ impl DoubleClick {
                 ),
                 AttemptOutcome::Conflict => format!(
                     "{cap} gets 409: the payment is in progress. {}",
-                    if retry { "The helper waits and tries again." } else { "No retries left." }
+                    if retry {
+                        "The page shows \u{201c}Processing\u{2026}\u{201d}, not an error, and the helper waits and tries again."
+                    } else {
+                        "No retries left."
+                    }
                 ),
                 AttemptOutcome::Ok { charge, replayed: false } => format!("{cap} gets 200 with ch_{charge}."),
                 AttemptOutcome::Ok { charge, replayed: true } => {
@@ -349,6 +211,20 @@ impl DoubleClick {
                         "The server receives {name}, looks up key {key}, finds nothing, and starts charging the card."
                     )
                 }
+                _ if s.claim_held => {
+                    format!(
+                        "The server receives {name}, claims key {key} and records the order pending, in a \
+                         transaction it holds open {} before committing.",
+                        when(self.claim_hold)
+                    )
+                }
+                (ServerResult::Running | ServerResult::Charged { .. }, true) if self.claim_hold > 0 && !self.claim_commits_first() => {
+                    format!(
+                        "The server receives {name}, claims key {key}, and starts charging the card; its transaction, \
+                         with the claim, stays open at least {}.",
+                        when(self.claim_hold)
+                    )
+                }
                 (ServerResult::Running | ServerResult::Charged { .. }, true) => {
                     format!("The server receives {name}, claims key {key}, and starts charging the card.")
                 }
@@ -378,6 +254,10 @@ impl DoubleClick {
                         "The transaction holding key {key} commits: {name}, after waiting {waited}, reads that the key \
                          was used for {first_amount}, not {}. It answers 422.",
                         money(at.amount_cents)
+                    ),
+                    ServerResult::Conflict if !s.lock_timed_out => format!(
+                        "The claim on key {key} commits with its pending order: {name}'s insert, after waiting {waited}, \
+                         gets no row and reads the order processing. The server answers 409."
                     ),
                     _ => format!(
                         "{name} has waited {waited} for key {key}: the lock timeout cancels its insert (SQLSTATE 55P03), \
@@ -423,18 +303,3 @@ impl DoubleClick {
     }
 }
 
-/// Why the default sweep's curves (charges against the second click's moment, by fix) look as
-/// they do, from the parameters.
-pub fn sweep_theory(c: &DoubleClickConfig, x: &str) -> Option<String> {
-    (x == DoubleClickConfig::second_click_ms).then(|| {
-        format!(
-            "Each click starts a purchase whose helper tries up to {} {} of {} each. With no fix every click and every \
-             retry is a new charge. Disabling the button stops the second click only while the first purchase is \
-             still trying; a click after that is a purchase of its own. One idempotency key per purchase, sent with \
-             every attempt, makes all of them one charge, at any timing.",
-            format::count(c.retries as u64 + 1),
-            format::plural(c.retries as u64 + 1, "attempt", "attempts"),
-            format::ms(c.attempt_timeout_ms)
-        )
-    })
-}
