@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::format;
 use crate::scenarios::choosing_numbers::{ChoosingNumbers, Latency};
-use crate::sim::Host;
+use crate::sim::{Host, Model};
 use crate::ui::kit::chart::{XAxis, nice_step, slot};
 use crate::ui::kit::{Chart, ChartData, Line};
 use crate::ui::runner::Runner;
