@@ -117,6 +117,14 @@ fn break_2_waits_two_calls_times_three_attempts_times_two_seconds() {
         let p99 = num(&sim, "route_p99_ms");
         assert!((p99 / bound - 1.0).abs() < 0.01, "seed {seed}: p99 {p99}");
         assert!(num(&sim, "work_after_give_up_ms") > 0.0, "the dependency finishes every abandoned attempt");
+        let reading = sim.reading();
+        let said = |key: &str| reading.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone()).unwrap_or_default();
+        assert!(said("verdict").contains("worst wait 12,000 ms"), "{}", said("verdict"));
+        assert!(
+            said("chapter_worst").starts_with("Worst wait\t12,000 ms\t12 s = 2 calls"),
+            "{}",
+            said("chapter_worst")
+        );
     }
 }
 

@@ -73,7 +73,7 @@ impl Facts {
         let mut out = Vec::new();
         if let Some(rate) = self.timeout_rate_pct {
             let at = match (self.timeout_ms, self.tail_pct) {
-                (Some(t), Some(tail)) => format!(" at {} (the fitted tail there: {})", format::ms(t), share(tail)),
+                (Some(t), Some(tail)) => format!(" with a {} timeout (fitted tail: {})", format::ms(t), share(tail)),
                 _ => String::new(),
             };
             out.push(format!("{} of healthy calls timed out{at}.", share(rate)));
@@ -112,7 +112,7 @@ impl Facts {
         let Some(rate) = self.timeout_rate_pct else { return String::new() };
         match (self.timeout_ms, self.tail_pct) {
             (Some(t), Some(tail)) => format!(
-                "{} of healthy calls timed out at {}: the fitted distribution puts {} of calls above it.",
+                "{} of healthy calls timed out with a {} timeout: the fitted distribution puts {} of calls above it.",
                 share(rate),
                 format::ms(t),
                 share(tail)
@@ -125,7 +125,7 @@ impl Facts {
     pub fn chapter_rows(&self) -> Vec<(&'static str, String)> {
         let or_dash = |v: Option<String>| v.unwrap_or_else(|| "—".to_string());
         let timeouts = match (self.timeout_rate_pct, self.timeout_ms) {
-            (Some(r), Some(t)) => Some(format!("{} at {}", share(r), format::ms(t))),
+            (Some(r), Some(t)) => Some(format!("{} with a {} timeout", share(r), format::ms(t))),
             (Some(r), None) => Some(format!("{} with no timeout", share(r))),
             _ => None,
         };
