@@ -208,7 +208,7 @@ type Case = (&'static str, &'static [(&'static str, f64)], &'static [&'static st
 
 #[test]
 fn every_default_sweep_explains_its_curves_from_the_parameters() {
-    let cases: [Case; 6] = [
+    let cases: [Case; 7] = [
         ("retry-storm", &[("clients", 60.0), ("capacity", 12.0)], &["up to 60 calls", "capacity of 12 per tick"]),
         ("double-click", &[("retries", 2.0), ("attempt_timeout_ms", 800.0)], &["up to 3 attempts of 800 ms"]),
         ("deadline-chain", &[("c_work_ms", 2500.0)], &["A→B 1,800 ms", "C's 2,500 ms of work"]),
@@ -216,6 +216,8 @@ fn every_default_sweep_explains_its_curves_from_the_parameters() {
         ("cascade", &[("home_rate", 40.0)], &["full within 500 ms", "under 500 ms", "its own 5,000 ms"]),
         ("which-timeout", &[("error_delay_ms", 5.0)], &["takes 5 ms to reach your code"]),
         ("at-least-once", &[("visibility_timeout_ms", 120_000.0)], &["once the 2 min visibility timeout"]),
+        // The fitted tail passes through 1% at the p99, whatever the p99 is set to.
+        ("choosing-numbers", &[("p99_ms", 250.0)], &["1% at 250 ms", "follows the fitted tail"]),
     ];
     for (id, sets, says) in cases {
         let spec = resilience_lab::scenarios::find(id).unwrap();

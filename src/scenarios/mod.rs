@@ -15,7 +15,8 @@ macro_rules! simulations {
     ($then:ident) => {
         $then! {
             slow_server "slow-server", cascade "cascade", deadline_chain "deadline-chain", retry_storm "retry-storm",
-            double_click "double-click", which_timeout "which-timeout", at_least_once "at-least-once"
+            double_click "double-click", which_timeout "which-timeout", at_least_once "at-least-once",
+            choosing_numbers "choosing-numbers"
         }
     };
 }

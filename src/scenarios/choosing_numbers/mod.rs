@@ -1,0 +1,57 @@
+//! Chapter 1, Part 5: "Choosing the numbers", and the answers to Breaks 2 and 4 of "When the
+//! interviewer breaks it".
+//!
+//! Requests arrive at random (Poisson) at a route with a deadline (the chapter's budget tree:
+//! browser 10 s > edge 3 s > API route 2 s). The route calls its dependencies in
+//! `sequential_calls` steps of `fan_out` parallel calls; a step waits for all of its calls.
+//! Every dependency has the latency a caller measures, fitted to its p50, p99 and p99.9
+//! (`latency.rs`: a log-normal body through p50 and p99, a Pareto tail through p99.9), and may
+//! drift to a slower p99 at `drift_at_ms`.
+//!
+//! A call is made in attempts. Each attempt opens a connection (a SYN lost with `syn_loss_pct`
+//! is retransmitted after 1 s, 3 s, 7 s… as Linux does, and the connect timeout may give up
+//! first), then waits for the answer at most its timeout, counted from the open connection; one
+//! cancellable timer per attempt ends it at whichever comes first. A failed attempt is retried after an exponential backoff with
+//! jitter, up to `max_attempts`: always (`fixed`), or (`budgeted`) only when the time left of
+//! the deadline after the backoff exceeds what an attempt is expected to take (the fitted mean),
+//! each attempt then taking at most the time left, connect included. When the deadline passes the route answers
+//! with what it has: a partial answer when the dependency is `optional` (it has a fallback),
+//! an error otherwise. With `propagate` the dependency stops working on an attempt its caller
+//! gave up on; without it, it finishes the work for nobody.
+//!
+//! A share of requests (`stuck_pct`) are ones the dependency is stuck on (every attempt takes
+//! its 60 s limit): with no deadline, three attempts of 2 s and two calls in sequence, such a
+//! request waits 2 × 3 × 2 s = 12 s, Break 2's symptom.
+//!
+//! The alert looks every second at the attempts that ended in the last 10 s and fires when more
+//! than `alert_threshold_pct` of them timed out (Break 4: "alert on its timeout rate").
+
+mod latency;
+mod model;
+mod reading;
+mod record;
+mod spec;
+
+pub use latency::{Latency, MAX_LATENCY_MS, inverse_normal};
+pub use model::{ChoosingNumbers, Event, RateSample, RequestKey, TICK};
+pub use reading::{Facts, share};
+pub use record::{ALERT_WINDOW_S, AttemptEnd, AttemptRecord, RequestRecord, RouteOutcome, SHOWN_CALLS};
+pub use spec::{ChoosingNumbersConfig, MAX_ATTEMPTS, MAX_FAN_OUT, MAX_SEQUENTIAL, PARAMS, RetryPolicy};
+
+use crate::sim::ScenarioSpec;
+use crate::sim::model::ModelOf;
+
+pub static SPEC: ScenarioSpec = ScenarioSpec {
+    id: "choosing-numbers",
+    title: "Choosing the numbers",
+    chapter: "Chapter 1, Part 5: Choosing the numbers",
+    summary: "Set a timeout from the dependency's p50, p99 and p99.9, fit retries inside the route's deadline, and \
+              watch fan-out turn one call's p99 into the page's p95.",
+    params: PARAMS,
+    presets: spec::PRESETS,
+    metrics: spec::METRICS,
+    headline: spec::HEADLINE,
+    default_duration_ms: spec::DEFAULT_DURATION_MS,
+    sweep: spec::SWEEP,
+    model: &ModelOf::<ChoosingNumbers>::NEW,
+};

@@ -1,0 +1,191 @@
+//! What a choosing-numbers run means, in words: a few typed facts taken from the run
+//! ([`Facts`]), and sentences that only restate them, so each is true for any parameters.
+//!
+//! Keys: `verdict` (at most 35 words), `answer` and `prediction` (the page's question: how many
+//! healthy calls time out at this timeout; `prediction` is `almost-none`, `about-one` or `many`),
+//! and the chapter's figures beside this run's, each `"<row>\t<this run>\t<the chapter's>"`:
+//! `chapter_timeouts`, `chapter_fan_out`, `chapter_fit`, `chapter_worst`.
+
+use super::model::ChoosingNumbers;
+use super::spec::ChoosingNumbersConfig;
+use super::latency::Latency;
+use crate::format;
+use crate::sim::{Explain, Micros, Reading};
+
+/// What the words say, taken from the run once.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Facts {
+    pub finished: u64,
+    /// The per-attempt timeout (ms), if set.
+    pub timeout_ms: Option<f64>,
+    pub deadline_ms: Option<f64>,
+    pub timeout_rate_pct: Option<f64>,
+    pub tail_pct: Option<f64>,
+    pub calls_per_request: Option<f64>,
+    /// Calls a request makes when nothing is retried.
+    pub calls_without_retries: usize,
+    pub fan_out: usize,
+    pub route_p99_ms: Option<f64>,
+    pub worst_ms: Option<f64>,
+    pub past_deadline_pct: Option<f64>,
+    pub slow_pct: Option<f64>,
+    pub attempts_fit: Option<u64>,
+}
+
+impl ChoosingNumbers {
+    pub fn facts(&self) -> Facts {
+        let c = &self.config;
+        let ms = |us: u64| us as f64 / 1000.0;
+        Facts {
+            finished: self.answered(),
+            timeout_ms: (c.timeout_ms > 0.0).then_some(c.timeout_ms),
+            deadline_ms: (c.deadline_ms > 0.0).then_some(c.deadline_ms),
+            timeout_rate_pct: self.timeout_rate_pct(),
+            tail_pct: self.tail_at_timeout_pct(),
+            calls_per_request: self.calls_per_request(),
+            calls_without_retries: c.fan_out * c.sequential_calls,
+            fan_out: c.fan_out,
+            route_p99_ms: self.route().quantile(0.99).map(ms),
+            worst_ms: (self.answered() > 0).then(|| ms(self.route().max())),
+            past_deadline_pct: self.past_deadline_pct(),
+            slow_pct: self.slow_request_pct(),
+            attempts_fit: self.attempts_fit(),
+        }
+    }
+}
+
+/// A share as people read it, small ones with the digits that matter: "0.013%", "1.0%", "12%".
+pub fn share(pct: f64) -> String {
+    if pct == 0.0 {
+        "0%".to_string()
+    } else if pct < 0.1 {
+        format!("{}%", format::plain(libm::round(pct * 1000.0) / 1000.0))
+    } else {
+        format::pct(pct)
+    }
+}
+
+impl Facts {
+    pub fn verdict(&self) -> String {
+        if self.finished == 0 {
+            return "Press play: no request has been answered yet.".to_string();
+        }
+        let mut out = Vec::new();
+        if let Some(rate) = self.timeout_rate_pct {
+            let at = match (self.timeout_ms, self.tail_pct) {
+                (Some(t), Some(tail)) => format!(" with a {} timeout (fitted tail: {})", format::ms(t), share(tail)),
+                _ => String::new(),
+            };
+            out.push(format!("{} of healthy calls timed out{at}.", share(rate)));
+        }
+        if let Some(cpr) = self.calls_per_request {
+            out.push(format!(
+                "{} calls per request ({} without retries).",
+                format::plain(libm::round(cpr * 100.0) / 100.0),
+                self.calls_without_retries
+            ));
+        }
+        if let (Some(p99), Some(worst)) = (self.route_p99_ms, self.worst_ms) {
+            out.push(format!("Route p99 {}, worst wait {}.", format::ms(p99), format::ms(worst)));
+        }
+        if let (Some(past), Some(d)) = (self.past_deadline_pct, self.deadline_ms)
+            && past > 0.0
+        {
+            out.push(format!("{} hit the {} deadline.", share(past), format::ms(d)));
+        }
+        out.join(" ")
+    }
+
+    /// Which of the page's answers this run bears out.
+    pub fn prediction(&self) -> Option<&'static str> {
+        let rate = self.timeout_rate_pct?;
+        Some(if rate < 0.3 {
+            "almost-none"
+        } else if rate < 5.0 {
+            "about-one"
+        } else {
+            "many"
+        })
+    }
+
+    pub fn answer(&self) -> String {
+        let Some(rate) = self.timeout_rate_pct else { return String::new() };
+        match (self.timeout_ms, self.tail_pct) {
+            (Some(t), Some(tail)) => format!(
+                "{} of healthy calls timed out with a {} timeout: the fitted distribution puts {} of calls above it.",
+                share(rate),
+                format::ms(t),
+                share(tail)
+            ),
+            _ => format!("{} of healthy calls timed out, with no per-attempt timeout set.", share(rate)),
+        }
+    }
+
+    /// The chapter's figures beside this run's.
+    pub fn chapter_rows(&self) -> Vec<(&'static str, String)> {
+        let or_dash = |v: Option<String>| v.unwrap_or_else(|| "—".to_string());
+        let timeouts = match (self.timeout_rate_pct, self.timeout_ms) {
+            (Some(r), Some(t)) => Some(format!("{} with a {} timeout", share(r), format::ms(t))),
+            (Some(r), None) => Some(format!("{} with no timeout", share(r))),
+            _ => None,
+        };
+        let calls = match (self.fan_out, self.calls_without_retries / self.fan_out) {
+            (fan, 1) => format::counted(fan as u64, "call", "parallel calls"),
+            (1, steps) => format!("{steps} calls in sequence"),
+            (fan, steps) => format!("{steps} steps of {fan} parallel calls"),
+        };
+        let fan = self.slow_pct.map(|s| format!("{} with {calls}", share(s)));
+        let fit = match (self.attempts_fit, self.deadline_ms, self.timeout_ms) {
+            (Some(n), Some(d), Some(t)) => Some(format!("{n} ({} deadline, {} each)", format::ms(d), format::ms(t))),
+            _ => None,
+        };
+        vec![
+            (
+                "chapter_timeouts",
+                format!(
+                    "Healthy calls timed out\t{}\t1% at p99 (180 ms); almost none at 500 ms",
+                    or_dash(timeouts)
+                ),
+            ),
+            ("chapter_fan_out", format!("Slower than one call's p99\t{}\t4.9% with 5 parallel calls", or_dash(fan))),
+            (
+                "chapter_fit",
+                format!("Attempts that fit in the deadline\t{}\t3 (2 s deadline, 500 ms each, minus backoff)", or_dash(fit)),
+            ),
+            (
+                "chapter_worst",
+                format!(
+                    "Worst wait\t{}\t12 s = 2 calls × 3 attempts × 2 s (Break 2)",
+                    or_dash(self.worst_ms.map(format::ms))
+                ),
+            ),
+        ]
+    }
+}
+
+impl Explain for ChoosingNumbers {
+    fn reading(&self, _now: Micros) -> Reading {
+        let facts = self.facts();
+        let mut reading = vec![("verdict", facts.verdict()), ("answer", facts.answer())];
+        if let Some(p) = facts.prediction() {
+            reading.push(("prediction", p.to_string()));
+        }
+        reading.extend(facts.chapter_rows());
+        reading
+    }
+
+    fn sweep_theory(c: &ChoosingNumbersConfig, x: &str, _by: Option<&str>) -> Option<String> {
+        (x == ChoosingNumbersConfig::timeout_ms).then(|| {
+            let l = Latency::fit(c.p50_ms, c.p99_ms, c.p999_ms);
+            let at = |t: f64| format!("{} at {}", share(100.0 * l.tail(t)), format::ms(t));
+            format!(
+                "Theory: an attempt times out when the call is slower than its timeout, so the healthy timeout rate \
+                 follows the fitted tail while the deadline leaves each attempt its full timeout: {}, {}, {}, {}.",
+                at(100.0),
+                at(l.p99_ms),
+                at(l.p999_ms),
+                at(1000.0)
+            )
+        })
+    }
+}

@@ -1,0 +1,113 @@
+//! What a run keeps for the page beyond its counters: the attempts of a few requests (the
+//! slowest and the latest, for the timeline) and the alert's sliding window. Fixed sizes: keeping
+//! them costs no allocation per request.
+
+use super::spec::MAX_ATTEMPTS;
+use crate::sim::Micros;
+
+/// The calls of a request the timeline shows (one row each); a request may have more.
+pub const SHOWN_CALLS: usize = 4;
+/// The alert looks at the attempts that ended in the last this many seconds.
+pub const ALERT_WINDOW_S: usize = 10;
+
+/// How an attempt ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum AttemptEnd {
+    /// Still going (or never started).
+    #[default]
+    Open,
+    /// The dependency answered in time.
+    Answered,
+    /// The attempt's own timeout (its limit) passed first.
+    TimedOut,
+    /// The connection did not open before the connect timeout (or the kernel gave up).
+    ConnectFailed,
+    /// The route stopped waiting: its deadline passed, or another call failed it.
+    Cut,
+}
+
+/// One attempt of one call, times from the request's arrival (µs).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AttemptRecord {
+    pub start: Micros,
+    /// When the caller stopped waiting or got its answer.
+    pub end: Micros,
+    /// When the connection was open and the dependency started working (None: it never was).
+    pub connected: Option<Micros>,
+    /// When the dependency stopped working on it (after `end` when it kept working for nobody).
+    pub work_end: Micros,
+    pub outcome: AttemptEnd,
+}
+
+/// A request as the timeline draws it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RequestRecord {
+    /// When it arrived (µs of the run).
+    pub arrived: Micros,
+    /// How long the route took to answer (µs); 0 while open.
+    pub latency: Micros,
+    /// The route's deadline, from the arrival (µs), if it has one.
+    pub deadline: Option<Micros>,
+    /// How many calls the request makes in all, and the step of each shown one.
+    pub calls: usize,
+    pub step: [u8; SHOWN_CALLS],
+    pub attempts: [[AttemptRecord; MAX_ATTEMPTS]; SHOWN_CALLS],
+    pub tries: [u8; SHOWN_CALLS],
+    /// Whether the call used its fallback.
+    pub fallback: [bool; SHOWN_CALLS],
+    pub outcome: RouteOutcome,
+    pub stuck: bool,
+}
+
+impl RequestRecord {
+    /// The attempts of shown call `c`.
+    pub fn attempts_of(&self, c: usize) -> &[AttemptRecord] {
+        &self.attempts[c][..self.tries[c] as usize]
+    }
+
+    pub fn shown_calls(&self) -> usize {
+        self.calls.min(SHOWN_CALLS)
+    }
+}
+
+/// What the route answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum RouteOutcome {
+    #[default]
+    Open,
+    /// Every call answered.
+    Complete,
+    /// A call failed or was cut and its fallback was used.
+    Partial,
+    /// A call without a fallback failed, or was cut by the deadline.
+    Error,
+}
+
+/// Ended and timed-out attempts per second over the last [`ALERT_WINDOW_S`] seconds.
+#[derive(Clone, Debug, Default)]
+pub struct AlertWindow {
+    ended: [u64; ALERT_WINDOW_S],
+    timed_out: [u64; ALERT_WINDOW_S],
+    slot: usize,
+}
+
+impl AlertWindow {
+    pub fn record(&mut self, timed_out: bool) {
+        self.ended[self.slot] += 1;
+        self.timed_out[self.slot] += u64::from(timed_out);
+    }
+
+    /// The timeout rate over the window (%), None when no attempt ended in it.
+    pub fn rate_pct(&self) -> Option<f64> {
+        let ended: u64 = self.ended.iter().sum();
+        let timed_out: u64 = self.timed_out.iter().sum();
+        (ended > 0).then(|| 100.0 * timed_out as f64 / ended as f64)
+    }
+
+    /// Moves on by one second: the oldest second drops out.
+    pub fn rotate(&mut self) {
+        self.slot = (self.slot + 1) % ALERT_WINDOW_S;
+        self.ended[self.slot] = 0;
+        self.timed_out[self.slot] = 0;
+    }
+}

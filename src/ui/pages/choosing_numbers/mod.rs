@@ -1,0 +1,176 @@
+//! The choosing-numbers page (Chapter 1, Part 5): the dependency's latency with p50, p99, p99.9
+//! and the timeout marked on it, the timeout beside it, the slowest and latest requests on the
+//! kit's timeline with their attempts and the route's budget, the headline cards, and the
+//! chapter's figures beside this run's. Every sentence is the run's own reading
+//! (`scenarios::choosing_numbers::reading`).
+
+mod distribution;
+mod timeline;
+
+use leptos::prelude::*;
+
+use crate::format;
+use crate::scenarios::choosing_numbers::{ChoosingNumbers, ChoosingNumbersConfig};
+use crate::sim::{Config, Micros, Simulation};
+use crate::ui::kit::predict::{Guess, Predict};
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Table, Timeline, Tone};
+use crate::ui::runner::Runner;
+
+pub fn page(state: SimState) -> AnyView {
+    view! { <ChoosingNumbersPage state/> }.into_any()
+}
+
+/// The chapter's question is where the timeout goes: the timeout, the policy, the fan-out.
+const CHAPTER_CONTROLS: &[&str] =
+    &[ChoosingNumbersConfig::timeout_ms, ChoosingNumbersConfig::retry_policy, ChoosingNumbersConfig::fan_out];
+
+const PREDICTIONS: &[Guess] = &[
+    ("almost-none", "Almost none: well under 1 in 300"),
+    ("about-one", "Around 1 in 100 (between 1 in 300 and 1 in 20)"),
+    ("many", "More than 1 in 20"),
+];
+
+/// The answer may be shown once this much of the run has played.
+const REVEAL_AFTER: Micros = 5_000_000;
+
+/// The chapter's rows, as the reading names them.
+const ROWS: [&str; 4] = ["chapter_timeouts", "chapter_fan_out", "chapter_fit", "chapter_worst"];
+
+/// What the reader set up, with the chapter's pricing call named as the chapter's.
+fn question(c: &ChoosingNumbersConfig, chapter: &ChoosingNumbersConfig) -> String {
+    let dist = format!(
+        "p50 {}, p99 {}, p99.9 {}",
+        format::ms(c.p50_ms),
+        format::ms(c.p99_ms),
+        format::ms(c.p999_ms)
+    );
+    let chapters = if (c.p50_ms, c.p99_ms, c.p999_ms) == (chapter.p50_ms, chapter.p99_ms, chapter.p999_ms) {
+        " (the chapter's pricing call)".to_string()
+    } else {
+        String::new()
+    };
+    let at = if c.timeout_ms > 0.0 { format!("at {}", format::ms(c.timeout_ms)) } else { "off".to_string() };
+    format!(
+        "Where would you put pricing's timeout? Its latency: {dist}{chapters}. With the timeout {at}, predict how many \
+         healthy calls time out."
+    )
+}
+
+#[component]
+fn ChoosingNumbersPage(state: SimState) -> impl IntoView {
+    let runner = state.runner::<ChoosingNumbers>(100_000);
+    let metrics = Metrics::provide(state.scenario, runner.into());
+    let chapter = ChoosingNumbersConfig::from_params(&state.scenario.defaults());
+    let config = Memo::new(move |_| state.params.with(ChoosingNumbersConfig::from_params));
+    let question = Signal::derive(move || config.with(|c| question(c, &chapter)));
+    let ready = Signal::derive(move || runner.track(|s| s.now() >= REVEAL_AFTER));
+    let finished = Signal::derive(move || runner.track(|s| s.finished()));
+    let outcome = Signal::derive(move || Some(metrics.reading("prediction")).filter(|p| !p.is_empty()));
+    let answer = metrics.reading_signal("answer");
+    let verdict = metrics.reading_signal("verdict");
+    let parts = vec![
+        Part::new("latency", Role::Chart, move || view! { <distribution::Distribution runner/> }),
+        Part::new("cards", Role::Cards, move || view! { <Stats metrics/> }),
+        Part::new("timeline", Role::Chart, move || view! { <Requests runner/> }),
+        Part::new("verdict", Role::Verdict, move || {
+            view! { <p class="verdict" role="status" data-verdict>{verdict}</p> }
+        }),
+        Part::new("stats", Role::Extra, move || view! { <MoreStats metrics/> }),
+        Part::new("table", Role::Extra, move || view! { <ChapterTable metrics/> }),
+    ];
+    view! {
+        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS>
+            <Lead slot>
+                <Predict question options=PREDICTIONS ready finished outcome answer/>
+            </Lead>
+        </SimFrame>
+    }
+}
+
+#[component]
+fn Stats(metrics: Metrics) -> impl IntoView {
+    let rate_note = Signal::derive(move || {
+        metrics.num("tail_at_timeout_pct").map(|t| format!("the fitted tail: {}", share(t))).unwrap_or_default()
+    });
+    let rate_tone = Signal::derive(move || Tone::bad_if(metrics.num("timeout_rate_pct").unwrap_or(0.0) >= 0.5));
+    // The chapter's route has 2 s; a wait past the edge's 3 s reaches the user as a failure.
+    let worst_tone = Signal::derive(move || Tone::bad_if(metrics.num("worst_wait_ms").unwrap_or(0.0) > 3000.0));
+    view! {
+        <div class="stats">
+            <StatCard metrics key="timeout_rate_pct" note=rate_note tone=rate_tone/>
+            <StatCard metrics key="calls_per_request"/>
+            <StatCard metrics key="route_p99_ms"/>
+            <StatCard metrics key="worst_wait_ms" tone=worst_tone/>
+        </div>
+    }
+}
+
+/// A share with the digits that matter for small ones ("0.013%").
+fn share(pct: f64) -> String {
+    crate::scenarios::choosing_numbers::share(pct)
+}
+
+#[component]
+fn MoreStats(metrics: Metrics) -> impl IntoView {
+    let alert_tone = Signal::derive(move || Tone::bad_if(metrics.num("alert_firing") == Some(1.0)));
+    view! {
+        <div class="stats">
+            <StatCard metrics key="route_p50_ms"/>
+            <StatCard metrics key="route_p95_ms"/>
+            <StatCard metrics key="slow_request_pct"/>
+            <StatCard metrics key="slow_request_theory_pct"/>
+            <StatCard metrics key="past_deadline_pct"/>
+            <StatCard metrics key="fallback_pct"/>
+            <StatCard metrics key="error_pct"/>
+            <StatCard metrics key="work_after_give_up_ms"/>
+            <StatCard metrics key="attempts_fit"/>
+            <StatCard metrics key="connect_timeouts"/>
+            <StatCard metrics key="syn_retransmits"/>
+            <StatCard metrics key="alert_firing" tone=alert_tone/>
+            <StatCard metrics key="alert_fired_at_ms"/>
+            <StatCard metrics key="timeout_rate_after_drift_pct"/>
+        </div>
+    }
+}
+
+#[component]
+fn Requests(runner: Runner<ChoosingNumbers>) -> impl IntoView {
+    let data = Signal::derive(move || runner.track(timeline::data));
+    let summary = Signal::derive(move || runner.track(timeline::summary));
+    view! {
+        <Timeline id="timeline" title="The slowest and the latest request, from their arrival (ms)" data summary/>
+    }
+}
+
+/// The chapter's figures beside this run's, labelled as the chapter's.
+#[component]
+fn ChapterTable(metrics: Metrics) -> impl IntoView {
+    let rows = Memo::new(move |_| {
+        ROWS.iter()
+            .filter_map(|key| {
+                let row = metrics.reading(key);
+                let mut cells = row.split('\t').map(str::to_string);
+                Some((*key, cells.next()?, cells.next()?, cells.next()?))
+            })
+            .collect::<Vec<_>>()
+    });
+    let body = move || {
+        rows.get()
+            .into_iter()
+            .map(|(key, label, this, chapter)| {
+                view! {
+                    <tr data-row=key>
+                        <th scope="row">{label}</th>
+                        <td data-col="run">{this}</td>
+                        <td data-col="chapter">{chapter}</td>
+                    </tr>
+                }
+            })
+            .collect_view()
+    };
+    view! {
+        <Table hook="data-chapter-table" label="This run beside the chapter's figures" head=&["", "This run", "The chapter's"]>
+            {body}
+        </Table>
+    }
+}

@@ -1,0 +1,66 @@
+// Chapter 1 Part 5, "Choosing the numbers": the latency chart marks p50, p99, p99.9 and the
+// timeout; moving the timeout slider moves the timeout rate the way the fitted tail says; the
+// timeline shows the slowest request's attempts; the chapter's figures sit beside this run's.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, openPage, ready, screenshot, setSlider, skipToEnd, stat, timelineLabels, timelineProblems } from './harness.mjs';
+
+let server, browser;
+before(async () => { server = await serve(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+async function open(query, opts = {}) {
+  const page = await openPage(browser, opts);
+  await page.goto(`${server.base}/?sim=choosing-numbers&${query}`);
+  await ready(page);
+  await page.waitForSelector('#chart-latency canvas');
+  return page;
+}
+
+test('choosing-numbers: the chart names p50, p99, p99.9 and the timeout, and the slider moves the rate', async () => {
+  const page = await open('preset=chapter');
+  const label = await page.getAttribute('#chart-latency canvas', 'aria-label');
+  assert.match(label, /p50 40 ms, p99 180 ms, p99\.9 310 ms/);
+  assert.match(label, /500 ms timeout/);
+  await skipToEnd(page);
+  const at500 = await stat(page, 'timeout_rate_pct');
+  assert.ok(at500 < 0.3, `a 500 ms timeout: ${at500}% of healthy calls timed out`);
+  await setSlider(page, 'timeout_ms', 180);
+  await page.waitForFunction(() => /180 ms timeout/.test(document.querySelector('#chart-latency canvas').getAttribute('aria-label')));
+  await skipToEnd(page);
+  const at180 = await stat(page, 'timeout_rate_pct');
+  assert.ok(at180 > 0.4 && at180 < 2, `at p99: ${at180}%`);
+  assert.ok(await stat(page, 'calls_per_request') > 1, 'the timed-out calls were retried');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('choosing-numbers: Break 2 waits 12 s, and its fix answers within 2 s', async () => {
+  const page = await open('preset=ch1-break-2');
+  await skipToEnd(page);
+  assert.equal(await stat(page, 'worst_wait_ms'), 12000);
+  const row = await page.textContent('[data-chapter-table] tr[data-row="chapter_worst"]');
+  assert.match(row, /12,000 ms/);
+  assert.match(row, /12 s = 2 calls × 3 attempts × 2 s/);
+  const t = await timelineLabels(page);
+  assert.deepEqual(timelineProblems(t, ['Slowest', 'Latest']), []);
+  await page.goto(`${server.base}/?sim=choosing-numbers&preset=ch1-break-2-fixed`);
+  await ready(page);
+  await skipToEnd(page);
+  assert.ok(await stat(page, 'worst_wait_ms') <= 2000);
+  assert.ok(await stat(page, 'fallback_pct') > 0, 'partial answers instead of waits');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('choosing-numbers: the embed at 412 px and 360 px', async () => {
+  for (const width of [412, 360]) {
+    const page = await open('embed=1&preset=fan-out-5', { width, height: 915 });
+    await skipToEnd(page);
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(wide <= width, `${width} px: the figure is ${wide} px wide`);
+    await screenshot(page, `choosing-numbers-embed-${width}`);
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  }
+});

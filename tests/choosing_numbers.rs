@@ -1,0 +1,245 @@
+//! The choosing-numbers scenario against Chapter 1 Part 5 ("Choosing the numbers") and Breaks 2
+//! and 4: the fitted latency honours its three quantiles, the healthy timeout rate is the tail
+//! at the timeout, fan-out makes a request slow 1 − (1 − q)ⁿ of the time, and Break 2's 12 s is
+//! 2 calls × 3 attempts × 2 s. Statistical checks state their tolerance in standard errors.
+
+use proptest::prelude::*;
+use resilience_lab::scenarios::choosing_numbers::{ChoosingNumbers, Latency, SPEC};
+use resilience_lab::sim::rng::SimRng;
+use resilience_lab::sim::{Host, MS, Model, Params, SEC, Simulation, Value};
+
+type Sim = Host<ChoosingNumbers>;
+
+fn params(preset: &str, set: &[(&str, &str)]) -> Params {
+    let mut p = SPEC.defaults();
+    p.apply_preset(SPEC.preset(preset).expect("preset exists")).unwrap();
+    for (k, v) in set {
+        p.set_text(k, v).unwrap_or_else(|e| panic!("{k}: {e}"));
+    }
+    p
+}
+
+fn run(p: &Params, seed: u64, seconds: u64) -> Sim {
+    let mut sim = Sim::new(p, seed, seconds * SEC);
+    sim.run_to_end();
+    assert_eq!(sim.requests(), sim.answered() + sim.in_flight(), "conservation");
+    sim
+}
+
+fn value(sim: &Sim, key: &str) -> Value {
+    sim.metrics().into_iter().find(|(k, _)| *k == key).unwrap_or_else(|| panic!("no metric {key}")).1
+}
+
+fn num(sim: &Sim, key: &str) -> f64 {
+    value(sim, key).as_f64().unwrap_or_else(|| panic!("{key} is null"))
+}
+
+/// `got` is within `sds` standard errors of a share `p` measured over `n` trials (shares in %).
+fn within_sampling_error(got_pct: f64, p: f64, n: f64, sds: f64, what: &str) {
+    let sd = (p * (1.0 - p) / n).sqrt() * 100.0;
+    let want = p * 100.0;
+    assert!((got_pct - want).abs() <= sds * sd + 0.05, "{what}: {got_pct:.3}% vs theory {want:.3}% (sd {sd:.3})");
+}
+
+/// The fit honours p50, p99 and p99.9: on 1M samples each sampled quantile is within 3% of the
+/// one set (the sampling error of p99.9 over 1M samples is about 0.6% for these tails).
+#[test]
+fn sampled_quantiles_land_within_3_percent_of_the_set_ones() {
+    for (p50, p99, p999) in [(40.0, 180.0, 310.0), (70.0, 400.0, 900.0), (5.0, 20.0, 200.0), (100.0, 101.0, 102.0)] {
+        let l = Latency::fit(p50, p99, p999);
+        let mut rng = SimRng::new(11);
+        let mut xs: Vec<f64> = (0..1_000_000).map(|_| l.quantile(rng.uniform())).collect();
+        xs.sort_by(f64::total_cmp);
+        for (q, want) in [(0.5, p50), (0.99, p99), (0.999, p999)] {
+            let got = xs[(q * xs.len() as f64) as usize];
+            assert!((got / want - 1.0).abs() < 0.03, "{p50}/{p99}/{p999}: q{q} sampled {got:.2}, set {want}");
+        }
+    }
+}
+
+/// The model draws its calls from the same fit: the route's p50 with one call and no retry at
+/// the chapter's settings is the dependency's p50 (histogram error under 0.8%).
+#[test]
+fn the_route_with_one_call_has_the_dependency_s_median() {
+    let sim = run(&params("chapter", &[("rate", "200")]), 3, 60);
+    let p50 = num(&sim, "route_p50_ms");
+    assert!((p50 / 40.0 - 1.0).abs() < 0.03, "route p50 {p50}");
+}
+
+/// "A request that waits for 5 parallel calls … is slow 1 − 0.99⁵ ≈ 4.9% of the time", for
+/// n = 1..10: the share of requests slower than one call's p99 against 1 − (1 − q)ⁿ with
+/// q = 1%, within 4 standard errors.
+#[test]
+fn fan_out_share_follows_one_minus_q_to_the_n() {
+    for n in 1..=10u32 {
+        let sim = run(&params("chapter", &[("rate", "200"), ("fan_out", &n.to_string())]), u64::from(n), 150);
+        let theory = 1.0 - 0.99f64.powi(n as i32);
+        assert!((num(&sim, "slow_request_theory_pct") - 100.0 * theory).abs() < 0.1);
+        within_sampling_error(num(&sim, "slow_request_pct"), theory, sim.answered() as f64, 4.0, &format!("n = {n}"));
+    }
+}
+
+/// The healthy timeout rate is the fitted share of calls slower than the timeout. No deadline,
+/// so every attempt waits its full timeout; the rate is counted over every attempt.
+#[test]
+fn the_healthy_timeout_rate_is_the_tail_at_the_timeout() {
+    let l = Latency::fit(40.0, 180.0, 310.0);
+    for t in [60.0, 100.0, 180.0, 250.0, 310.0] {
+        let set = [("rate", "200"), ("deadline_ms", "0"), ("timeout_ms", &t.to_string())];
+        let sim = run(&params("chapter", &set), 5, 100);
+        let attempts = num(&sim, "calls_per_request") * sim.answered() as f64;
+        assert!((num(&sim, "tail_at_timeout_pct") - 100.0 * l.tail(t)).abs() < 0.001);
+        within_sampling_error(num(&sim, "timeout_rate_pct"), l.tail(t), attempts, 4.0, &format!("timeout {t} ms"));
+    }
+}
+
+/// Break 4's follow-up: "a timeout at exactly p99 … 1% of healthy calls time out. With a
+/// retry, that's 1% extra load": calls per request is 1 + the timeout rate (and a little more
+/// for the retries that time out again).
+#[test]
+fn at_p99_one_percent_time_out_and_retries_add_one_percent() {
+    let sim = run(&params("at-p99", &[("rate", "200")]), 9, 100);
+    let attempts = num(&sim, "calls_per_request") * sim.answered() as f64;
+    within_sampling_error(num(&sim, "timeout_rate_pct"), 0.01, attempts, 4.0, "at p99");
+    let extra = num(&sim, "calls_per_request") - 1.0;
+    let rate = num(&sim, "timeout_rate_pct") / 100.0;
+    assert!((extra - rate).abs() < 0.002, "extra load {extra:.4} vs timeout rate {rate:.4}");
+}
+
+/// Break 2: "two calls times three attempts times 2 s, 12 s". A request the dependency is stuck
+/// on waits exactly that, and with 2% of requests stuck the route's p99 is that too.
+#[test]
+fn break_2_waits_two_calls_times_three_attempts_times_two_seconds() {
+    for seed in [1, 2, 3] {
+        let sim = run(&params("ch1-break-2", &[]), seed, 60);
+        let bound = 2.0 * 3.0 * 2000.0;
+        assert_eq!(num(&sim, "worst_wait_ms"), bound, "seed {seed}");
+        let p99 = num(&sim, "route_p99_ms");
+        assert!((p99 / bound - 1.0).abs() < 0.01, "seed {seed}: p99 {p99}");
+        assert!(num(&sim, "work_after_give_up_ms") > 0.0, "the dependency finishes every abandoned attempt");
+        let reading = sim.reading();
+        let said = |key: &str| reading.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone()).unwrap_or_default();
+        assert!(said("verdict").contains("worst wait 12,000 ms"), "{}", said("verdict"));
+        assert!(
+            said("chapter_worst").starts_with("Worst wait\t12,000 ms\t12 s = 2 calls"),
+            "{}",
+            said("chapter_worst")
+        );
+    }
+}
+
+/// The fix: a 2 s deadline, attempts from the remaining budget, a partial answer, the time
+/// left passed on: nothing waits past 2 s, the stuck requests get partial answers, and the
+/// dependency does no work for nobody.
+#[test]
+fn break_2_fixed_answers_within_the_deadline_with_partial_results() {
+    for seed in [1, 2, 3] {
+        let sim = run(&params("ch1-break-2-fixed", &[]), seed, 60);
+        assert!(num(&sim, "worst_wait_ms") <= 2000.0, "seed {seed}");
+        assert!(num(&sim, "fallback_pct") >= 1.0, "seed {seed}: stuck requests answer partially");
+        assert_eq!(num(&sim, "error_pct"), 0.0);
+        assert_eq!(num(&sim, "work_after_give_up_ms"), 0.0);
+    }
+}
+
+/// "With a 2 s budget and a 500 ms per-attempt timeout, at most three attempts fit, minus
+/// backoff."
+#[test]
+fn three_attempts_fit_in_the_chapter_s_budget() {
+    let sim = run(&params("chapter", &[]), 1, 1);
+    assert_eq!(num(&sim, "attempts_fit"), 3.0);
+    let sim = run(&params("chapter", &[("backoff_ms", "0")]), 1, 1);
+    assert_eq!(num(&sim, "attempts_fit"), 4.0, "without backoff four fill the 2 s exactly");
+}
+
+/// Break 4: "if p99 drifts to 450 ms the number is wrong": after the drift the 500 ms timeout
+/// fires as often as the drifted tail says, and the alert fires after the drift, never before.
+#[test]
+fn after_a_drift_the_timeout_rate_rises_and_the_alert_fires() {
+    let drifted = Latency::fit(40.0, 180.0, 310.0).drifted(450.0);
+    for seed in [1, 2, 3, 4] {
+        let sim = run(&params("drift", &[("rate", "200")]), seed, 60);
+        let fired = num(&sim, "alert_fired_at_ms");
+        assert!(fired >= 15_000.0, "seed {seed}: fired at {fired} ms, before the drift");
+        assert_eq!(num(&sim, "alert_after_drift_ms"), fired - 15_000.0);
+        let attempts_after = 45.0 * 200.0;
+        within_sampling_error(
+            num(&sim, "timeout_rate_after_drift_pct"),
+            drifted.tail(500.0),
+            attempts_after,
+            4.0,
+            "drift",
+        );
+        assert!(num(&sim, "timeout_rate_pct") < 0.1, "seed {seed}: healthy before the drift");
+    }
+    let healthy = run(&params("chapter", &[]), 1, 30);
+    assert_eq!(value(&healthy, "alert_fired_at_ms"), Value::Null);
+}
+
+/// "A lost SYN is retransmitted after about a second on Linux, so a connect timeout below that
+/// allows no second try": at 900 ms no SYN is ever sent again; at 1.5 s the lost ones are.
+#[test]
+fn a_connect_timeout_under_one_second_allows_no_second_syn() {
+    let sim = run(&params("connect-below-syn", &[]), 1, 30);
+    assert_eq!(num(&sim, "syn_retransmits"), 0.0);
+    let attempts = num(&sim, "calls_per_request") * sim.answered() as f64;
+    within_sampling_error(100.0 * num(&sim, "connect_timeouts") / attempts, 0.10, attempts, 4.0, "lost SYNs");
+    let sim = run(&params("connect-below-syn", &[("connect_timeout_ms", "1500")]), 1, 30);
+    assert!(num(&sim, "syn_retransmits") > 0.0);
+    let share = num(&sim, "connect_timeouts") / (num(&sim, "calls_per_request") * sim.answered() as f64);
+    assert!(share < 0.03, "only SYNs lost twice time out: {share}");
+}
+
+fn fractions() -> impl Strategy<Value = Vec<f64>> {
+    prop::collection::vec(prop_oneof![2 => 0.0..1.0f64, 1 => Just(0.0), 1 => Just(1.0)], SPEC.params.len())
+}
+
+fn draw(fractions: &[f64]) -> Params {
+    let mut p = SPEC.defaults();
+    for (ps, &f) in SPEC.params.iter().zip(fractions) {
+        p.set(ps.id, ps.at_fraction(f));
+    }
+    p
+}
+
+fn words(text: &str) -> usize {
+    text.split_whitespace().count()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(48) })]
+
+    /// For any parameters: requests = answered + in flight after every frame; the verdict is at
+    /// most 35 words; a budgeted route with a deadline never waits past it; with the time left
+    /// passed on the dependency never works for nobody; the same seed gives the same run.
+    #[test]
+    fn invariants_hold_for_random_parameters(
+        fractions in fractions(),
+        seed in any::<u64>(),
+        duration_ms in 200u64..6_000,
+        caps in prop::collection::vec(1u64..500, 1..6),
+    ) {
+        let params = draw(&fractions);
+        let mut sim = Sim::new(&params, seed, duration_ms * MS);
+        let mut i = 0;
+        while !sim.finished() {
+            let cap = caps[i % caps.len()];
+            sim.advance(sim.now() + cap * 200, cap);
+            prop_assert_eq!(sim.requests(), sim.answered() + sim.in_flight());
+            i += 1;
+        }
+        let reading = sim.reading();
+        let verdict = &reading.iter().find(|(k, _)| *k == "verdict").expect("a verdict").1;
+        prop_assert!(words(verdict) <= 35, "{} words: {}", words(verdict), verdict);
+        let c = sim.config().clone();
+        if c.deadline_ms > 0.0 && sim.answered() > 0 {
+            prop_assert!(num(&sim, "worst_wait_ms") <= c.deadline_ms, "waited past the deadline");
+        }
+        if c.propagate {
+            prop_assert_eq!(num(&sim, "work_after_give_up_ms"), 0.0);
+        }
+        let mut again = Sim::new(&params, seed, duration_ms * MS);
+        again.run_to_end();
+        prop_assert_eq!(again.metrics(), sim.metrics());
+    }
+}
