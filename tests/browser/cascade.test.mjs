@@ -17,7 +17,7 @@ const STEPS = [
   [10, 'The load stops'],
   [15.01, 'The last checkout fails'],
 ];
-const PRESETS = ['no-timeout', 'timeout', 'bulkhead', 'both', 'unbounded-pool'];
+const PRESETS = ['no-timeout', 'timeout', 'bulkhead', 'both', 'unbounded-pool', 'ch1-break-1', 'ch1-break-1-fix'];
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });

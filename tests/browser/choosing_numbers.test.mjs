@@ -42,6 +42,12 @@ test('choosing-numbers: Break 2 waits 12 s, and its fix answers within 2 s', asy
   const row = await page.textContent('[data-chapter-table] tr[data-row="chapter_worst"]');
   assert.match(row, /12,000 ms/);
   assert.match(row, /12 s = 2 calls × 3 attempts × 2 s/);
+  // An out-of-view canvas redraws at most every 250 ms: wait for the lanes, then check them.
+  await page.waitForFunction(() => {
+    const c = document.querySelector('#timeline canvas');
+    const texts = c?.dataset.labels ? JSON.parse(c.dataset.labels).map((l) => l.text) : [];
+    return texts.includes('Slowest') && texts.includes('Latest');
+  }, null, { timeout: 20000 });
   const t = await timelineLabels(page);
   assert.deepEqual(timelineProblems(t, ['Slowest', 'Latest']), []);
   await page.goto(`${server.base}/?sim=choosing-numbers&preset=ch1-break-2-fixed`);
