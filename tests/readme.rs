@@ -114,3 +114,31 @@ fn the_chapters_numbers_table_is_what_the_commands_print() {
         assert_eq!(out[&key], want, "{command}: {key}");
     }
 }
+
+/// The table of the ten breaks (issue 28): each of `ch1-break-1` … `ch2-break-5` once, each link
+/// naming a registered simulation that has that preset, and beside it a snippet of the same
+/// simulation and preset (the browser tests load every snippet).
+#[test]
+fn the_breaks_table_links_every_break_to_its_preset_and_snippet() {
+    let start = README.find("## When the interviewer breaks it").expect("the README has the breaks section");
+    let section = &README[start..start + README[start..].find("\n## Robustness").expect("the section ends")];
+    let mut seen = Vec::new();
+    for link in section.split("(https://example.org/lab/?").skip(1) {
+        let query = &link[..link.find(')').expect("the link closes")];
+        let get = |key: &str| {
+            query
+                .split('&')
+                .find_map(|pair| pair.strip_prefix(&format!("{key}=")))
+                .unwrap_or_else(|| panic!("{query}: no {key}"))
+        };
+        let (sim, preset) = (get("sim"), get("preset"));
+        let spec = resilience_lab::scenarios::find(sim).unwrap_or_else(|| panic!("{sim} is not registered"));
+        assert!(spec.preset(preset).is_some(), "{sim} has no preset {preset}");
+        let snippet = format!("<iframe src=\"https://example.org/lab/?sim={sim}&preset={preset}&");
+        assert!(section.contains(&snippet), "no snippet for {sim} {preset}");
+        seen.push(preset.to_string());
+    }
+    let breaks: Vec<String> =
+        ["ch1", "ch2"].iter().flat_map(|ch| (1..=5).map(move |n| format!("{ch}-break-{n}"))).collect();
+    assert_eq!(seen, breaks, "the ten breaks, in order, each once");
+}
