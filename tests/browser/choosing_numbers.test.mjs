@@ -59,6 +59,46 @@ test('choosing-numbers: Break 2 waits 12 s, and its fix answers within 2 s', asy
   await page.context().close();
 });
 
+// Where x (ms) is on the latency chart, in page pixels, from the plot's place the draw published.
+async function chartPoint(page, ms) {
+  return page.evaluate((ms) => {
+    const c = document.querySelector('#chart-latency canvas');
+    const [left, w, x0, x1] = c.dataset.plot.split(' ').map(Number);
+    const r = c.getBoundingClientRect();
+    return { x: r.left + left + ((ms - x0) / (x1 - x0)) * w, y: r.top + r.height / 2 };
+  }, ms);
+}
+
+test('choosing-numbers: dragging on the chart moves the timeout, as the slider does', async () => {
+  for (const width of [1280, 412]) {
+    const page = await open('preset=chapter', { width, height: 900 });
+    await page.locator('#chart-latency canvas').scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => document.querySelector('#chart-latency canvas')?.dataset.plot);
+    const from = await chartPoint(page, 500);
+    const to = await chartPoint(page, 200);
+    await page.mouse.move(from.x, from.y);
+    await page.mouse.down();
+    await page.mouse.move((from.x + to.x) / 2, to.y, { steps: 4 });
+    await page.mouse.move(to.x, to.y, { steps: 4 });
+    await page.mouse.up();
+    const slider = Number(await page.inputValue('input[name="timeout_ms"]'));
+    // One pixel of the chart is a few ms: the value lands within two slider steps of 200.
+    assert.ok(Math.abs(slider - 200) <= 20, `${width} px: dragged to ${slider} ms`);
+    await page.waitForFunction((v) => location.search.includes(`timeout_ms=${v}`), slider, { timeout: 5000 });
+    await page.waitForFunction((v) => document.querySelector('#chart-latency canvas').getAttribute('aria-label').includes(`${v} ms timeout`), slider);
+    const labels = JSON.parse(await page.getAttribute('#chart-latency canvas', 'data-labels')).map((l) => l.text);
+    assert.ok(labels.includes(`timeout ${slider} ms`), labels.join(' | '));
+    // The log axis tops at the 10,000 calls it counts.
+    assert.ok(labels.includes('10k of 10,000') && !labels.some((t) => t.startsWith('100k')), labels.join(' | '));
+    await skipToEnd(page);
+    const rate = await stat(page, 'timeout_rate_pct');
+    assert.ok(rate > 0.3, `a ${slider} ms timeout, near p99: ${rate}% timed out`);
+    await screenshot(page, `choosing-numbers-dragged-${width}`);
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  }
+});
+
 test('choosing-numbers: the embed at 412 px and 360 px', async () => {
   for (const width of [412, 360]) {
     const page = await open('embed=1&preset=fan-out-5', { width, height: 915 });

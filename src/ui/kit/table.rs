@@ -7,6 +7,8 @@
 use leptos::html;
 use leptos::prelude::*;
 
+use super::Metrics;
+
 #[component]
 pub fn Table(
     /// The `data-` attribute that finds the table, e.g. `"data-fault-table"`.
@@ -40,4 +42,35 @@ pub fn Table(
 /// A column's heading; the empty corner is a plain cell (an empty heading names nothing).
 fn heading(text: &'static str) -> AnyView {
     if text.is_empty() { view! { <td></td> }.into_any() } else { view! { <th scope="col">{text}</th> }.into_any() }
+}
+
+/// The rows of a table of this run beside the chapter's: each row is a reading of the run,
+/// "label\tthis run\tthe chapter's", under `data-row="<reading key>"`, its cells
+/// `data-col="run"` and `data-col="chapter"`. A reading without three cells is left out.
+#[component]
+pub fn ChapterRows(metrics: Metrics, rows: &'static [&'static str]) -> impl IntoView {
+    let cells = Memo::new(move |_| {
+        rows.iter()
+            .filter_map(|key| {
+                let row = metrics.reading(key);
+                let mut cells = row.split('\t').map(str::to_string);
+                Some((*key, cells.next()?, cells.next()?, cells.next()?))
+            })
+            .collect::<Vec<_>>()
+    });
+    move || {
+        cells
+            .get()
+            .into_iter()
+            .map(|(key, label, this, chapter)| {
+                view! {
+                    <tr data-row=key>
+                        <th scope="row">{label}</th>
+                        <td data-col="run">{this}</td>
+                        <td data-col="chapter">{chapter}</td>
+                    </tr>
+                }
+            })
+            .collect_view()
+    }
 }

@@ -8,7 +8,7 @@ use super::data::{ChartData, XAxis};
 use super::labels::{ASCENT, Labels, Spot};
 use super::theme::{color, nice_step, prefers_dark};
 use crate::format;
-use crate::ui::kit::canvas::{context, set_font, text_width};
+use crate::ui::kit::canvas::{context, set_attribute, set_font, text_width};
 
 const FONT: &str = "11px system-ui, sans-serif";
 const RIGHT: f64 = 18.0;
@@ -79,7 +79,8 @@ impl YAxis {
         }
         if d.log_y && y_min_pos.is_finite() {
             let lo = libm::floor(libm::log10(y_min_pos.max(0.1)));
-            let hi = libm::ceil(libm::log10(y_max.max(1.0)) + 0.01);
+            // A maximum of exactly 10,000 tops the axis at 10,000, not 100,000.
+            let hi = libm::ceil(libm::log10(y_max.max(1.0)) - 1e-9).max(lo + 1.0);
             let ticks = (lo as i32..=hi as i32).map(|e| libm::pow(10.0, e as f64)).collect();
             return YAxis { ticks, top: 0.0, log: Some((lo, hi)) };
         }
@@ -132,6 +133,8 @@ pub fn draw(el: &HtmlCanvasElement, css_w: f64, css_h: f64, d: &ChartData) {
     let left = y_labels.iter().map(|l| text_width(&ctx, FONT, l)).fold(24.0, f64::max).ceil() + 8.0;
     let (x0, x1) = (d.x_range.0, d.x_range.1.max(d.x_range.0 + 1.0));
     let s = Scale { x0, x1, left, w: css_w - left - RIGHT, h: css_h - TOP - BOTTOM, y };
+    // Where the plot is, for a pointer dragging a value along x (and for the browser tests).
+    set_attribute(el, "data-plot", &format!("{left} {} {x0} {x1}", s.w));
     let mut labels = Labels::new(&ctx, FONT, css_w, css_h, theme.bg);
 
     // The grid first: a shaded range drawn over it tints its lines instead of cutting itself

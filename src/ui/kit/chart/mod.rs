@@ -2,7 +2,9 @@
 //! units, marker lines, shaded ranges, crisp on HiDPI screens, a legend in HTML and a text
 //! summary for screen readers. It redraws only when its data changes.
 
+use leptos::ev::PointerEvent;
 use leptos::prelude::*;
+use web_sys::HtmlCanvasElement;
 
 mod data;
 mod draw;
@@ -22,8 +24,34 @@ pub fn Chart(
     /// What the chart shows now, in words, for screen readers.
     summary: Signal<String>,
     #[prop(optional)] id: &'static str,
+    /// Set: a press or a drag on the plot sets this x value (a timeout on a latency axis), as
+    /// the slider beside it does. The slider stays the keyboard's way to set it.
+    #[prop(optional)]
+    drag: Option<Callback<f64>>,
 ) -> impl IntoView {
+    // While a drag lasts, the x axis keeps at least the range it had when it began, so the
+    // value under the finger stays where it was (a page may fit its range to the value).
+    let held = RwSignal::new(None::<(f64, f64)>);
+    let data = Signal::derive(move || {
+        let mut d = data.get();
+        if let Some((a, b)) = held.get() {
+            d.x_range = (d.x_range.0.min(a), d.x_range.1.max(b));
+        }
+        d
+    });
     let (canvas, data) = drawn_canvas(data, draw::draw);
+    let dragging = StoredValue::new(false);
+    let release = move || {
+        dragging.set_value(false);
+        held.set(None);
+    };
+    let drag_to = move |ev: &PointerEvent| {
+        if let (Some(set), Some(el)) = (drag, canvas.get_untracked())
+            && let Some(x) = plot_x(&el, f64::from(ev.offset_x()))
+        {
+            set.run(x);
+        }
+    };
     let spoken = spoken_summary(summary);
     // The legend's items change far less often than the data: rebuilding its swatches every
     // frame made the browser recompute the page's style before each chart could draw text.
@@ -52,11 +80,42 @@ pub fn Chart(
     view! {
         <figure class="chart" id=id>
             <figcaption>{title}</figcaption>
-            <canvas node_ref=canvas role="img" aria-label=move || format!("{title}. {}", spoken.get())></canvas>
+            <canvas
+                node_ref=canvas
+                role="img"
+                class:draggable=drag.is_some()
+                aria-label=move || format!("{title}. {}", spoken.get())
+                on:pointerdown=move |ev| {
+                    if drag.is_some() && ev.is_primary() {
+                        if let Some(el) = canvas.get_untracked() {
+                            let _ = el.set_pointer_capture(ev.pointer_id());
+                        }
+                        dragging.set_value(true);
+                        held.set(Some(data.with_untracked(|d| d.x_range)));
+                        drag_to(&ev);
+                    }
+                }
+                on:pointermove=move |ev| {
+                    if dragging.get_value() {
+                        drag_to(&ev);
+                    }
+                }
+                on:pointerup=move |_| release()
+                on:pointercancel=move |_| release()
+            ></canvas>
             <ul class="legend">{legend}</ul>
             <p class="visually-hidden" aria-live="polite">{move || spoken.get()}</p>
         </figure>
     }
+}
+
+/// The x value under a pointer `offset_x` px from the canvas's left edge, from the plot's
+/// place as the last draw published it (`data-plot`: left, width, x0, x1).
+fn plot_x(el: &HtmlCanvasElement, offset_x: f64) -> Option<f64> {
+    let plot = el.get_attribute("data-plot")?;
+    let v: Vec<f64> = plot.split(' ').filter_map(|n| n.parse().ok()).collect();
+    let [left, w, x0, x1] = v[..] else { return None };
+    (w > 0.0).then(|| x0 + ((offset_x - left) / w).clamp(0.0, 1.0) * (x1 - x0))
 }
 
 /// How often a chart's summary may change for screen readers while the run plays.

@@ -4,10 +4,10 @@
 use leptos::prelude::*;
 
 use crate::format;
-use crate::scenarios::choosing_numbers::{ChoosingNumbers, Latency};
+use crate::scenarios::choosing_numbers::{ChoosingNumbers, ChoosingNumbersConfig, Latency};
 use crate::sim::{Host, Model};
 use crate::ui::kit::chart::{XAxis, nice_step, slot};
-use crate::ui::kit::{Chart, ChartData, Line};
+use crate::ui::kit::{Chart, ChartData, Line, SimState};
 use crate::ui::runner::Runner;
 
 /// Calls are counted per this many.
@@ -85,11 +85,28 @@ fn summary(s: &Host<ChoosingNumbers>) -> String {
 }
 
 #[component]
-pub fn Distribution(runner: Runner<ChoosingNumbers>) -> impl IntoView {
+pub fn Distribution(runner: Runner<ChoosingNumbers>, state: SimState) -> impl IntoView {
     // The curve depends on the settings only: it is rebuilt when the run is, not every frame.
     let chart = Memo::new(move |_| runner.track(data));
     let summary = Signal::derive(move || runner.track(summary));
+    // A press or a drag on the chart moves the timeout, as its slider does.
+    let drag = Callback::new(move |ms: f64| {
+        let id = ChoosingNumbersConfig::timeout_ms;
+        let mut next = state.params.get_untracked();
+        next.set(id, ms);
+        // A move within one step of the slider changes nothing: the run is not restarted.
+        if next.get(id) != state.params.with_untracked(|p| p.get(id)) {
+            state.params.set(next);
+            runner.rebuild();
+        }
+    });
     view! {
-        <Chart id="chart-latency" title="Calls in 10,000 slower than each latency (log scale)" data=chart.into() summary/>
+        <Chart
+            id="chart-latency"
+            title="Calls in 10,000 slower than each latency (log scale); drag on it to move the timeout"
+            data=chart.into()
+            summary
+            drag
+        />
     }
 }

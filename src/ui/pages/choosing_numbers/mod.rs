@@ -13,6 +13,7 @@ use crate::format;
 use crate::scenarios::choosing_numbers::{ChoosingNumbers, ChoosingNumbersConfig};
 use crate::sim::{Config, Micros, Simulation};
 use crate::ui::kit::predict::{Guess, Predict};
+use crate::ui::kit::table::ChapterRows;
 use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Table, Timeline, Tone};
 use crate::ui::runner::Runner;
 
@@ -69,7 +70,7 @@ fn ChoosingNumbersPage(state: SimState) -> impl IntoView {
     let answer = metrics.reading_signal("answer");
     let verdict = metrics.reading_signal("verdict");
     let parts = vec![
-        Part::new("latency", Role::Chart, move || view! { <distribution::Distribution runner/> }),
+        Part::new("latency", Role::Chart, move || view! { <distribution::Distribution runner state/> }),
         Part::new("cards", Role::Cards, move || view! { <Stats metrics/> }),
         Part::new("timeline", Role::Chart, move || view! { <Requests runner/> }),
         Part::new("verdict", Role::Verdict, move || {
@@ -145,32 +146,9 @@ fn Requests(runner: Runner<ChoosingNumbers>) -> impl IntoView {
 /// The chapter's figures beside this run's, labelled as the chapter's.
 #[component]
 fn ChapterTable(metrics: Metrics) -> impl IntoView {
-    let rows = Memo::new(move |_| {
-        ROWS.iter()
-            .filter_map(|key| {
-                let row = metrics.reading(key);
-                let mut cells = row.split('\t').map(str::to_string);
-                Some((*key, cells.next()?, cells.next()?, cells.next()?))
-            })
-            .collect::<Vec<_>>()
-    });
-    let body = move || {
-        rows.get()
-            .into_iter()
-            .map(|(key, label, this, chapter)| {
-                view! {
-                    <tr data-row=key>
-                        <th scope="row">{label}</th>
-                        <td data-col="run">{this}</td>
-                        <td data-col="chapter">{chapter}</td>
-                    </tr>
-                }
-            })
-            .collect_view()
-    };
     view! {
         <Table hook="data-chapter-table" label="This run beside the chapter's figures" head=&["", "This run", "The chapter's"]>
-            {body}
+            <ChapterRows metrics rows=&ROWS/>
         </Table>
     }
 }

@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use crate::ui::kit::table::ChapterRows;
 use crate::ui::kit::{Metrics, Table};
 
 /// The table's rows, as the reading names them.
@@ -10,29 +11,6 @@ const ROWS: [&str; 4] = ["table_answer", "table_b_gives_up", "table_c_work", "ta
 
 #[component]
 pub fn ChapterTable(metrics: Metrics) -> impl IntoView {
-    let rows = Memo::new(move |_| {
-        ROWS.iter()
-            .filter_map(|key| {
-                let row = metrics.reading(key);
-                let mut cells = row.split('\t').map(str::to_string);
-                Some((*key, cells.next()?, cells.next()?, cells.next()?))
-            })
-            .collect::<Vec<_>>()
-    });
-    let body = move || {
-        rows.get()
-            .into_iter()
-            .map(|(key, label, this, chapter)| {
-                view! {
-                    <tr data-row=key>
-                        <th scope="row">{label}</th>
-                        <td data-col="run">{this}</td>
-                        <td data-col="chapter">{chapter}</td>
-                    </tr>
-                }
-            })
-            .collect_view()
-    };
     view! {
         <Table
             hook="data-chapter-table"
@@ -40,7 +18,7 @@ pub fn ChapterTable(metrics: Metrics) -> impl IntoView {
             caption=metrics.reading_signal("table_caption")
             head=&["", "This run", "The chapter's run"]
         >
-            {body}
+            <ChapterRows metrics rows=&ROWS/>
         </Table>
         <p class="help" data-table-claim>{metrics.reading_signal("table_claim")}</p>
     }
