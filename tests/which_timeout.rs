@@ -470,6 +470,23 @@ fn check(sim: &WhichTimeout) -> Result<(), TestCaseError> {
     if !f.enabled() {
         prop_assert_eq!(n("failover_calls"), 0);
     }
+    // The page's chart of the failover: bounded, in time order, and ending where the metrics are.
+    let samples = f.samples();
+    prop_assert!(samples.len() <= 512);
+    prop_assert!(samples.times_ms().windows(2).all(|w| w[0] <= w[1]));
+    for r in samples.rows() {
+        prop_assert!(r.waiting as u64 <= n("failover_waiting_max") && r.hung as usize <= f.pool_size());
+    }
+    let state = f.state();
+    prop_assert_eq!((state.answered as u64, state.failed as u64), (n("failover_ok"), n("failover_failed")));
+    prop_assert_eq!(state.waiting as u64, f.waiting());
+    match samples.last() {
+        Some((t, last)) => {
+            prop_assert!(t <= now as f64 / 1000.0);
+            prop_assert!(last.answered <= state.answered && last.failed <= state.failed);
+        }
+        None => prop_assert_eq!(n("failover_calls"), 0),
+    }
     Ok(())
 }
 
@@ -508,6 +525,12 @@ fn check_reading(sim: &WhichTimeout) -> Result<(), TestCaseError> {
     let f = sim.failover();
     let failover = reading.iter().find(|(k, _)| *k == "failover").map(|(_, s)| s.clone());
     prop_assert_eq!(failover.is_some(), f.enabled());
+    // The figure's shorter verdict is the whole reading's end: what the calls saw.
+    let outcome = reading.iter().find(|(k, _)| *k == "failover_outcome").map(|(_, s)| s.clone());
+    prop_assert_eq!(outcome.is_some(), f.enabled());
+    if let (Some(words), Some(outcome)) = (&failover, &outcome) {
+        prop_assert!(!outcome.is_empty() && words.ends_with(outcome.as_str()), "{} / {}", words, outcome);
+    }
     if let Some(words) = failover.filter(|_| f.calls > 0) {
         let calls = |n: u64| format::counted(n, "call", "calls");
         prop_assert!(words.contains(&calls(f.calls)), "{}", words);

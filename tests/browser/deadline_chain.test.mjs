@@ -189,3 +189,18 @@ test('deadline-chain: the timeline names its lanes User, A, B and C, at 1,280 an
     await page.context().close();
   }
 });
+
+// Chapter 1, Break 3: the full page says how long the commit-before-abort window was, and that
+// passing the close on narrows it without closing it.
+test('deadline-chain: Break 3 and its follow-up name the window before the commit', async () => {
+  const page = await open('preset=ch1-break-3');
+  await skip(page);
+  assert.match(await page.textContent('[data-reading="commit_window"]'), /C finished its 3,000 ms of work at 3,514 ms, 1,513 ms after the user's error/);
+  await page.goto(`${server.base}/?sim=deadline-chain&preset=ch1-break-3-follow-up`);
+  await ready(page);
+  await skip(page);
+  assert.match(await page.textContent('[data-reading="commit_window"]'), /cancellation narrows the window, it cannot close it/);
+  assert.equal(await stat(page, 'commit_window_ms'), 2.5);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});

@@ -166,3 +166,49 @@ test('which-timeout: stat values wrap only between words at 360 px', async () =>
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
+
+// Chapter 1, Break 5: a link that opens on a failover leads with its many calls through one
+// pool: the chart of calls waiting and answered, the failover's cards and its reading.
+test('which-timeout: Break 5\'s figure shows the pool filling, and its fix draining it', async () => {
+  for (const width of [412, 360]) {
+    const page = await openPage(browser, { width, height: 915 });
+    await page.goto(`${server.base}/?sim=which-timeout&preset=ch1-break-5&speed=4&embed=1&controls=fault,client,connect_timeout_ms,headers_timeout_ms,total_timeout_ms`);
+    await ready(page);
+    await page.waitForSelector('.figure-chart #chart-failover canvas[data-labels]');
+    await skipToEnd(page);
+    for (const key of ['failover_ok', 'failover_failed', 'failover_pool_full_at_ms', 'failover_slowest_ok_ms']) {
+      assert.ok(await page.isVisible(`[data-stat="${key}"]`), `${width} px: the ${key} card is shown`);
+    }
+    assert.match(await page.textContent('.lead'), /when is the first call answered/);
+    assert.equal(await stat(page, 'failover_pool_full_at_ms'), 180);
+    assert.equal(await stat(page, 'failover_ok'), 1490);
+    assert.equal(await stat(page, 'failover_failed'), 10);
+    assert.match(await page.textContent('[data-verdict]'), /The pool was full at 180 ms, and up to 516 calls waited/);
+    await page.waitForFunction(() => {
+      const texts = JSON.parse(document.querySelector('#chart-failover canvas').dataset.labels).map((l) => l.text);
+      return texts.includes('pool full at 180 ms') && texts.includes('pool of 10');
+    });
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(wide <= width, `${width} px: the figure is ${wide} px wide`);
+    await screenshot(page, `which-timeout-break-5-${width}`);
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  }
+  const page = await open('preset=ch1-break-5-fix');
+  await skipToEnd(page);
+  assert.equal(await stat(page, 'failover_ok'), 1500);
+  assert.equal(await stat(page, 'failover_failed'), 0);
+  assert.match(await page.textContent('[data-verdict]'), /retried at once on a new connection/);
+  // The full page keeps the one call's story beside the failover's.
+  assert.match(await page.textContent('[data-reading="first"]'), /undici's connect timeout/);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+test('which-timeout: without a failover there is no failover chart and the cards are the call\'s', async () => {
+  const page = await open('preset=fetch-blackhole');
+  assert.equal(await page.locator('#chart-failover').count(), 0);
+  assert.ok(await page.locator('[data-stat="error"]').count() === 1);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});

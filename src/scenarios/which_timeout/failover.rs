@@ -27,12 +27,29 @@ use super::model::Event;
 use super::spec::{Client, WhichTimeoutConfig};
 use super::undici_clock::{TICK_MS, ticks_for};
 use crate::sim::rng::ms_to_us;
+use crate::sim::stats::Series;
 use crate::sim::{EventQueue, MS, Micros};
 
 /// Connects a call may make before it fails, the first included (with `retry_connect`).
 pub const MAX_ATTEMPTS: u32 = 3;
 /// The server's time to answer a query on a healthy connection.
 const SERVER: Micros = MS;
+
+/// Points kept of the failover's course (the series halves its density when full).
+const SAMPLES: usize = 512;
+
+/// The failover's calls at one instant, for the page's chart.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FleetSample {
+    /// Calls in line for a connection of the pool.
+    pub waiting: f64,
+    /// Connections of the pool hung on a connect to the old address.
+    pub hung: f64,
+    /// Calls answered so far.
+    pub answered: f64,
+    /// Calls failed so far.
+    pub failed: f64,
+}
 
 /// A connection slot of the pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,6 +94,7 @@ pub struct Failover {
     pub slowest_ok: Option<Micros>,
     /// The last connect to the old address that failed: how long it hung.
     pub hung_for: Option<Micros>,
+    samples: Series<FleetSample>,
 }
 
 /// What ends a connect to an address that never answers.
@@ -163,7 +181,30 @@ impl Failover {
             first_ok_at: None,
             slowest_ok: None,
             hung_for: None,
+            samples: Series::new(if enabled { SAMPLES } else { 0 }),
         }
+    }
+
+    /// Records the calls' state after an event of the failover.
+    pub(super) fn sample(&mut self, now: Micros) {
+        let row = self.state();
+        self.samples.push(now as f64 / MS as f64, row);
+    }
+
+    /// The calls' state now (the series may have dropped the latest point it was offered).
+    pub fn state(&self) -> FleetSample {
+        let hung = self.slots.iter().filter(|s| matches!(s, Conn::Connecting { old: true, .. })).count();
+        FleetSample {
+            waiting: self.queue.len() as f64,
+            hung: hung as f64,
+            answered: self.ok as f64,
+            failed: self.failed as f64,
+        }
+    }
+
+    /// The failover's course so far, thinned (see [`Series`]); [`Failover::state`] is now.
+    pub fn samples(&self) -> &Series<FleetSample> {
+        &self.samples
     }
 
     /// Whether the run has a failover at all.

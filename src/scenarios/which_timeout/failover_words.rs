@@ -15,14 +15,16 @@ fn calls(n: u64) -> String {
 }
 
 impl WhichTimeout {
-    /// The `failover` key: only in a run with a failover.
-    pub(super) fn failover_words(&self, now: Micros) -> Option<String> {
+    /// The `failover` key, and `failover_outcome` (what the calls saw, without the setting it
+    /// opens with, for the figure's verdict): only in a run with a failover.
+    pub(super) fn failover_words(&self, now: Micros) -> Option<(String, String)> {
         let f = self.failover();
         if !f.enabled() {
             return None;
         }
         if f.calls == 0 {
-            return Some("The database fails over at 0; no call has started yet.".into());
+            let words = "The database fails over at 0; no call has started yet.".to_string();
+            return Some((words.clone(), words));
         }
         let c = &self.config;
         let mut out = vec![format!(
@@ -41,6 +43,7 @@ impl WhichTimeout {
         } else {
             "The client kept the address it resolved before the failover: every connect goes to the old one.".into()
         });
+        let setting = out.len();
         if let Some(hung) = f.hung_for {
             let what = match (f.hang_end(), c.client) {
                 (HangEnd::UndiciConnect, _) => "undici's connect timeout ended it",
@@ -94,6 +97,6 @@ impl WhichTimeout {
             String::new()
         };
         out.push(format!("{answered}{failed}{still}."));
-        Some(out.join(" "))
+        Some((out.join(" "), out[setting..].join(" ")))
     }
 }

@@ -60,7 +60,7 @@ mod spec;
 mod undici_clock;
 
 pub use chapter::{FaultRow, every_fault};
-pub use failover::{Failover, HangEnd, MAX_ATTEMPTS};
+pub use failover::{Failover, FleetSample, HangEnd, MAX_ATTEMPTS};
 pub use model::{ArmedTimer, CallError, Event, Outcome, Phase, PhaseSpan, TimerClock, TimerKind, WhichTimeout};
 pub use spec::{Client, Fault, Os, PARAMS, WhichTimeoutConfig};
 pub use undici_clock::{TICK_MS, UndiciClock, ticks_for};

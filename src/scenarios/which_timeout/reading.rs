@@ -5,7 +5,8 @@
 //! Keys: `first` (what fired first and why the others did not), `caller` (what the caller
 //! sees), `server` (whether the request reached the server's code and the server did the
 //! work), `retry` (whether a retry needs an idempotency key); with a failover (Chapter 1,
-//! Break 5), `failover` (what the many calls saw: `failover_words.rs`).
+//! Break 5), `failover` (what the many calls saw: `failover_words.rs`) and `failover_outcome`
+//! (the same without its setting).
 
 use super::model::{ArmedTimer, Outcome, Phase, TimerClock, TimerKind, WhichTimeout};
 use super::spec::{Client, WhichTimeoutConfig};
@@ -41,7 +42,9 @@ impl WhichTimeout {
             ("server", self.server_sentence(now)),
             ("retry", self.retry_sentence()),
         ];
-        reading.extend(self.failover_words(now).map(|words| ("failover", words)));
+        if let Some((words, outcome)) = self.failover_words(now) {
+            reading.extend([("failover", words), ("failover_outcome", outcome)]);
+        }
         reading
     }
 

@@ -51,6 +51,10 @@ pub fn StatCard(
     /// The headline card of a page, drawn larger.
     #[prop(optional)]
     big: bool,
+    /// A headline card of this view though not of the scenario's declaration (a page whose
+    /// figure shows other cards for some settings): the figure shows it.
+    #[prop(optional)]
+    lead: bool,
 ) -> impl IntoView {
     let spec = metrics.spec(key);
     let value = metrics.signal(key);
@@ -68,7 +72,7 @@ pub fn StatCard(
     let spread = use_context::<Spreads>()
         .filter(|_| metrics.scenario.headline.contains(&key))
         .map(|spreads| Memo::new(move |_| spreads.of(key)));
-    let headline = metrics.scenario.headline.contains(&key).then_some("");
+    let headline = (lead || metrics.scenario.headline.contains(&key)).then_some("");
     let yes_no = Memo::new(move |_| value.with(|v| matches!(v, Value::Bool(_))));
     view! {
         <div class=class data-stat=key data-value=raw_value data-headline=headline title=spec.help>

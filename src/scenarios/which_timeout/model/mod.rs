@@ -274,6 +274,12 @@ impl Model for WhichTimeout {
             Event::FleetConnectFailed(slot) => self.failover.connect_failed(q, now, slot as usize),
             Event::FleetAnswered(slot) => self.failover.answered(q, now, slot as usize),
         }
+        if matches!(
+            event,
+            Event::FleetArrives | Event::FleetConnected(_) | Event::FleetConnectFailed(_) | Event::FleetAnswered(_)
+        ) {
+            self.failover.sample(now);
+        }
     }
 
     fn metrics(&self, now: Micros) -> Vec<(&'static str, Value)> {

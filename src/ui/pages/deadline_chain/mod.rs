@@ -56,10 +56,20 @@ fn DeadlineChainPage(state: SimState) -> impl IntoView {
         Part::new("verdict", Role::Verdict, move || {
             view! { <p class="verdict" role="status" data-verdict>{shown_verdict}</p> }
         }),
+        // Chapter 1, Break 3: the window between the first hang-up and C's commit.
+        Part::new("window", Role::Extra, move || {
+            let window = metrics.reading_signal("commit_window");
+            view! {
+                <Show when=move || !window.with(String::is_empty)>
+                    <p data-reading="commit_window">{window}</p>
+                </Show>
+            }
+        }),
         Part::new("stats", Role::Extra, move || {
             view! {
                 <div class="stats">
                     <StatCard metrics key="c_budget_told_ms" note=metrics.reading_signal("told_note")/>
+                    <StatCard metrics key="commit_window_ms"/>
                 </div>
             }
         }),

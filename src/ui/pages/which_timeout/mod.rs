@@ -3,6 +3,7 @@
 //! work, and the same settings against every fault. Every sentence is the run's own reading
 //! (`scenarios::which_timeout::reading`).
 
+mod failover;
 mod faults;
 mod phases;
 mod timeline;
@@ -66,27 +67,59 @@ fn WhichTimeoutPage(state: SimState) -> impl IntoView {
         link_ms.unwrap_or_else(|| state.params.with(|p| scenario.duration_for(p))) as f64 / 1000.0
     });
     let metrics = Metrics::provide(state.scenario, runner.into());
-    let parts = vec![
-        Part::new("cards", Role::Cards, move || view! { <Stats metrics/> }),
+    let fleet = Signal::derive(move || runner.track(|s| s.failover().enabled()));
+    let failover = Part::new("failover", Role::Chart, move || view! { <failover::FailoverChart runner/> });
+    let timeline = Part::new("timeline", Role::Chart, move || view! { <TimelineView runner metrics/> });
+    // A link that opens on a failover (Break 5) leads with its calls, not with one call's timers.
+    let charts = if fleet.get_untracked() { [failover, timeline] } else { [timeline, failover] };
+    let question = if fleet.get_untracked() {
+        "Before Play: when is the first call answered, and how many calls wait for a connection?"
+    } else {
+        "Before you press Play: which timer fires first, and will the server have done the work?"
+    };
+    let mut parts = vec![
+        Part::new("cards", Role::Cards, move || view! { <Stats metrics fleet/> }),
         Part::new("phases", Role::Extra, move || view! { <phases::PhaseStrip runner/> }),
-        Part::new("timeline", Role::Chart, move || view! { <TimelineView runner metrics/> }),
-        Part::new("verdict", Role::Verdict, move || view! { <Readings metrics embed=state.embed/> }),
+    ];
+    parts.extend(charts);
+    parts.extend([
+        Part::new("verdict", Role::Verdict, move || view! { <Readings metrics fleet embed=state.embed/> }),
         Part::new("stats", Role::Extra, move || view! { <MoreStats metrics/> }),
         Part::new("timers", Role::Extra, move || view! { <timers::TimerTable runner/> }),
         Part::new("table", Role::Extra, move || view! { <faults::FaultTable state runner/> }),
-    ];
+    ]);
     view! {
         <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
-                <Question text="Before you press Play: which timer fires first, and will the server have done the work?"/>
+                <Question text=question/>
             </Lead>
         </SimFrame>
     }
 }
 
 /// The headline: what the caller sees, when, where the call was, and whether a plain retry is safe.
+/// With a failover, its calls: how many were answered, when the pool filled, the longest line,
+/// the slowest answer.
 #[component]
-fn Stats(metrics: Metrics) -> impl IntoView {
+fn Stats(metrics: Metrics, fleet: Signal<bool>) -> impl IntoView {
+    move || if fleet.get() { view! { <FleetStats metrics/> }.into_any() } else { view! { <CallStats metrics/> }.into_any() }
+}
+
+#[component]
+fn FleetStats(metrics: Metrics) -> impl IntoView {
+    let failed_tone = Signal::derive(move || Tone::bad_if(metrics.num("failover_failed").unwrap_or(0.0) > 0.0));
+    view! {
+        <div class="stats">
+            <StatCard metrics key="failover_ok" lead=true/>
+            <StatCard metrics key="failover_failed" tone=failed_tone lead=true/>
+            <StatCard metrics key="failover_pool_full_at_ms" lead=true/>
+            <StatCard metrics key="failover_slowest_ok_ms" lead=true/>
+        </div>
+    }
+}
+
+#[component]
+fn CallStats(metrics: Metrics) -> impl IntoView {
     let error_tone = Signal::derive(move || match metrics.text("error").as_deref() {
         Some("none") | None => Tone::Plain,
         _ => Tone::Bad,
@@ -132,15 +165,20 @@ fn MoreStats(metrics: Metrics) -> impl IntoView {
 /// the server, and what that means for a retry.
 /// In an embed, the first sentence of which timer fired, and nothing about the server
 /// (the figure's cards say whether it did the work).
+/// With a failover, what its calls saw comes first.
 #[component]
-fn Readings(metrics: Metrics, embed: bool) -> impl IntoView {
+fn Readings(metrics: Metrics, fleet: Signal<bool>, embed: bool) -> impl IntoView {
     let first = Signal::derive(move || {
         let first = metrics.reading("first");
         if embed { format::first_sentences(&first, 1) } else { first }
     });
+    // The figure's box has room for three lines: what the calls saw first, not the setting.
+    let fleet_key = if embed { "failover_outcome" } else { "failover" };
+    let verdict = Signal::derive(move || if fleet.get() { metrics.reading(fleet_key) } else { first.get() });
     view! {
         <section class="wt-readings" aria-label="What this run shows">
-            <p class="verdict" role="status" data-verdict>{first}</p>
+            <p class="verdict" role="status" data-verdict>{verdict}</p>
+            {(!embed).then(|| view! { <Show when=move || fleet.get()><p data-reading="first">{first}</p></Show> })}
             {(!embed).then(|| view! { <p data-reading="server">{metrics.reading_signal("server")}</p> })}
         </section>
     }
