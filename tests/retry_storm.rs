@@ -433,6 +433,13 @@ fn check_readings(sim: &RetryStorm) -> Result<(), TestCaseError> {
     let cap = value(sim, "capacity_per_tick").unwrap();
     let verdict = reading(sim, "verdict");
     let waves = value(sim, "waves_after_recovery").unwrap();
+    // "In waves" needs waves; clients that "failed together" need an outage that has begun.
+    let backoff = reading(sim, "backoff");
+    prop_assert!(!backoff.contains("in waves") || waves >= 1.0, "{}", backoff);
+    let (from, until) = sim.outage();
+    if backoff.contains("when it went down") || backoff.contains("when the provider went down") {
+        prop_assert!(until > from && sim.now() >= from, "{}", backoff);
+    }
     match value(sim, "peak_after_recovery") {
         Some(peak) => {
             // "×N of capacity" is peak / capacity.
@@ -582,6 +589,22 @@ fn check_readings(sim: &RetryStorm) -> Result<(), TestCaseError> {
         prop_assert!(!pending.contains("The worker had charged"), "{}", pending);
     }
     Ok(())
+}
+
+/// Issue 24, case 4: an outage from 0 s finds nothing in flight, so nothing synchronises and
+/// no wave is claimed; the chapter's outage fails its calls in flight together, in waves.
+#[test]
+fn fixed_backoff_claims_waves_only_when_clients_failed_together() {
+    let from_zero = run("fixed", &[("down_from_ms", "0")], 1);
+    let words = reading(&from_zero, "backoff");
+    assert!(words.contains("No call was in flight when the provider went down"), "{words}");
+    assert!(!words.contains("in waves"), "{words}");
+    assert_eq!(value(&from_zero, "waves_after_recovery"), Some(0.0));
+    let chapter = run("fixed", &[], 1);
+    let words = reading(&chapter, "backoff");
+    let waves = value(&chapter, "waves_after_recovery").unwrap();
+    assert!(waves >= 1.0 && words.contains(&format!("in waves ({waves} waves over capacity")), "{words}");
+    assert!(words.contains("calls in flight at once when it went down"), "{words}");
 }
 
 /// The chapter's runs read as the chapter says.

@@ -241,6 +241,7 @@ impl RetryStorm {
     /// Every call in flight fails at this one instant: the shared failure moment.
     pub(super) fn go_down(&mut self, q: &mut EventQueue<Event>, now: Micros) {
         self.down = true;
+        self.failed_at_down = Some(self.clients.iter().filter(|c| c.state == ClientState::InFlight).count() as u64);
         for c in 0..self.clients.len() {
             if self.clients[c].state != ClientState::InFlight {
                 continue;

@@ -108,6 +108,8 @@ pub struct RetryStorm {
     pub(super) max_calls_per_action: u32,
     /// Calls sent before the provider went down.
     pub(super) attempts_before: u64,
+    /// The calls the provider failed at once when it went down (none until it has).
+    pub(super) failed_at_down: Option<u64>,
     pub(super) outage_attempts: u64,
     pub(super) outage_user_calls: u64,
     pub(super) max_open_per_client: u32,
@@ -276,6 +278,7 @@ impl Model for RetryStorm {
             actions_failed: 0,
             max_calls_per_action: 0,
             attempts_before: 0,
+            failed_at_down: None,
             outage_attempts: 0,
             outage_user_calls: 0,
             max_open_per_client: 0,

@@ -21,23 +21,42 @@ impl RetryStorm {
         format!("{}, {last}", waits.join(", "))
     }
 
+    /// Whether clients failed together when the provider went down, so that a backoff without
+    /// jitter keeps them together (`they` says how), and whether that made waves.
+    fn in_step(&self, they: &str) -> String {
+        let (from, until) = self.outage();
+        match self.failed_at_down {
+            _ if until <= from => "There is no outage in this run, so no clients fail together.".to_string(),
+            None => format!("When the provider goes down it fails every call then in flight at once, and those clients {they}."),
+            Some(0) => "No call was in flight when the provider went down, so no clients failed together.".to_string(),
+            Some(n) => {
+                let waves = match self.waves_so_far() {
+                    0 => String::new(),
+                    w => format!(": in waves ({} over capacity after it came back)", format::counted(w, "wave", "waves")),
+                };
+                format!(
+                    "The provider failed the {} in flight at once when it went down, and those clients {they}{waves}.",
+                    format::counted(n, "call", "calls")
+                )
+            }
+        }
+    }
+
     /// What the chosen backoff does, with the run's own delays.
     pub(super) fn backoff_words(&self) -> String {
         let c = &self.config;
         let (base, cap) = (wait(self.base_us), wait(self.cap_us));
         let how = match c.mode {
             Mode::Fixed => format!(
-                "Fixed: every client waits the same {} after each failed attempt. The provider failed every call in \
-                 flight at the same instant when it went down, so those clients retry at the same instants, {} \
-                 apart: in waves.",
+                "Fixed: every client waits the same {} after each failed attempt. {}",
                 wait(self.fixed_us),
-                wait(self.fixed_us)
+                self.in_step(&format!("retry at the same instants, {} apart", wait(self.fixed_us)))
             ),
             Mode::Exponential => format!(
                 "Exponential: a client waits {base} after its first failed attempt, and the wait doubles with every \
-                 attempt up to {cap} ({}). Every client follows the same sequence, so clients that failed together \
-                 stay in step: the waves come further apart, not smaller.",
-                self.doubling()
+                 attempt up to {cap} ({}). Every client follows the same sequence. {}",
+                self.doubling(),
+                self.in_step("stay in step, their retries further apart each time")
             ),
             Mode::Jitter => format!(
                 "Exp + jitter: a client waits a random time between zero and the exponential wait, which starts at \
