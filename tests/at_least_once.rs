@@ -404,10 +404,41 @@ fn the_reading_names_each_presets_guarantee_and_table_row() {
     }
 }
 
+/// Issue 24, case 9: ack-first without a crash in the middle shows "effectively once", which
+/// says nothing of the order: the row says untested and is not marked against the chapter's;
+/// the long window's late copies are told by event, so the 37 copies and what came of them agree.
+#[test]
+fn an_untested_order_says_so_and_late_copies_are_told_by_event() {
+    for preset in ["ack-first", "process-first"] {
+        let sim = run(&params(preset, &[("crash_rate", "0")]), 7);
+        let row = sim.run_row();
+        assert_eq!(row.guarantee, Guarantee::EffectivelyOnce, "{preset}");
+        assert!(!row.tested && !row.judged(), "{preset}");
+        assert_eq!(row.result(), "Effectively once, untested: no crash in the middle", "{preset}");
+        let answer = reading(&sim, "answer");
+        assert!(answer.contains("No crash fell between"), "{preset}: {answer}");
+        assert!(answer.contains(&format!("the chapter's table gives it: {}", sim.chapter_row().guarantee.label())));
+    }
+    let tested = run(&params("ack-first", &[]), 7).run_row();
+    assert!(tested.tested && tested.judged() && tested.result() == "At-most-once: loses work");
+    let long = run(&params("long-window", &[]), 7);
+    let late = count(&long, "late_redeliveries");
+    let answer = reading(&long, "answer");
+    assert!(answer.contains(&format!("delivered {late} messages again")), "{answer}");
+    assert!(answer.contains("no event of theirs was credited twice"), "{answer}");
+}
+
 /// Checks every claim of the reading against the run's own numbers.
 fn check_reading(sim: &AtLeastOnce) -> Result<(), TestCaseError> {
     let c = sim.config();
     let answer = reading(sim, "answer");
+    // An order is "untested" only when no crash fell between its two steps.
+    let row = sim.run_row();
+    prop_assert_eq!(answer.contains("so nothing tested this order"), !row.judged(), "{}", answer);
+    prop_assert!(row.judged() || (!row.tested && row.guarantee == Guarantee::EffectivelyOnce));
+    if answer.contains("no event of theirs was credited twice") {
+        prop_assert_eq!(sim.duplicated_among(EventRecord::redelivered_late), 0);
+    }
     let fates = sim.fates();
     let events = |n: u64| format::counted(n, "event", "events");
     let deliveries_were =

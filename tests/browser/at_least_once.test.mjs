@@ -128,3 +128,16 @@ test('at-least-once: the timeline names its lanes by event, at 1,280 and 360 px'
     await page.context().close();
   }
 });
+
+// Issue 24, case 9: ack-first with no crash shows "effectively once", which says nothing of the
+// order: its row in the chapter's table says untested and is marked neither good nor bad.
+test('at-least-once: an order no crash tested reads as untested in the chapter\'s table', async () => {
+  const page = await openPage(browser);
+  await page.goto(`${server.base}/?sim=at-least-once&preset=ack-first&crash_rate=0`);
+  await ready(page);
+  await skipToEnd(page);
+  assert.equal(await page.getAttribute('[data-chapter-table] tr[data-row="run"]', 'class'), 'run-row');
+  assert.equal(await page.textContent('[data-chapter-table] tr[data-row="run"] td[data-col="guarantee"]'), 'Effectively once, untested: no crash in the middle');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});

@@ -42,4 +42,24 @@ pub struct RunRow {
     pub order: Order,
     pub crash_in_the_middle: String,
     pub guarantee: Guarantee,
+    /// Whether a crash fell in the middle: without one, a result better than the chapter's
+    /// says nothing of the order.
+    pub tested: bool,
+}
+
+impl RunRow {
+    /// The result cell: the guarantee, marked untested where no crash in the middle could
+    /// have shown the order's weakness.
+    pub fn result(&self) -> String {
+        let chapter = CHAPTER_TABLE[self.order as usize].guarantee;
+        if self.tested || self.guarantee != Guarantee::EffectivelyOnce || chapter == Guarantee::EffectivelyOnce {
+            return self.guarantee.label().to_string();
+        }
+        format!("{}, untested: no crash in the middle", self.guarantee.label())
+    }
+
+    /// Whether the row may be marked as agreeing or disagreeing with the chapter's.
+    pub fn judged(&self) -> bool {
+        self.result() == self.guarantee.label()
+    }
 }

@@ -18,12 +18,16 @@ pub fn ChapterTable(runner: Runner<AtLeastOnce>) -> impl IntoView {
                 let this = row.order == run.order;
                 let matches = this && row.guarantee == run.guarantee;
                 let run_row = this.then(|| {
-                    let class = if matches { "run-row good" } else { "run-row bad" };
+                    let class = match (run.judged(), matches) {
+                        (false, _) => "run-row",
+                        (true, true) => "run-row good",
+                        (true, false) => "run-row bad",
+                    };
                     view! {
                         <tr class=class data-row="run">
                             <th scope="row">"This run"</th>
                             <td data-col="middle">{run.crash_in_the_middle.clone()}</td>
-                            <td data-col="guarantee">{run.guarantee.label()}</td>
+                            <td data-col="guarantee">{run.result()}</td>
                         </tr>
                     }
                 });
