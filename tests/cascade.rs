@@ -365,6 +365,26 @@ fn reading_of(sim: &Cascade) -> Vec<(&'static str, String)> {
     sim.reading()
 }
 
+/// Issue 24, case 13: a recommendations timeout longer than /checkout's own wait is named as
+/// such, and a pool its hung calls filled is not said to be held "at times".
+#[test]
+fn a_timeout_longer_than_checkouts_wait_is_named() {
+    let mut sim = Cascade::new(&params("timeout", &[("recs_timeout_ms", "6000")]), 1, SPEC.default_duration_ms * MS);
+    sim.run_to_end();
+    let verdict = sentence(&reading_of(&sim), "verdict");
+    assert!(
+        verdict.contains("Recommendations' 6 s timeout is longer than the 5 s /checkout's clients wait."),
+        "{verdict}"
+    );
+    assert!(
+        verdict.contains("took all 20 connections of the shared pool") && !verdict.contains("at times"),
+        "{verdict}"
+    );
+    let mut chapter = Cascade::new(&params("timeout", &[]), 1, SPEC.default_duration_ms * MS);
+    chapter.run_to_end();
+    assert!(!sentence(&reading_of(&chapter), "verdict").contains("is longer than the"));
+}
+
 fn sentence(reading: &[(&'static str, String)], key: &str) -> String {
     reading.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone()).unwrap_or_else(|| panic!("no reading {key}"))
 }
@@ -654,9 +674,14 @@ fn check_claims(sim: &Cascade) -> Result<(), TestCaseError> {
         {
             prop_assert_eq!(n, get(&m, "pool_waiting_max"), "{}", verdict);
         }
-        if verdict.contains("of the shared pool were held") || verdict.contains("held all") {
+        if verdict.contains("of the shared pool were held") || verdict.contains("of the shared pool, each holding") {
             prop_assert!(num("pool_exhausted_ms").is_some(), "{}", verdict);
         }
+        // Issue 24, case 13: the comparison of the two timeouts is stated only where it holds.
+        if verdict.contains("timeout is longer than the") {
+            prop_assert!(c.variant.has_timeout() && c.recs_timeout_ms > c.checkout_timeout_ms, "{}", verdict);
+        }
+        prop_assert!(!verdict.contains("at times"), "{}", verdict);
         if verdict.contains("never held the whole shared pool") {
             prop_assert!(num("pool_exhausted_ms").is_none(), "{}", verdict);
         }

@@ -143,10 +143,9 @@ impl Cascade {
             let recs_all = all_connections(recs.limit.unwrap_or(0));
             let recs_words = match recs.full_of_hung_at {
                 Some(t) if self.config.variant.has_timeout() => format!(
-                    "From {}, {recs_all} of recommendations' own pool {} held at times by calls that will never be \
-                     answered, each until its {} timeout fired",
+                    "From {}, calls that will never be answered took {recs_all} of recommendations' own pool, each \
+                     holding its connection until its {} timeout fired",
                     seconds(t),
-                    was(recs.limit),
                     self.timeout_words()
                 ),
                 Some(t) => format!(
@@ -171,15 +170,14 @@ impl Cascade {
                 was(shared.limit)
             ),
             (Some(t), _) => format!(
-                "From {}, {all} of the shared pool {} held at times by recommendations calls that \
-                 will never be answered, each until its {} timeout fired",
+                "From {}, recommendations calls that will never be answered took {all} of the shared pool, each \
+                 holding its connection until its {} timeout fired",
                 seconds(t),
-                was(shared.limit),
                 self.timeout_words()
             ),
             (_, Some(t)) if self.config.variant.has_timeout() => format!(
-                "From {}, recommendations calls held {all} of the shared pool at times, each until it \
-                 was answered or its {} timeout fired",
+                "From {}, recommendations calls took {all} of the shared pool, each holding its connection until \
+                 it was answered or its {} timeout fired",
                 seconds(t),
                 self.timeout_words()
             ),
@@ -227,12 +225,24 @@ impl Cascade {
             } else {
                 format!("{} checkouts failed: each client gave up after {give_up}.", of(failed))
             };
+            // A timeout no shorter than the time a checkout waits frees no connection in time for it.
+            let longer = if self.config.variant.has_timeout()
+                && self.config.recs_timeout_ms > self.config.checkout_timeout_ms
+                && self.checkout_failed_queued > 0
+            {
+                format!(
+                    " Recommendations' {} timeout is longer than the {give_up} /checkout's clients wait.",
+                    self.timeout_words()
+                )
+            } else {
+                String::new()
+            };
             let succeeded = match (ok, self.successes_came_first()) {
                 (0, _) => " None succeeded.".to_string(),
                 (_, Some(t)) => format!(" {} succeeded, those sent in the first {}.", count(ok), tenths(t)),
                 _ => format!(" {} succeeded.", count(ok)),
             };
-            return format!("{head}{succeeded}{still}");
+            return format!("{head}{longer}{succeeded}{still}");
         }
         if ok == 0 {
             return format!("No /checkout has finished yet;{still}");
