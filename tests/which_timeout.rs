@@ -11,7 +11,7 @@ use resilience_lab::scenarios::which_timeout::{
     WhichTimeoutConfig, every_fault, ticks_for,
 };
 use resilience_lab::sim::params::Config;
-use resilience_lab::sim::{Host, MS, Micros, Params, SEC, Simulation, Value};
+use resilience_lab::sim::{Host, MS, Micros, Model as _, Params, SEC, Simulation, Value};
 
 type WhichTimeout = Host<Model>;
 
@@ -503,6 +503,22 @@ fn check_reading(sim: &WhichTimeout) -> Result<(), TestCaseError> {
         Some((kind, _)) => prop_assert!(first.starts_with(&format!("First to fire: {}", kind.label())), "{}", first),
         None => prop_assert!(first.starts_with("No timer"), "{}", first),
     }
+    // Issue 24, case 10: "on its deadline" only on time; a late timer's tick named only when late;
+    // "the server answered" only once its headers arrived.
+    if let Some((kind, _)) = sim.first_fired() {
+        let t = sim.timers().iter().filter(|t| t.fired_at.is_some()).min_by_key(|t| t.fired_at).unwrap();
+        prop_assert_eq!(t.kind, kind);
+        let late = t.lateness().unwrap_or(0).unsigned_abs();
+        prop_assert_eq!(first.contains("on its deadline"), late < MS / 2, "{} ({} µs late)", first, late);
+        prop_assert!(!first.contains("because undici checks") || late >= MS / 2, "{}", first);
+    }
+    // Issue 24, case 12: the pool holds the call only under the pool-full fault.
+    if caller.contains("held by hung calls") {
+        prop_assert_eq!(sim.config().fault, Fault::PoolFull, "{}", caller);
+    }
+    if retry.contains("the server answered") {
+        prop_assert!(sim.response_at().is_some() && b("server_did_work"), "{}", retry);
+    }
     prop_assert_eq!(retry.starts_with("Safe to retry"), b("safe_to_retry_without_key"), "{}", retry);
     prop_assert_eq!(
         retry.contains("needs an idempotency key"),
@@ -601,6 +617,53 @@ fn preset_descriptions_give_the_runs_own_give_up_time() {
         named += 1;
     }
     assert!(named >= 1, "fetch-silent names its time");
+}
+
+/// Issue 24, case 10: fetch against a server that never speaks TLS times out on a tick, on
+/// time, and a trickled body's TimeoutError comes after the headers said the server answered.
+#[test]
+fn an_on_time_timer_and_an_answered_call_read_as_such() {
+    let on_time = run(&params("fetch-no-tls", &[]));
+    let first = on_time.reading().into_iter().find(|(k, _)| *k == "first").unwrap().1;
+    assert!(first.contains("at 10 s: on its deadline, which fell on one of the 499 ms ticks"), "{first}");
+    let trickle = run(&params("abort-trickle", &[]));
+    let retry = trickle.reading().into_iter().find(|(k, _)| *k == "retry").unwrap().1;
+    assert!(retry.contains("the server answered (its headers arrived at 5 ms)"), "{retry}");
+    assert!(!retry.contains("does not tell the client which"), "{retry}");
+}
+
+/// Issue 24, case 12: before Play, an embed of a silent server or a blackhole does not say the
+/// pool is full of hung calls.
+#[test]
+fn before_play_the_call_has_not_started() {
+    for preset in ["fetch-silent", "fetch-blackhole", "pool-wait"] {
+        let p = params(preset, &[]);
+        let sim = WhichTimeout::new(&p, 1, SPEC.duration_for(&p) * MS);
+        let caller = sim.reading().into_iter().find(|(k, _)| *k == "caller").unwrap().1;
+        assert_eq!(caller, "The call has not started yet.", "{preset}");
+    }
+}
+
+/// Issue 24, case 10: the every-fault table's retry column. A completed call has nothing to
+/// retry; a call still waiting in the pool never sent its request (Chapter 2, Part 2: safe).
+#[test]
+fn the_fault_tables_retry_column_reads_each_calls_state() {
+    let rows = every_fault(&WhichTimeoutConfig::from_params(&params("fetch-silent", &[])));
+    let cell = |f: Fault| rows.iter().find(|r| r.fault == f).unwrap().retry_cell();
+    // fetch-silent's settings: fetch with undici's 300 s headersTimeout and no AbortSignal.
+    assert_eq!(cell(Fault::None), "nothing to retry");
+    assert_eq!(cell(Fault::Slow), "nothing to retry");
+    assert_eq!(cell(Fault::PoolFull), "yes, if given up now: not sent yet");
+    assert_eq!(cell(Fault::Trickle), "no: already sent");
+    for f in [Fault::DnsSlow, Fault::Blackhole, Fault::Refused, Fault::NoTls] {
+        assert_eq!(cell(f), "yes", "{f:?}: failed before the request was sent");
+    }
+    for f in [Fault::Silent, Fault::Stall] {
+        assert_eq!(cell(f), "no", "{f:?}: failed after the request was sent");
+    }
+    for row in &rows {
+        assert!(!(row.safe_to_retry_without_key && row.request_sent), "{:?}", row.fault);
+    }
 }
 
 // ---- Chapter 1, Break 5: a failover, the old IP drops packets ----

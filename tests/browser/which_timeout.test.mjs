@@ -212,3 +212,17 @@ test('which-timeout: without a failover there is no failover chart and the cards
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
+
+// Issue 24, cases 10 and 12: before Play the caller's note says the call has not started (not
+// that the pool is full), and the every-fault table's retry column reads each call's state.
+test('which-timeout: before Play nothing is claimed of the pool, and the retry column reads each call', async () => {
+  const page = await open('preset=fetch-silent');
+  assert.equal(await page.textContent('[data-stat="error"] .note'), 'The call has not started yet.');
+  const retry = (fault) => page.textContent(`[data-fault-table] tr[data-fault="${fault}"] td[data-col="retry"]`);
+  assert.equal(await retry('none'), 'nothing to retry');
+  assert.equal(await retry('pool-full'), 'yes, if given up now: not sent yet');
+  assert.equal(await retry('blackhole'), 'yes');
+  assert.equal(await retry('silent'), 'no');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});

@@ -19,6 +19,8 @@ pub struct FaultRow {
     pub reached_server_app: bool,
     pub server_did_work: bool,
     pub safe_to_retry_without_key: bool,
+    /// The request left the client (a retry could repeat the server's work).
+    pub request_sent: bool,
     /// How long the run was (ms).
     pub run_ms: u64,
 }
@@ -38,6 +40,20 @@ pub fn every_fault(config: &WhichTimeoutConfig) -> Vec<FaultRow> {
         .collect()
 }
 
+impl FaultRow {
+    /// The "safe to retry without a key" cell: a completed call has nothing to retry; one still
+    /// under way is safe to give up on and retry only while its request has not been sent.
+    pub fn retry_cell(&self) -> &'static str {
+        match (self.completed_at.is_some(), self.still_open, self.request_sent) {
+            (true, _, _) => "nothing to retry",
+            (_, true, false) => "yes, if given up now: not sent yet",
+            (_, true, true) => "no: already sent",
+            _ if self.safe_to_retry_without_key => "yes",
+            _ => "no",
+        }
+    }
+}
+
 impl WhichTimeout {
     /// This run as a row of the table "every fault with these settings".
     pub fn row(&self, now: Micros, run_ms: u64) -> FaultRow {
@@ -52,6 +68,7 @@ impl WhichTimeout {
             reached_server_app: self.reached_server_app(now),
             server_did_work: self.server_did_work(now),
             safe_to_retry_without_key: self.safe_to_retry_without_key(),
+            request_sent: self.request_sent_at.is_some(),
             run_ms,
         }
     }

@@ -9,7 +9,7 @@
 //! (the same without its setting).
 
 use super::model::{ArmedTimer, Outcome, Phase, TimerClock, TimerKind, WhichTimeout};
-use super::spec::{Client, WhichTimeoutConfig};
+use super::spec::{Client, Fault, WhichTimeoutConfig};
 use crate::format;
 use crate::sim::Explain;
 use crate::sim::{MS, Micros, Reading, SEC};
@@ -80,15 +80,20 @@ impl WhichTimeout {
 
     fn fired_first(&self, t: &ArmedTimer, fired: Micros) -> String {
         let late = t.lateness().unwrap_or(0);
-        let off = if late >= 0 {
+        // Under half a millisecond reads as 0 ms: on time, and nothing to explain.
+        let on_time = late.unsigned_abs() < MS / 2;
+        let off = if on_time {
+            "on its deadline".to_string()
+        } else if late >= 0 {
             format!("{} after its deadline", format::us_as_ms(late.unsigned_abs()))
         } else {
             format!("{} before its deadline", format::us_as_ms(late.unsigned_abs()))
         };
-        let why = match t.kind.clock() {
-            TimerClock::UndiciTick => ", because undici checks its timers only on its own 499 ms tick",
-            TimerClock::NodeTimer => ", as Node's own timers do",
-            TimerClock::Kernel => "",
+        let why = match (t.kind.clock(), on_time) {
+            (TimerClock::UndiciTick, false) => ", because undici checks its timers only on its own 499 ms tick",
+            (TimerClock::UndiciTick, true) => ", which fell on one of the 499 ms ticks undici checks its timers on",
+            (TimerClock::NodeTimer, false) => ", as Node's own timers do",
+            _ => "",
         };
         let what = if t.ended_call {
             String::new()
@@ -176,6 +181,13 @@ impl WhichTimeout {
 
     fn still_open_sentence(&self, now: Micros) -> String {
         let c = &self.config;
+        // Issue 24, case 12: only the pool-full fault holds the call in the pool.
+        if self.phases().is_empty() {
+            return "The call has not started yet.".to_string();
+        }
+        if self.phase() == Phase::Pool && c.fault != Fault::PoolFull {
+            return format!("The call is taking a connection from the pool at {}.", at(now));
+        }
         if self.phase() == Phase::Pool {
             return format!(
                 "The call is still waiting for a connection at {}: all {} connections are held by hung calls, and \
@@ -264,6 +276,13 @@ impl WhichTimeout {
                 )
             };
             return format!("Safe to retry without an idempotency key: the request was never sent. {proof}");
+        }
+        if let (Some(headers), Some(_)) = (self.response_at(), self.server_done_at) {
+            return format!(
+                "A retry needs an idempotency key (or an idempotent method): the server answered (its headers arrived \
+                 at {}), so it did the work, and a retry would do it again.",
+                at(headers)
+            );
         }
         let did = if self.server_done_at.is_some() {
             "the server did (or will do) the work"

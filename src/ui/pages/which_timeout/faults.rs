@@ -65,7 +65,7 @@ pub fn FaultTable(state: SimState, runner: Runner<WhichTimeout>) -> impl IntoVie
                         <td data-col="first">{first_fired(&row)}</td>
                         <td data-col="caller">{ending(&row)}</td>
                         <td data-col="work">{yes_no(row.server_did_work)}</td>
-                        <td data-col="retry">{yes_no(row.safe_to_retry_without_key)}</td>
+                        <td data-col="retry">{row.retry_cell()}</td>
                     </tr>
                 }
             })
