@@ -638,6 +638,22 @@ fn the_chapters_three_two_one_read_true() {
         reading(&run(&params("key-in-retry-loop", &[]), 1), "chapter").is_empty(),
         "the chapter names no count for this bug"
     );
+    // Issue 24, case 11: the chapter's count is for the chapter's run; a crash, another store
+    // or a race is a different run, and its card says nothing of the chapter's.
+    for preset in ["crash-separate-store", "crash-after-charge", "same-ms-race", "amount-changed"] {
+        assert!(reading(&run(&params(preset, &[]), 1), "chapter").is_empty(), "{preset}");
+    }
+    assert!(
+        reading(&run(&params("key", &[("handler_ms", "300"), ("crash_after_charge", "true")]), 1), "chapter")
+            .is_empty()
+    );
+    // Part 3's table: one click, three attempts; 3 charges without a key, 1 with.
+    for (preset, charges) in [("part3-table", 3), ("part3-table-key", 1)] {
+        let sim = run(&params(preset, &[]), 1);
+        assert_eq!(count(&sim, "card_charged"), charges, "{preset}");
+        assert!(reading(&sim, "chapter").starts_with(&format!("The chapter: {charges}, ")), "{preset}");
+    }
+    assert!(reading(&run(&params("part3-table", &[("fix", "disable")]), 1), "chapter").is_empty());
 }
 
 #[test]

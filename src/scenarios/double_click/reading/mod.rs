@@ -22,9 +22,10 @@ pub use words::Happening;
 
 use super::chapter::chapter_charges;
 use super::model::{AttemptOutcome, BuyerOutcome, ClickEffect, DoubleClick};
+use super::SPEC;
 use super::spec::{DoubleClickConfig, Fix};
 use crate::format;
-use crate::sim::Explain;
+use crate::sim::{Config, Explain};
 use crate::sim::{Micros, Reading};
 use words::when;
 
@@ -54,7 +55,7 @@ impl DoubleClick {
             ),
             ("last_event", self.last_event(now, &events)),
         ];
-        if let Some(n) = chapter_charges(self.config.fix) {
+        if let Some(n) = chapter_charges(self.config.fix).filter(|_| self.is_chapters_run()) {
             let with = match self.config.fix {
                 Fix::None => "no fix",
                 Fix::Disable => "button disabled",
@@ -67,6 +68,25 @@ impl DoubleClick {
             reading.push(("recovery", recovery));
         }
         reading
+    }
+
+    /// Whether this is the chapter's run for its fix (Part 3: the double click, or its table's
+    /// single click with retries), so that the chapter's count of charges is this run's to meet;
+    /// a crash, another store or a race is a different run.
+    fn is_chapters_run(&self) -> bool {
+        // Part 3's table has no second click: a disabled button changes nothing there.
+        let chapters: [(&str, &[Fix]); 3] = [
+            ("double-click", &[Fix::None, Fix::Disable, Fix::Key]),
+            ("part3-table", &[Fix::None, Fix::Key]),
+            ("part3-table-key", &[Fix::Key]),
+        ];
+        let unfixed = DoubleClickConfig { fix: Fix::None, ..self.config.clone() };
+        chapters.into_iter().any(|(id, fixes)| {
+            let Some(preset) = SPEC.preset(id) else { return false };
+            let mut p = SPEC.defaults();
+            p.apply_preset(preset).expect("a declared preset applies");
+            fixes.contains(&self.config.fix) && DoubleClickConfig { fix: Fix::None, ..DoubleClickConfig::from_params(&p) } == unfixed
+        })
     }
 
     /// Whether nothing more can happen that the buyer or the card would see: every click has
