@@ -586,6 +586,14 @@ fn check_readings(sim: &DoubleClick) -> Result<(), TestCaseError> {
     let card = charged(n);
     prop_assert!(verdict.contains(&card), "{} for {} charges", verdict, n);
     prop_assert!(verdict.starts_with(&text(sim, "summary")));
+    // "It came back at": a later click started after a disabled span had ended.
+    if verdict.contains("The button was disabled only until the page answered") {
+        let t = sim.timeline();
+        let ended: Vec<_> = t.disabled.iter().filter_map(|d| d.until).collect();
+        let started_after =
+            t.clicks.iter().skip(1).any(|c| c.effect == ClickEffect::Started && ended.iter().any(|&u| u <= c.at));
+        prop_assert!(started_after, "{}", verdict);
+    }
     // Once settled, the judgement agrees with the counts.
     let truth = match outcome.as_str() {
         "paid" | "processing" => n == 1,
@@ -654,6 +662,18 @@ fn the_chapters_three_two_one_read_true() {
         assert!(reading(&sim, "chapter").starts_with(&format!("The chapter: {charges}, ")), "{preset}");
     }
     assert!(reading(&run(&params("part3-table", &[("fix", "disable")]), 1), "chapter").is_empty());
+    // A disabled button that comes back before the second click: the verdict says when.
+    let short = run(&params("disable", &[("attempt_timeout_ms", "100")]), 1);
+    assert_eq!(count(&short, "card_charged"), 4);
+    assert!(
+        reading(&short, "verdict").ends_with(
+            "The button was disabled only until the page answered: it came back at 425 ms, so the click at 600 ms \
+             started a new payment."
+        ),
+        "{}",
+        reading(&short, "verdict")
+    );
+    assert!(!reading(&run(&params("disable", &[]), 1), "verdict").contains("came back"));
 }
 
 #[test]

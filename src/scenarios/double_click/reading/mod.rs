@@ -131,7 +131,25 @@ impl DoubleClick {
             (Some(false), BuyerOutcome::Failed) => "The page said it failed, but the money left the card.".to_string(),
             (Some(false), _) => "The page shows an error, but the money left the card.".to_string(),
         };
-        if judgement.is_empty() { self.summary() } else { format!("{} {judgement}", self.summary()) }
+        let verdict = if judgement.is_empty() { self.summary() } else { format!("{} {judgement}", self.summary()) };
+        match self.click_after_reenable() {
+            Some((enabled, click)) => format!(
+                "{verdict} The button was disabled only until the page answered: it came back at {}, so the click at {} \
+                 started a new payment.",
+                when(enabled),
+                when(click)
+            ),
+            None => verdict,
+        }
+    }
+
+    /// A click that started a payment after the page had enabled the button again: when the
+    /// button came back, and when that click came.
+    fn click_after_reenable(&self) -> Option<(Micros, Micros)> {
+        self.clicks.iter().skip(1).filter(|c| c.effect == ClickEffect::Started).find_map(|c| {
+            let enabled = self.disabled.iter().filter_map(|d| d.until).filter(|&u| u <= c.at).max()?;
+            Some((enabled, c.at))
+        })
     }
 
     fn buyer_sees(&self) -> String {
