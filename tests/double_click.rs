@@ -674,6 +674,11 @@ fn the_chapters_three_two_one_read_true() {
         reading(&short, "verdict")
     );
     assert!(!reading(&run(&params("disable", &[]), 1), "verdict").contains("came back"));
+    // Two claim rows for one key exist only where nothing forbids them.
+    let race = reading(&run(&params("same-ms-race", &[]), 1), "events");
+    assert_eq!(race.matches("inserts a claim row for key k1").count(), 3, "{race}");
+    assert!(race.contains("no unique constraint on the key, so nothing stops a second row"), "{race}");
+    assert!(!reading(&run(&params("same-ms-atomic", &[]), 1), "events").contains("claim row"));
 }
 
 #[test]

@@ -274,7 +274,11 @@ impl DoubleClick {
                     s.arrived + self.claim_gap,
                     (3, a * 8 + 2),
                     "Server",
-                    format!("The server inserts its claim on key {key}, {} after looking it up.", when(self.claim_gap)),
+                    format!(
+                        "The server inserts a claim row for key {key}, {} after looking it up; the table has no \
+                         unique constraint on the key, so nothing stops a second row.",
+                        when(self.claim_gap)
+                    ),
                 );
             }
             // An answer that reaches a page no longer waiting for it.
