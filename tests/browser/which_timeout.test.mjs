@@ -226,3 +226,18 @@ test('which-timeout: before Play nothing is claimed of the pool, and the retry c
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
+
+// Issue 24, case 10: a timer cleared before its deadline stops where it was cleared, marked so,
+// instead of an outline counting on to 10 s or 127 s.
+test('which-timeout: cleared timers end where they were cleared', async () => {
+  const page = await open('preset=abort-trickle');
+  await skipToEnd(page);
+  await page.waitForFunction(() => JSON.parse(document.querySelector('#timeline canvas').dataset.labels).some((l) => l.text === 'cleared at 3 ms'));
+  const texts = JSON.parse(await page.getAttribute('#timeline canvas', 'data-labels')).map((l) => l.text);
+  for (const t of ['cleared at 3 ms', 'cleared at 2 ms', 'cleared at 5 ms']) assert.ok(texts.includes(t), `${t}: ${texts.join(' | ')}`);
+  // The axis ends with the run (4.1 s), not at a cleared timer's 10 s or 127 s deadline.
+  assert.ok(!texts.some((t) => /^(10|127) s$/.test(t)), texts.join(' | '));
+  assert.match(await page.textContent('#timeline'), /timer cleared/);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});

@@ -107,14 +107,22 @@ fn timer_row(lane: &mut Lane, row: usize, t: &ArmedTimer, now: Micros) {
     let deadline = t.fired_deadline.unwrap_or_else(|| t.deadline());
     let from = t.counting_from.min(deadline.saturating_sub(t.timeout));
     let ended = t.fired_at.or(t.cleared_at).filter(|&e| e <= now);
+    // A timer cleared before its deadline stops there: no outline counting on to a deadline
+    // it will never reach.
+    let cleared = t.cleared_at.filter(|&c| c <= now && t.fired_at.is_none());
     lane.meters.push(Meter {
         row,
         from: ms(from),
-        to: ms(deadline),
+        to: ms(cleared.unwrap_or(deadline)),
         color: TIMER,
         label: row_name(t.kind).into(),
         ended: ended.map(ms),
     });
+    if let Some(c) = cleared {
+        let label = format!("cleared at {}", format::us_as_ms(c));
+        lane.marks.push(Mark { row, at: ms(c), color: TIMER, shape: Shape::Dot, label });
+        return;
+    }
     let Some(fired) = t.fired_at.filter(|&f| f <= now) else { return };
     if fired > deadline {
         let late = format!("+{} late", format::us_as_ms(fired - deadline));
@@ -164,6 +172,7 @@ fn legend() -> Vec<LegendItem> {
         item("timer counting to its deadline", TIMER, Key::Meter),
         item("fired late", BAD, Key::Fill(Fill::Hatched)),
         item("timer fires", BAD, Key::Shape(Shape::Cross)),
+        item("timer cleared", TIMER, Key::Shape(Shape::Dot)),
         item("server's handler", SERVER, Key::Fill(Fill::Solid)),
     ]
 }
