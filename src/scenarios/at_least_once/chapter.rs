@@ -51,15 +51,16 @@ impl RunRow {
     /// The result cell: the guarantee, marked untested where no crash in the middle could
     /// have shown the order's weakness.
     pub fn result(&self) -> String {
-        let chapter = CHAPTER_TABLE[self.order as usize].guarantee;
-        if self.tested || self.guarantee != Guarantee::EffectivelyOnce || chapter == Guarantee::EffectivelyOnce {
+        if self.judged() {
             return self.guarantee.label().to_string();
         }
         format!("{}, untested: no crash in the middle", self.guarantee.label())
     }
 
-    /// Whether the row may be marked as agreeing or disagreeing with the chapter's.
+    /// Whether the row may be marked as agreeing or disagreeing with the chapter's: not when it
+    /// shows better than the chapter's result without a crash in the middle to test the order.
     pub fn judged(&self) -> bool {
-        self.result() == self.guarantee.label()
+        let chapter = CHAPTER_TABLE[self.order as usize].guarantee;
+        self.tested || self.guarantee != Guarantee::EffectivelyOnce || chapter == Guarantee::EffectivelyOnce
     }
 }

@@ -65,7 +65,7 @@ fn summary(s: &Host<WhichTimeout>) -> String {
 /// The failover's chart, when the run has a failover.
 #[component]
 pub fn FailoverChart(runner: Runner<WhichTimeout>) -> impl IntoView {
-    let enabled = Signal::derive(move || runner.track(|s| s.failover().enabled()));
+    let enabled = Memo::new(move |_| runner.track(|s| s.failover().enabled()));
     let data = Signal::derive(move || runner.track(data));
     let summary = Signal::derive(move || runner.track(summary));
     view! {

@@ -67,7 +67,8 @@ fn WhichTimeoutPage(state: SimState) -> impl IntoView {
         link_ms.unwrap_or_else(|| state.params.with(|p| scenario.duration_for(p))) as f64 / 1000.0
     });
     let metrics = Metrics::provide(state.scenario, runner.into());
-    let fleet = Signal::derive(move || runner.track(|s| s.failover().enabled()));
+    // A memo: it changes only when the settings do, so the cards are not rebuilt every frame.
+    let fleet: Signal<bool> = Memo::new(move |_| runner.track(|s| s.failover().enabled())).into();
     let failover = Part::new("failover", Role::Chart, move || view! { <failover::FailoverChart runner/> });
     let timeline = Part::new("timeline", Role::Chart, move || view! { <TimelineView runner metrics/> });
     // A link that opens on a failover (Break 5) leads with its calls, not with one call's timers.
