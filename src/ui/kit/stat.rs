@@ -73,18 +73,24 @@ pub fn StatCard(
         .filter(|_| metrics.scenario.headline.contains(&key))
         .map(|spreads| Memo::new(move |_| spreads.of(key)));
     let headline = (lead || metrics.scenario.headline.contains(&key)).then_some("");
+    let long = Memo::new(move |_| shown.with(|t| t.len() > 12));
     let yes_no = Memo::new(move |_| value.with(|v| matches!(v, Value::Bool(_))));
     view! {
         <div class=class data-stat=key data-value=raw_value data-headline=headline title=spec.help>
             <span class="label">{spec.label}</span>
-            // An error name such as UND_ERR_HEADERS_TIMEOUT is longer than a number: smaller, wrapped.
-            <span class="value" class:long=move || shown.with(|t| t.len() > 12)>
-                {move || shown.with(|t| word_parts(t).map(|part| view! { {part.to_string()}<wbr/> }).collect_view())}
+            // The number and its unit in a box of one line's height that nothing outside depends
+            // on (CSS `contain: strict`): a number that changes every frame lays out that box only.
+            // An error name such as UND_ERR_HEADERS_TIMEOUT is longer than a number: smaller,
+            // wrapped, in a box that grows.
+            <span class="number" class:long=long>
+                <span class="value" class:long=long>
+                    {move || shown.with(|t| word_parts(t).map(|part| view! { {part.to_string()}<wbr/> }).collect_view())}
+                </span>
+                // No unit after a dash: "— ms" reads as a broken number.
+                {(!unit.is_empty()).then(|| view! { <span class="unit" hidden=move || unit_shown.with(|u| u.is_empty())>
+                    {unit_shown}
+                </span> })}
             </span>
-            // No unit after a dash: "— ms" reads as a broken number.
-            {(!unit.is_empty()).then(|| view! { <span class="unit" hidden=move || unit_shown.with(|u| u.is_empty())>
-                {unit_shown}
-            </span> })}
             {note.map(|n| view! { <span class="note">{move || n.get()}</span> })}
             {spread.map(|s| view! {
                 <span

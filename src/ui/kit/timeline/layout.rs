@@ -51,9 +51,8 @@ pub enum Ink {
     OnSolid,
 }
 
-/// A label in its place: its box (top left, width, height) and how it is drawn. `boxed`: drawn
-/// on an opaque background so that lines pass under it (names in the gutter, the axis, the
-/// playhead); other labels outside bars get a halo.
+/// A label in its place: its box (top left, width, height) and how it is drawn. A label outside
+/// the bars is drawn on a box of the background's colour, so lines pass under it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Placed {
     pub text: String,
@@ -62,7 +61,6 @@ pub struct Placed {
     pub w: f64,
     pub font: Font,
     pub ink: Ink,
-    pub boxed: bool,
     pub inside_bar: bool,
 }
 
@@ -201,9 +199,9 @@ impl Placer<'_> {
     }
 
     /// Takes the box `(x, y, w)` for `text`.
-    fn put(&mut self, text: &str, (x, y, w): (f64, f64, f64), font: Font, ink: Ink, boxed: bool) {
+    fn put(&mut self, text: &str, (x, y, w): (f64, f64, f64), font: Font, ink: Ink) {
         self.labels.push(Rect { x, y, w, h: LABEL_H });
-        self.placed.push(Placed { text: text.to_string(), x, y, w, font, ink, boxed, inside_bar: false });
+        self.placed.push(Placed { text: text.to_string(), x, y, w, font, ink, inside_bar: false });
     }
 
     /// Places `text` at the first free candidate (left edge, top); false when none is free.
@@ -214,7 +212,7 @@ impl Placer<'_> {
         let w = (self.measure)(text, font).ceil();
         for (x, y) in candidates {
             if self.free(&Rect { x, y, w, h: LABEL_H }, GAP) {
-                self.put(text, (x, y, w), font, ink, false);
+                self.put(text, (x, y, w), font, ink);
                 return true;
             }
         }
@@ -270,13 +268,13 @@ fn names(plan: &Plan, d: &TimelineData, p: &mut Placer) {
         let y = if named_rows { first.top } else { first.bar };
         let w = (p.measure)(&lane.label, Font::Bold).ceil();
         if !lane.label.is_empty() && p.free(&Rect { x: 4.0, y, w, h: LABEL_H }, 0.0) {
-            p.put(&lane.label, (4.0, y, w), Font::Bold, Ink::Fg, true);
+            p.put(&lane.label, (4.0, y, w), Font::Bold, Ink::Fg);
         }
         for (r, name) in lane.rows.iter().enumerate() {
             let (Some(row), false) = (plan.row(i, r), name.is_empty()) else { continue };
             let w = (p.measure)(name, Font::Plain).ceil();
             if p.free(&Rect { x: 4.0, y: row.bar, w, h: LABEL_H }, 0.0) {
-                p.put(name, (4.0, row.bar, w), Font::Plain, Ink::Muted, true);
+                p.put(name, (4.0, row.bar, w), Font::Plain, Ink::Muted);
             }
         }
     }
@@ -311,7 +309,7 @@ fn axis(plan: &mut Plan, p: &mut Placer) {
         if fits || px_per_tick.is_infinite() {
             for (s, r) in &boxes {
                 if p.free(r, 0.0) {
-                    p.put(s, (r.x, r.y, r.w), Font::Plain, Ink::Muted, true);
+                    p.put(s, (r.x, r.y, r.w), Font::Plain, Ink::Muted);
                 }
             }
             plan.ticks = ticks;
@@ -327,7 +325,7 @@ fn playhead(plan: &Plan, d: &TimelineData, p: &mut Placer) {
     let w = (p.measure)(&s, Font::Bold).ceil();
     let x = (plan.px(now) - w / 2.0).clamp(plan.left.min(plan.width - w), plan.width - w);
     if p.free(&Rect { x, y: 1.0, w, h: LABEL_H }, GAP) {
-        p.put(&s, (x, 1.0, w), Font::Bold, Ink::Fg, true);
+        p.put(&s, (x, 1.0, w), Font::Bold, Ink::Fg);
     }
 }
 
@@ -347,7 +345,7 @@ fn inside_bars(plan: &Plan, d: &TimelineData, p: &mut Placer) {
                 let r = Rect { x: a + 4.0, y: row.bar, w, h: LABEL_H };
                 if p.free(&r, 0.0) {
                     let ink = if b.fill == super::Fill::Solid { Ink::OnSolid } else { Ink::Fg };
-                    p.put(&b.label, (r.x, r.y, w), Font::Plain, ink, false);
+                    p.put(&b.label, (r.x, r.y, w), Font::Plain, ink);
                     if let Some(l) = p.placed.last_mut() {
                         l.inside_bar = true;
                     }
