@@ -130,21 +130,58 @@ pub fn counted(n: u64, one: &str, many: &str) -> String {
     format!("{} {}", count(n), if n == 1 { one } else { many })
 }
 
-/// The first `n` sentences of `text`: a sentence ends at ". ", "! " or "? " before a capital
-/// letter or a digit, so "1.5 s" and "e.g. this" do not end one.
-pub fn first_sentences(text: &str, n: usize) -> String {
+/// Where each sentence of `text` but the last ends (the index of the space after it): a
+/// sentence ends at ". ", "! " or "? " before a capital letter, a digit or a path ("/home"),
+/// so "1.5 s" and "e.g. this" do not end one.
+fn sentence_ends(text: &str) -> impl Iterator<Item = usize> + '_ {
     let bytes = text.as_bytes();
-    let mut seen = 0;
-    for i in 1..bytes.len().saturating_sub(1) {
-        let ends = matches!(bytes[i - 1], b'.' | b'!' | b'?') && bytes[i] == b' ';
-        if ends && (bytes[i + 1].is_ascii_uppercase() || bytes[i + 1].is_ascii_digit()) {
-            seen += 1;
-            if seen == n {
-                return text[..i].to_string();
-            }
-        }
+    (1..bytes.len().saturating_sub(1)).filter(move |&i| {
+        matches!(bytes[i - 1], b'.' | b'!' | b'?')
+            && bytes[i] == b' '
+            && (bytes[i + 1].is_ascii_uppercase() || bytes[i + 1].is_ascii_digit() || bytes[i + 1] == b'/')
+    })
+}
+
+/// The first `n` sentences of `text` (see [`sentence_ends`]).
+pub fn first_sentences(text: &str, n: usize) -> String {
+    match n.checked_sub(1).and_then(|k| sentence_ends(text).nth(k)) {
+        Some(end) => text[..end].to_string(),
+        None => text.to_string(),
     }
-    text.to_string()
+}
+
+/// The sentences of `text` (see [`sentence_ends`]), each without the space after it.
+pub fn sentences(text: &str) -> Vec<&str> {
+    let mut start = 0;
+    let mut out = Vec::new();
+    for end in sentence_ends(text) {
+        out.push(&text[start..end]);
+        start = end + 1;
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
+/// The most words a verdict shows before its "Why?".
+pub const VERDICT_WORDS: usize = 35;
+
+/// A verdict's lead and the rest: the first sentence, and each next one while the lead stays
+/// within `max_words` words. The rest is empty when the whole text fits.
+pub fn lead(text: &str, max_words: usize) -> (&str, &str) {
+    let words = |s: &str| s.split_whitespace().count();
+    let mut cut = None;
+    for end in sentence_ends(text) {
+        if cut.is_some() && words(&text[..end]) > max_words {
+            break;
+        }
+        cut = Some(end);
+    }
+    match cut {
+        Some(end) if words(text) > max_words => (&text[..end], &text[end + 1..]),
+        _ => (text, ""),
+    }
 }
 
 /// A parameter's value beside its slider: as [`with_unit`], but a minute or more of
@@ -264,6 +301,21 @@ mod tests {
         assert_eq!(quantity_text(&Value::Int(1), "times"), "1 time");
         assert_eq!(quantity_text(&Value::Null, "ms"), "—");
         assert_eq!(quantity_text(&Value::Bool(true), ""), "yes");
+    }
+
+    #[test]
+    fn a_lead_is_whole_sentences_within_the_words() {
+        let text = "One two three. Four five. Six seven eight nine.";
+        assert_eq!(lead(text, 5), ("One two three. Four five.", "Six seven eight nine."));
+        assert_eq!(lead(text, 4), ("One two three.", "Four five. Six seven eight nine."));
+        // The first sentence, however long, and nothing cut when all of it fits.
+        assert_eq!(lead(text, 1), ("One two three.", "Four five. Six seven eight nine."));
+        assert_eq!(lead(text, 9), (text, ""));
+        assert_eq!(lead("One sentence only, quite long.", 2), ("One sentence only, quite long.", ""));
+        assert_eq!(lead("At 40 s: 98. /home waits.", 3), ("At 40 s: 98.", "/home waits."));
+        assert_eq!(lead("", 3), ("", ""));
+        assert_eq!(sentences("At 1.5 s: 98. /home waits. Done"), ["At 1.5 s: 98.", "/home waits.", "Done"]);
+        assert!(sentences("").is_empty());
     }
 
     #[test]

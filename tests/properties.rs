@@ -8,6 +8,7 @@ use std::collections::HashSet;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use resilience_lab::format;
 use resilience_lab::scenarios::{self, ALL};
 use resilience_lab::sim::base::{MAX_DURATION_MS, MIN_DURATION_MS};
 use resilience_lab::sim::{MS, ParamKind, Params, ScenarioSpec, Simulation, Value};
@@ -372,5 +373,36 @@ mod slow_server {
                 i += 1;
             }
         }
+    }
+}
+
+/// The readings the pages show as their verdict (kit `Verdict`): a lead of at most
+/// `VERDICT_WORDS` words, the rest behind "Why?". Its first sentence must fit, for any
+/// parameters in range and at every preset.
+const VERDICTS: [&str; 3] = ["verdict", "answer", "ratio"];
+
+fn check_leads(spec: &ScenarioSpec, params: &Params, seed: u64, duration_ms: u64) -> Result<(), TestCaseError> {
+    let mut sim = spec.start(params, seed, duration_ms);
+    sim.run_to_end();
+    for (key, text) in sim.reading().iter().filter(|(k, _)| VERDICTS.contains(k)) {
+        let (lead, _) = format::lead(text, format::VERDICT_WORDS);
+        let words = lead.split_whitespace().count();
+        prop_assert!(words <= format::VERDICT_WORDS, "{} {key}: a lead of {words} words: {lead}", spec.id);
+    }
+    Ok(())
+}
+
+#[test]
+fn verdicts_lead_with_a_short_sentence() {
+    for spec in ALL {
+        for preset in spec.presets {
+            let mut params = spec.defaults();
+            params.apply_preset(preset).unwrap();
+            check_leads(spec, &params, 7, spec.default_duration_ms)
+                .unwrap_or_else(|e| panic!("{} preset {}: {e}", spec.id, preset.id));
+        }
+        runner(32)
+            .run(&cases(), |case| check_leads(spec, &draw(spec, &case.fractions), case.seed, case.duration_ms))
+            .unwrap_or_else(|e| panic!("scenario {}: {e}", spec.id));
     }
 }

@@ -404,7 +404,7 @@ fn a_late_ejection_is_reported_only_when_it_happens() {
     let full = run_ms(&p, 1, length);
     let at = num(&full, "b_ejected_at_ms");
     assert_eq!(at, 61_000.0, "B fails at 1 s and is ejected 60 s later");
-    assert!(sentence(&full, "answer").contains("health checks removed B at 61 s"), "{}", sentence(&full, "answer"));
+    assert!(sentence(&full, "answer").contains("Health checks removed B at 61 s"), "{}", sentence(&full, "answer"));
 }
 
 /// Issue 24, case 5: with a slowdown of ×1 nothing is credited to a slowdown; the ratio
@@ -546,7 +546,7 @@ mod readings {
     fn check(sim: &SlowServer) -> Result<(), TestCaseError> {
         let answer = sentence(sim, "answer");
         let ejected = value(sim, "b_ejected_at_ms");
-        if answer.contains("health checks removed B") {
+        if answer.contains("Health checks removed B") {
             prop_assert!(ejected != Value::Null, "{}", answer);
         }
         if answer.contains("had not by the end") || answer.contains("they have not yet") {

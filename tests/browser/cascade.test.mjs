@@ -5,7 +5,7 @@
 // are runs where the chapter's words would be false.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, scenarios, screenshot, stat, setSlider, untilFinished } from './harness.mjs';
+import { serve, launch, openPage, ready, scenarios, screenshot, stat, setSlider, untilFinished, verdictText } from './harness.mjs';
 
 // The chapter's timeline (GUIDED_STEPS in src/scenarios/cascade/mod.rs): time and title per step.
 const STEPS = [
@@ -44,7 +44,7 @@ const tourStep = async (page) => Number(await page.getAttribute('[data-tour-step
 const text = async (page, sel) => (await page.textContent(sel)).trim();
 const runRow = (page) => text(page, '[data-run-row]');
 const runCells = (page) => page.$$eval('[data-run-row] th, [data-run-row] td', (els) => els.map((e) => e.textContent.trim()));
-const verdict = (page) => text(page, '[data-reading="verdict"]');
+const verdict = (page) => verdictText(page, '[data-reading="verdict"]');
 const thisRun = (page, key) => text(page, `[data-tour-run="${key}"]`);
 // What the tour says about this run: its "This run" lines and its explanation (not the chapter's figures).
 const tourRunText = (page) => page.$$eval('[data-tour] .run-figure, [data-tour] [data-tour-explanation]', (els) => els.map((e) => e.textContent).join(' '));

@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, stat, timelineLabels, timelineMoments, timelineProblems, untilFinished } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, stat, timelineLabels, timelineMoments, timelineProblems, untilFinished, verdictText } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -47,7 +47,7 @@ test('deadline-chain fixed: 504 at about 2,004 ms, B gives up at 2,509, C commit
   assert.equal(await cell(page, 'table_c_work', 'chapter'), 'Finished and committed at 3,510 ms, for nobody');
   assert.equal(await page.textContent('[data-table-claim]'),
     "Every row reads as the chapter's, and every time is within 4 ms of the chapter's figure.");
-  assert.match(await page.textContent('[data-verdict]'), /Work done for nobody: 1,514 ms\.$/);
+  assert.match(await verdictText(page), /Work done for nobody: 1,514 ms\.$/);
   assert.ok((await page.$$('[data-moments] li')).length >= 12, 'the list of moments');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
@@ -85,7 +85,7 @@ test('deadline-chain: both hop timeouts at 0, the 200 comes after the user\'s 2,
   assert.equal(await page.getAttribute('[data-stat="user_answer_ms"]', 'class'), 'stat bad');
   const wasted = await stat(page, 'wasted_work_ms');
   assert.equal(wasted, 1513.5);
-  const verdict = await page.textContent('[data-verdict]');
+  const verdict = await verdictText(page);
   assert.match(verdict, /^A answered the user with a 200 \(from C\) at 3,521 ms, 1,521 ms after the user's 2,000 ms had run out: too late to be of use\./);
   assert.match(verdict, /C committed at 3,514 ms, 1,514 ms after the user stopped waiting: for nobody\. Work done for nobody: 1,514 ms\.$/);
   assert.equal(await note(page, 'c_end_ms'), 'committed, for nobody');
@@ -145,7 +145,7 @@ test('deadline-chain: the wrong-order preset: the browser gives up first, C comm
   assert.equal(await stat(page, 'user_answer_ms'), null);
   assert.match(await note(page, 'user_answer_ms'), /browser gave up at 2,001 ms/);
   assert.equal(await note(page, 'c_end_ms'), 'committed, for nobody');
-  assert.match(await page.textContent('[data-verdict]'), /^The browser gave up at 2,001 ms with no answer\./);
+  assert.match(await verdictText(page), /^The browser gave up at 2,001 ms with no answer\./);
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });

@@ -143,3 +143,8 @@ export function timelineProblems({ labels, w, h }, names = []) {
   }
   return problems;
 }
+
+/** A verdict's words as a reader reads them: its lead, then each sentence behind "Why?". */
+export async function verdictText(page, selector = '[data-verdict]') {
+  return page.$eval(selector, (el) => [...el.querySelectorAll('.lead, .why p')].map((p) => p.textContent).join(' '));
+}

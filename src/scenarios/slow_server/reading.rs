@@ -191,12 +191,12 @@ impl SlowServer {
     fn b_down(&self, cap: &Capacity, now: Micros) -> String {
         let from = format::seconds(self.slow_at);
         let ejected = match self.ejected_by(now) {
-            Some(t) => format!("health checks removed B at {}.", format::seconds(t)),
+            Some(t) => format!("Health checks removed B at {}.", format::seconds(t)),
             None if now >= self.end => format!(
-                "health checks take {} to remove B and had not by the end of the run.",
+                "Health checks take {} to remove B and had not by the end of the run.",
                 format::seconds(self.eject_after)
             ),
-            None => format!("health checks take {} to remove B; they have not yet.", format::seconds(self.eject_after)),
+            None => format!("Health checks take {} to remove B; they have not yet.", format::seconds(self.eject_after)),
         };
         let rest = if cap.without_b < cap.rate {
             format!(
@@ -208,7 +208,7 @@ impl SlowServer {
             String::new()
         };
         format!(
-            "B refused connections from {from}; the balancer picked again for each refused request among the other servers, and {ejected}{rest}{}",
+            "B refused connections from {from}, so the balancer sent each refused request to another server. {ejected}{rest}{}",
             self.busiest_other()
         )
     }

@@ -25,6 +25,7 @@ pub mod table;
 pub mod timeline;
 pub mod tour;
 pub mod url_sync;
+pub mod verdict;
 
 pub use chart::{Chart, ChartData, Line};
 pub use figure::{Lead, Part, Role};
@@ -35,3 +36,4 @@ pub use state::SimState;
 pub use table::Table;
 pub use timeline::Timeline;
 pub use tour::{Tour, TourState};
+pub use verdict::Verdict;

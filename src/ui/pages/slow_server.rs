@@ -8,7 +8,7 @@ use crate::scenarios::slow_server::{SAMPLE_EVERY, SlowServer, SlowServerConfig, 
 use crate::sim::{Config, Host, Micros, Model, Simulation};
 use crate::ui::kit::chart::slot;
 use crate::ui::kit::predict::{Guess, Predict};
-use crate::ui::kit::{Chart, ChartData, Lead, Line, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone};
+use crate::ui::kit::{Chart, ChartData, Lead, Line, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone, Verdict};
 use crate::ui::runner::Runner;
 
 const PREDICTIONS: &[Guess] = &[
@@ -77,14 +77,14 @@ fn SlowServerPage(state: SimState) -> impl IntoView {
     // The figure's verdict: the numbers once there are some, what has happened until then.
     let verdict = Signal::derive(move || {
         let ratio = metrics.reading("ratio");
-        if ratio.is_empty() { format::first_sentences(&metrics.reading("answer"), 2) } else { ratio }
+        if ratio.is_empty() { metrics.reading("answer") } else { ratio }
     });
     let parts = vec![
         Part::new("cards", Role::Cards, move || view! { <Stats metrics/> }),
         Part::new("queues", Role::Chart, move || view! { <QueueChart runner/> }).in_group("charts-grid"),
         Part::new("latency", Role::Chart, move || view! { <LatencyChart runner metrics/> }).in_group("charts-grid"),
         Part::new("in-flight", Role::Chart, move || view! { <InFlightChart runner/> }).in_group("charts-grid"),
-        Part::new("verdict", Role::Verdict, move || view! { <p class="verdict" data-verdict>{verdict}</p> })
+        Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} {..} data-verdict=""/> })
             .figure_only(),
     ];
     view! {

@@ -14,7 +14,7 @@ use crate::scenarios::at_least_once::{AtLeastOnce, AtLeastOnceConfig};
 use crate::sim::{Config, Simulation};
 use crate::ui::kit::speed::speed_to_watch;
 use crate::format;
-use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone};
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone, Verdict};
 use crate::ui::kit::predict::Question;
 
 /// The publishing plays in about this many seconds unless the link sets a speed.
@@ -69,14 +69,10 @@ fn AtLeastOncePage(state: SimState) -> impl IntoView {
     });
     let metrics = Metrics::provide(state.scenario, runner.into());
     let finished = Signal::derive(move || runner.track(|s| s.finished()));
-    let embed = state.embed;
-    let verdict = Signal::derive(move || {
-        let v = metrics.reading("answer");
-        if embed { format::first_sentences(&v, 2) } else { v }
-    });
+    let verdict = metrics.reading_signal("answer");
     let parts = vec![
         Part::new("cards", Role::Cards, move || view! { <Stats metrics finished/> }),
-        Part::new("verdict", Role::Verdict, move || view! { <p class="verdict" role="status" data-verdict>{verdict}</p> }),
+        Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} {..} role="status" data-verdict=""/> }),
         Part::new("timeline", Role::Chart, move || view! { <deliveries::Deliveries runner/> }),
         Part::new("ledger", Role::Extra, move || view! { <ledger::Ledger runner metrics/> }),
         Part::new("table", Role::Extra, move || view! { <table::ChapterTable runner/> }),

@@ -14,7 +14,7 @@ use crate::scenarios::cascade::{Cascade, CascadeConfig, SAMPLE_EVERY};
 use crate::sim::Config;
 use crate::ui::kit::moment::keep_moment;
 use crate::format;
-use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone};
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone, Verdict};
 
 pub fn page(state: SimState) -> AnyView {
     view! { <CascadePage state/> }.into_any()
@@ -87,15 +87,11 @@ fn CascadePage(state: SimState) -> impl IntoView {
     let intro = Signal::derive(move || state.params.with(|p| intro(&CascadeConfig::from_params(p), &chapter)));
     let metrics = Metrics::provide(state.scenario, runner.into());
     keep_moment(state, runner.into());
-    let embed = state.embed;
-    let verdict = Signal::derive(move || {
-        let v = metrics.reading("verdict");
-        if embed { format::first_sentences(&v, 2) } else { v }
-    });
+    let verdict = metrics.reading_signal("verdict");
     let parts = vec![
         Part::new("cards", Role::Cards, move || view! { <Cards metrics cards=HEADLINE/> }),
         Part::new("home", Role::Chart, move || view! { <charts::HomeChart runner/> }),
-        Part::new("verdict", Role::Verdict, move || view! { <p class="verdict" data-reading="verdict">{verdict}</p> }),
+        Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} {..} data-reading="verdict"/> }),
         Part::new("pools", Role::Extra, move || view! { <pools::Pools runner metrics/> }),
         Part::new("stats", Role::Extra, move || view! { <Cards metrics cards=POOL_CARDS/> }),
         Part::new("tour", Role::Extra, move || view! { <tour::CascadeTour runner metrics/> }),

@@ -14,7 +14,7 @@ use crate::scenarios::choosing_numbers::{ChoosingNumbers, ChoosingNumbersConfig}
 use crate::sim::{Config, Micros, Simulation};
 use crate::ui::kit::predict::{Guess, Predict};
 use crate::ui::kit::table::ChapterRows;
-use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Table, Timeline, Tone};
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Table, Timeline, Tone, Verdict};
 use crate::ui::runner::Runner;
 
 pub fn page(state: SimState) -> AnyView {
@@ -74,7 +74,7 @@ fn ChoosingNumbersPage(state: SimState) -> impl IntoView {
         Part::new("cards", Role::Cards, move || view! { <Stats metrics/> }),
         Part::new("timeline", Role::Chart, move || view! { <Requests runner/> }),
         Part::new("verdict", Role::Verdict, move || {
-            view! { <p class="verdict" role="status" data-verdict>{verdict}</p> }
+            view! { <Verdict text={verdict} {..} role="status" data-verdict=""/> }
         }),
         Part::new("stats", Role::Extra, move || view! { <MoreStats metrics/> }),
         Part::new("table", Role::Extra, move || view! { <ChapterTable metrics/> }),

@@ -11,7 +11,7 @@ use leptos::prelude::*;
 use crate::scenarios::deadline_chain::{DeadlineChain, DeadlineChainConfig};
 use crate::sim::{Config, Simulation};
 use crate::format;
-use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone};
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone, Verdict};
 use crate::ui::runner::Runner;
 
 pub fn page(state: SimState) -> AnyView {
@@ -45,16 +45,11 @@ fn DeadlineChainPage(state: SimState) -> impl IntoView {
     let runner = state.runner::<DeadlineChain>(0);
     let metrics = Metrics::provide(state.scenario, runner.into());
     let verdict = metrics.reading_signal("verdict");
-    let embed = state.embed;
-    let shown_verdict = Signal::derive(move || {
-        let v = verdict.get();
-        if embed { format::first_sentences(&v, 2) } else { v }
-    });
     let parts = vec![
         Part::new("cards", Role::Cards, move || view! { <Stats metrics runner/> }),
         Part::new("timeline", Role::Chart, move || view! { <TimelineView state runner verdict/> }),
         Part::new("verdict", Role::Verdict, move || {
-            view! { <p class="verdict" role="status" data-verdict>{shown_verdict}</p> }
+            view! { <Verdict text={verdict} {..} role="status" data-verdict=""/> }
         }),
         // Chapter 1, Break 3: the window between the first hang-up and C's commit.
         Part::new("window", Role::Extra, move || {

@@ -13,7 +13,7 @@ use crate::sim::{Config, Simulation};
 use crate::ui::kit::compare::{Compare, CompareSpec};
 use crate::ui::kit::predict::{Guess, Predict};
 use crate::format;
-use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone};
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone, Verdict};
 use charts::{AttemptsChart, ClientsStrip, WaitingChart, attempts_chart, tallest};
 
 const PREDICTIONS: &[Guess] =
@@ -102,11 +102,11 @@ fn RetryStormPage(state: SimState) -> impl IntoView {
     let finished = Signal::derive(move || runner.track(|s| s.finished()));
     let outcome = Signal::derive(move || Some(metrics.reading("prediction")).filter(|p| !p.is_empty()));
     let answer = metrics.reading_signal("verdict");
-    let verdict = Signal::derive(move || format::first_sentences(&metrics.reading("verdict"), 2));
+    let verdict = metrics.reading_signal("verdict");
     let parts = vec![
         Part::new("cards", Role::Cards, move || view! { <HeadlineStats metrics/> }),
         Part::new("attempts", Role::Chart, move || view! { <AttemptsChart runner/> }),
-        Part::new("verdict", Role::Verdict, move || view! { <p class="verdict" data-verdict>{verdict}</p> })
+        Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} {..} data-verdict=""/> })
             .figure_only(),
         Part::new("readings", Role::Extra, move || view! { <Readings metrics/> }),
         Part::new("stats", Role::Extra, move || view! { <MoreStats metrics/> }),

@@ -1,0 +1,48 @@
+//! The run's verdict: its first sentences, at most [`VERDICT_WORDS`] words, and the rest behind
+//! a "Why?" a reader opens. The disclosure stays in the page while the words change (and there
+//! is more to say), so a reader who opened it keeps it open as the run plays.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::format::{self, VERDICT_WORDS};
+
+/// In a figure the verdict's box has a height of its own and scrolls: an opened "Why?" scrolls
+/// that box (not the page) so the reader sees what opened.
+fn show_opened(ev: web_sys::Event) {
+    let Some(details) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
+    let Some(scroller) = details.closest(".figure-verdict").ok().flatten() else { return };
+    if details.has_attribute("open") {
+        let offset = details.get_bounding_client_rect().top() - scroller.get_bounding_client_rect().top();
+        scroller.set_scroll_top(scroller.scroll_top() + offset as i32);
+    }
+}
+
+/// A verdict from `text`. The page's hooks and role go on its root (`{..} data-verdict=""`).
+#[component]
+pub fn Verdict(#[prop(into)] text: Signal<String>) -> impl IntoView {
+    let split = Memo::new(move |_| {
+        text.with(|t| {
+            let (lead, rest) = format::lead(t, VERDICT_WORDS);
+            (lead.to_string(), rest.to_string())
+        })
+    });
+    // One paragraph a sentence: the detail reads as steps, not as one run-on block.
+    let rest = move || {
+        split.with(|(_, rest)| {
+            format::sentences(rest).into_iter().map(|s| view! { <p>{s.to_string()}</p> }).collect_view()
+        })
+    };
+    let more = Memo::new(move |_| split.with(|(_, rest)| !rest.is_empty()));
+    view! {
+        <div class="verdict">
+            <p class="lead">{move || split.with(|(lead, _)| lead.clone())}</p>
+            <Show when=move || more.get()>
+                <details class="why" on:toggle=show_opened>
+                    <summary>"Why?"</summary>
+                    {rest}
+                </details>
+            </Show>
+        </div>
+    }
+}
