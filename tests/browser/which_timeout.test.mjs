@@ -111,6 +111,23 @@ test('which-timeout: the table of every fault runs each fault with these setting
   await page.context().close();
 });
 
+test('which-timeout: the table of every fault shows the chapter\'s figure beside its setup, and a dash elsewhere', async () => {
+  const chapter = (page, fault) => page.textContent(`[data-fault-table] tr[data-fault="${fault}"] td[data-col="chapter"]`);
+  const caller = (page, fault) => page.textContent(`[data-fault-table] tr[data-fault="${fault}"] td[data-col="caller"]`);
+  let page = await open('preset=fetch-silent');
+  assert.equal(await chapter(page, 'silent'), '300.9 s');
+  assert.match(await caller(page, 'silent'), /^UND_ERR_HEADERS_TIMEOUT at 301 s$/);
+  assert.equal(await chapter(page, 'blackhole'), '10.5 s');
+  assert.equal(await chapter(page, 'stall'), '—');
+  await page.context().close();
+  page = await open('preset=abort-silent');
+  assert.equal(await chapter(page, 'silent'), '2,007 ms');
+  assert.match(await caller(page, 'silent'), /^TimeoutError at 2,00\d ms$/);
+  assert.equal(await chapter(page, 'blackhole'), '—');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
 test('which-timeout at 360 px: the phases, the timeline and both tables fit', async () => {
   const page = await open('preset=abort-silent', { width: 360, height: 800 });
   await skipToEnd(page);

@@ -59,7 +59,7 @@ mod reading;
 mod spec;
 mod undici_clock;
 
-pub use chapter::{FaultRow, every_fault};
+pub use chapter::{FaultRow, MEASURED, Measured, every_fault, measured_with};
 pub use failover::{Failover, FleetSample, HangEnd, MAX_ATTEMPTS};
 pub use model::{ArmedTimer, CallError, Event, Outcome, Phase, PhaseSpan, TimerClock, TimerKind, WhichTimeout};
 pub use spec::{Client, Fault, Os, PARAMS, WhichTimeoutConfig};

@@ -1,7 +1,8 @@
 //! "Every fault with these settings": the model runs the call once per fault with the reader's
 //! client and timers (each run takes microseconds), one row each: what fires first and when,
-//! what the caller sees, whether the server did the work, and whether a plain retry is safe.
-//! A row's button shows that fault in the simulation above.
+//! what the caller sees, whether the server did the work, whether a plain retry is safe, and
+//! what the chapter measured where these settings are its setup for that fault. A row's button
+//! shows that fault in the simulation above.
 
 use leptos::prelude::*;
 
@@ -35,6 +36,11 @@ fn ending(row: &FaultRow) -> String {
     }
 }
 
+/// The chapter's figure for a row, or a dash where it measured other settings or none.
+fn chapter_cell(row: &FaultRow) -> String {
+    row.chapter_ms.map_or_else(|| "—".to_string(), |ms| at((ms * 1000.0) as Micros))
+}
+
 fn yes_no(b: bool) -> &'static str {
     if b { "yes" } else { "no" }
 }
@@ -66,6 +72,7 @@ pub fn FaultTable(state: SimState, runner: Runner<WhichTimeout>) -> impl IntoVie
                         <td data-col="caller">{ending(&row)}</td>
                         <td data-col="work">{yes_no(row.server_did_work)}</td>
                         <td data-col="retry">{row.retry_cell()}</td>
+                        <td data-col="chapter">{chapter_cell(&row)}</td>
                     </tr>
                 }
             })
@@ -75,7 +82,14 @@ pub fn FaultTable(state: SimState, runner: Runner<WhichTimeout>) -> impl IntoVie
         <Table
             hook="data-fault-table"
             caption="Every fault with these settings (the one shown above is marked)"
-            head=&["What goes wrong", "First to fire", "Caller sees", "Server did the work", "Safe to retry without a key"]
+            head=&[
+                "What goes wrong",
+                "First to fire",
+                "Caller sees",
+                "Server did the work",
+                "Safe to retry without a key",
+                "The chapter measured",
+            ]
         >
             {body}
         </Table>
