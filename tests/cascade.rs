@@ -205,6 +205,14 @@ fn guided_steps_match_the_run() {
     let (c, in_use, recs, waiting) = at(2);
     assert_eq!((c.home_in_flight, in_use, recs, c.checkout_ok), (20, 20, 20, 4));
     assert!(waiting >= 1);
+    // "Just before this moment" the last connection was taken: after step 2, within 20 ms of step 3.
+    let mut run = Cascade::new(&SPEC.defaults(), 1, SPEC.default_duration_ms * MS);
+    run.advance(GUIDED_STEPS[2].time_ms * MS, u64::MAX);
+    let full = run.shared_pool().full_of_hung_at().expect("the pool filled") / MS;
+    assert!(
+        full > GUIDED_STEPS[1].time_ms && full <= GUIDED_STEPS[2].time_ms && GUIDED_STEPS[2].time_ms - full <= 20,
+        "{full}"
+    );
     // 4: "24 in flight", the fifth checkout waits.
     let (c, _, _, waiting) = at(3);
     assert_eq!((c.home_in_flight, c.checkout_ok, c.checkout_in_flight), (24, 4, 1));
@@ -383,6 +391,19 @@ fn a_timeout_longer_than_checkouts_wait_is_named() {
     let mut chapter = Cascade::new(&params("timeout", &[]), 1, SPEC.default_duration_ms * MS);
     chapter.run_to_end();
     assert!(!sentence(&reading_of(&chapter), "verdict").contains("is longer than the"));
+}
+
+/// Issue 24, case 13: with no /home traffic the verdict says so, instead of telling how /home
+/// waits for a recommendations service nothing calls.
+#[test]
+fn without_home_traffic_nothing_calls_recommendations() {
+    for preset in ["no-timeout", "timeout", "bulkhead"] {
+        let mut sim = Cascade::new(&params(preset, &[("home_rate", "0")]), 1, SPEC.default_duration_ms * MS);
+        sim.run_to_end();
+        let verdict = sentence(&reading_of(&sim), "verdict");
+        assert!(verdict.starts_with("No /home request arrives in this run (0 a second)"), "{preset}: {verdict}");
+        assert!(!verdict.contains("/home waits") && !verdict.contains("gives up on it"), "{preset}: {verdict}");
+    }
 }
 
 fn sentence(reading: &[(&'static str, String)], key: &str) -> String {

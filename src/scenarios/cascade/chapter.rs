@@ -46,7 +46,7 @@ pub static GUIDED_STEPS: [GuidedStep; 7] = [
         home: "20 in flight; the 20th's price call finds no connection",
         pool: "20 of 20 held by recs",
         checkout: "the one sent at 0.4 s got one of the last free connections",
-        explanation: "About 0.42 s in, the 20th /home's recommendations call takes the last connection. \
+        explanation: "Just before this moment the 20th /home's recommendations call took the last connection. \
                       From now on nothing ever returns a connection to the pool.",
     },
     GuidedStep {

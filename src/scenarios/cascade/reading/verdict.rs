@@ -20,6 +20,9 @@ impl Cascade {
 
     /// What recommendations did, and how /home waits for it.
     fn cause(&self, now: Micros) -> String {
+        if self.config.home_rate <= 0.0 {
+            return "No /home request arrives in this run (0 a second), so nothing calls recommendations.".into();
+        }
         let stop = seconds(self.recs_stops_at);
         if self.recs_stops_at >= self.end {
             return format!(
