@@ -167,6 +167,9 @@ pub fn sentences(text: &str) -> Vec<&str> {
 /// The most words a verdict shows before its "Why?".
 pub const VERDICT_WORDS: usize = 35;
 
+/// The same in a figure, whose verdict box holds about three lines on a phone.
+pub const FIGURE_VERDICT_WORDS: usize = 20;
+
 /// A verdict's lead and the rest: the first sentence, and each next one while the lead stays
 /// within `max_words` words. The rest is empty when the whole text fits.
 pub fn lead(text: &str, max_words: usize) -> (&str, &str) {

@@ -13,9 +13,9 @@ after(async () => { await browser?.close(); await server?.close(); });
 const words = (text) => text.trim().split(/\s+/).filter(Boolean).length;
 
 for (const sim of scenarioIds()) {
-  for (const view of ['', '&embed=1']) {
-    test(`${sim}${view}: the verdict leads with at most 35 words, and "Why?" opens the rest in place`, async () => {
-      const page = await openPage(browser, { width: 360, height: 800 });
+  for (const [view, width] of [['', 360], ['&embed=1', 360], ['&embed=1', 412]]) {
+    test(`${sim}${view} at ${width} px: the verdict leads with at most 35 words, and "Why?" opens the rest in place`, async () => {
+      const page = await openPage(browser, { width, height: 800 });
       await page.goto(`${server.base}/?sim=${sim}${view}`);
       await ready(page);
       await skipToEnd(page);
@@ -34,6 +34,14 @@ for (const sim of scenarioIds()) {
       if ((await why.count()) > 0) {
         const rest = page.locator('.verdict .why p').first();
         assert.equal(await rest.isVisible(), false, 'the rest is closed');
+        if (view) {
+          // The lead and its "Why?" fit the figure's verdict box: a reader sees there is more.
+          const fits = await page.$eval('.figure-verdict', (box) => {
+            const b = box.getBoundingClientRect();
+            return box.querySelector('.why summary').getBoundingClientRect().bottom <= b.bottom + 1;
+          });
+          assert.ok(fits, '"Why?" is in view in the verdict box before it opens');
+        }
         const height = await page.evaluate(() => document.documentElement.scrollHeight);
         await why.click();
         assert.equal(await rest.isVisible(), true, 'the rest opens');
@@ -47,7 +55,7 @@ for (const sim of scenarioIds()) {
           });
           assert.ok(seen, 'the opened sentences are in view in the verdict box');
         }
-        await screenshot(page, `verdict-${sim}${view ? '-embed' : ''}-360`);
+        await screenshot(page, `verdict-${sim}${view ? '-embed' : ''}-${width}`);
       }
       assert.deepEqual(page.problems(), []);
       await page.context().close();

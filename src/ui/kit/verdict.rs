@@ -1,11 +1,11 @@
-//! The run's verdict: its first sentences, at most [`VERDICT_WORDS`] words, and the rest behind
-//! a "Why?" a reader opens. The disclosure stays in the page while the words change (and there
+//! The run's verdict: its first sentences, at most [`VERDICT_WORDS`] words (fewer in a figure),
+//! and the rest behind a "Why?" a reader opens. The disclosure stays in the page while the words change (and there
 //! is more to say), so a reader who opened it keeps it open as the run plays.
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::format::{self, VERDICT_WORDS};
+use crate::format::{self, FIGURE_VERDICT_WORDS, VERDICT_WORDS};
 
 /// In a figure the verdict's box has a height of its own and scrolls: an opened "Why?" scrolls
 /// that box (not the page) so the reader sees what opened.
@@ -20,10 +20,16 @@ fn show_opened(ev: web_sys::Event) {
 
 /// A verdict from `text`. The page's hooks and role go on its root (`{..} data-verdict=""`).
 #[component]
-pub fn Verdict(#[prop(into)] text: Signal<String>) -> impl IntoView {
+pub fn Verdict(
+    #[prop(into)] text: Signal<String>,
+    /// In an embed's figure: a shorter lead, so it and its "Why?" fit the verdict's box.
+    #[prop(optional)]
+    figure: bool,
+) -> impl IntoView {
+    let words = if figure { FIGURE_VERDICT_WORDS } else { VERDICT_WORDS };
     let split = Memo::new(move |_| {
         text.with(|t| {
-            let (lead, rest) = format::lead(t, VERDICT_WORDS);
+            let (lead, rest) = format::lead(t, words);
             (lead.to_string(), rest.to_string())
         })
     });

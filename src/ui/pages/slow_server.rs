@@ -84,7 +84,7 @@ fn SlowServerPage(state: SimState) -> impl IntoView {
         Part::new("queues", Role::Chart, move || view! { <QueueChart runner/> }).in_group("charts-grid"),
         Part::new("latency", Role::Chart, move || view! { <LatencyChart runner metrics/> }).in_group("charts-grid"),
         Part::new("in-flight", Role::Chart, move || view! { <InFlightChart runner/> }).in_group("charts-grid"),
-        Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} {..} data-verdict=""/> })
+        Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} figure=state.embed {..} data-verdict=""/> })
             .figure_only(),
     ];
     view! {

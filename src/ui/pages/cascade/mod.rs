@@ -91,7 +91,7 @@ fn CascadePage(state: SimState) -> impl IntoView {
     let parts = vec![
         Part::new("cards", Role::Cards, move || view! { <Cards metrics cards=HEADLINE/> }),
         Part::new("home", Role::Chart, move || view! { <charts::HomeChart runner/> }),
-        Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} {..} data-reading="verdict"/> }),
+        Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} figure=state.embed {..} data-reading="verdict"/> }),
         Part::new("pools", Role::Extra, move || view! { <pools::Pools runner metrics/> }),
         Part::new("stats", Role::Extra, move || view! { <Cards metrics cards=POOL_CARDS/> }),
         Part::new("tour", Role::Extra, move || view! { <tour::CascadeTour runner metrics/> }),

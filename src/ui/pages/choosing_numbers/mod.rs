@@ -74,7 +74,7 @@ fn ChoosingNumbersPage(state: SimState) -> impl IntoView {
         Part::new("cards", Role::Cards, move || view! { <Stats metrics/> }),
         Part::new("timeline", Role::Chart, move || view! { <Requests runner/> }),
         Part::new("verdict", Role::Verdict, move || {
-            view! { <Verdict text={verdict} {..} role="status" data-verdict=""/> }
+            view! { <Verdict text={verdict} figure=state.embed {..} role="status" data-verdict=""/> }
         }),
         Part::new("stats", Role::Extra, move || view! { <MoreStats metrics/> }),
         Part::new("table", Role::Extra, move || view! { <ChapterTable metrics/> }),

@@ -49,7 +49,7 @@ fn DeadlineChainPage(state: SimState) -> impl IntoView {
         Part::new("cards", Role::Cards, move || view! { <Stats metrics runner/> }),
         Part::new("timeline", Role::Chart, move || view! { <TimelineView state runner verdict/> }),
         Part::new("verdict", Role::Verdict, move || {
-            view! { <Verdict text={verdict} {..} role="status" data-verdict=""/> }
+            view! { <Verdict text={verdict} figure=state.embed {..} role="status" data-verdict=""/> }
         }),
         // Chapter 1, Break 3: the window between the first hang-up and C's commit.
         Part::new("window", Role::Extra, move || {

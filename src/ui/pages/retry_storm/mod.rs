@@ -106,7 +106,7 @@ fn RetryStormPage(state: SimState) -> impl IntoView {
     let parts = vec![
         Part::new("cards", Role::Cards, move || view! { <HeadlineStats metrics/> }),
         Part::new("attempts", Role::Chart, move || view! { <AttemptsChart runner/> }),
-        Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} {..} data-verdict=""/> })
+        Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} figure=state.embed {..} data-verdict=""/> })
             .figure_only(),
         Part::new("readings", Role::Extra, move || view! { <Readings metrics/> }),
         Part::new("stats", Role::Extra, move || view! { <MoreStats metrics/> }),
