@@ -20,6 +20,8 @@ done
 
 echo "== native tests (cargo test)"
 cargo test --release --all-targets 2>&1
+# The documentation's examples, among them the misspelt metric that must not compile.
+cargo test --release --doc 2>&1
 
 echo "== web build (one trunk build per simulation, then the home page: build_web)"
 build_web 2>&1

@@ -3,6 +3,7 @@
 
 pub mod base;
 pub mod engine;
+pub mod metrics;
 pub mod model;
 pub mod params;
 pub mod rng;
@@ -11,6 +12,7 @@ pub mod stats;
 
 pub use base::{Reading, Simulation, Value};
 pub use engine::{EventQueue, MS, Micros, SEC, StepOutcome, TimerKey};
+pub use metrics::{Metric, MetricSet, WordSet};
 pub use model::{Explain, Host, Model};
 pub use params::{ChoiceOption, Config, ParamKind, ParamSpec, Params, Preset};
 pub use scenario::{MetricSpec, ScenarioSpec};

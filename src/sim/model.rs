@@ -9,6 +9,7 @@ use std::ops::Deref;
 
 use super::base::{MAX_DURATION_MS, Reading, Runs, Simulation, Value};
 use super::engine::{EventQueue, Micros, StepOutcome};
+use super::metrics::{MetricSet, WordSet};
 use super::params::{Config, Params};
 
 /// One scenario's model of the world.
@@ -24,8 +25,11 @@ pub trait Model: Sized + 'static {
     /// Handles one event at time `now`.
     fn handle(&mut self, queue: &mut EventQueue<Self::Event>, now: Micros, event: Self::Event);
 
-    /// The scenario's metrics at time `now`, keyed as declared.
-    fn metrics(&self, now: Micros) -> Vec<(&'static str, Value)>;
+    /// The scenario's metrics, as its `metrics!` declaration types them.
+    type Metrics: MetricSet;
+
+    /// The scenario's metrics at time `now`.
+    fn metrics(&self, now: Micros) -> Self::Metrics;
 
     /// The configuration the model was built with (pages read it from the running simulation).
     fn config(&self) -> &Self::Config;
@@ -45,8 +49,11 @@ pub trait Model: Sized + 'static {
 /// What a model says about its runs, in words: written apart from the model (a scenario's
 /// `reading.rs`), which reads the model and is never called by it.
 pub trait Explain: Model {
-    /// Sentences that explain the run so far (see [`Reading`]).
-    fn reading(&self, now: Micros) -> Reading;
+    /// The scenario's sentences, as its `words!` declaration types them.
+    type Words: WordSet;
+
+    /// Sentences that explain the run so far.
+    fn words(&self, now: Micros) -> Self::Words;
 
     /// What theory says about a sweep of parameter `x` (by the options of `by`) from this
     /// configuration, in a sentence (e.g. where a queue starts to grow without bound); `None`
@@ -81,9 +88,21 @@ impl<M: Model> Host<M> {
         &self.model
     }
 
+    /// The metrics now, typed (pages read their fields).
+    pub fn metrics_now(&self) -> M::Metrics {
+        self.model.metrics(self.queue.now())
+    }
+
     /// Entries waiting in the event queue (memory checks).
     pub fn queued_events(&self) -> usize {
         self.queue.len()
+    }
+}
+
+impl<M: Explain> Host<M> {
+    /// The sentences now, typed (pages read their fields).
+    pub fn words_now(&self) -> M::Words {
+        self.model.words(self.queue.now())
     }
 }
 
@@ -117,11 +136,11 @@ impl<M: Explain> Simulation for Host<M> {
     }
 
     fn metrics(&self) -> Vec<(&'static str, Value)> {
-        self.model.metrics(self.queue.now())
+        self.metrics_now().values()
     }
 
     fn reading(&self) -> Reading {
-        self.model.reading(self.queue.now())
+        self.words_now().reading()
     }
 }
 

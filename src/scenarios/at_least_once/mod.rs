@@ -94,6 +94,8 @@ pub use spec::{
     ACK_MS, AtLeastOnceConfig, DedupeOn, Order, PARAMS, PRODUCER_RESTART_MS, RECORD_MS, TIMELINE_CAP, TIMELINE_FIRST,
     WORK_CAP,
 };
+pub use reading::AtLeastOnceWords;
+pub use spec::AtLeastOnceMetrics;
 
 use crate::sim::ScenarioSpec;
 use crate::sim::model::ModelOf;

@@ -11,11 +11,22 @@ use super::model::{AtLeastOnce, Cause, EventRecord, Fates};
 use super::spec::{AtLeastOnceConfig, DedupeOn, Order};
 use crate::format;
 use crate::sim::Explain;
-use crate::sim::{Micros, Reading};
+use crate::sim::Micros;
+
+crate::words! {
+    /// What an at-least-once run means, in words (the keys above).
+    pub struct AtLeastOnceWords {
+        pub guarantee: String,
+        pub crash_in_the_middle: String,
+        pub answer: String,
+    }
+}
 
 impl Explain for AtLeastOnce {
-    fn reading(&self, now: Micros) -> Reading {
-        self.reading_at(now)
+    type Words = AtLeastOnceWords;
+
+    fn words(&self, now: Micros) -> AtLeastOnceWords {
+        self.words_at(now)
     }
 
     fn sweep_theory(c: &AtLeastOnceConfig, x: &str, _by: Option<&str>) -> Option<String> {
@@ -38,7 +49,7 @@ impl AtLeastOnce {
         }
     }
 
-    pub(super) fn reading_at(&self, now: Micros) -> Reading {
+    pub(super) fn words_at(&self, now: Micros) -> AtLeastOnceWords {
         let mut answer = vec![self.outcome()];
         answer.extend(self.crash_sentence());
         answer.extend(self.untested_sentence());
@@ -48,11 +59,11 @@ impl AtLeastOnce {
         answer.extend(self.late_sentence());
         answer.extend(self.pending_sentence(now));
         answer.extend(self.processed_messages_sentence());
-        vec![
-            ("guarantee", self.guarantee().id().to_string()),
-            ("crash_in_the_middle", self.middle_cell()),
-            ("answer", answer.join(" ")),
-        ]
+        AtLeastOnceWords {
+            guarantee: self.guarantee().id().to_string(),
+            crash_in_the_middle: self.middle_cell(),
+            answer: answer.join(" "),
+        }
     }
 
     /// The two steps that matter, in order, as the reading names them.

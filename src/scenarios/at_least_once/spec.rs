@@ -2,7 +2,7 @@
 //! model and the run length share.
 
 use crate::sim::scenario::SweepDefault;
-use crate::sim::{MetricSpec, ParamSpec, Preset};
+use crate::sim::{ParamSpec, Preset};
 
 /// One broker round trip for the ack (same region).
 pub const ACK_MS: u64 = 5;
@@ -196,129 +196,59 @@ pub(super) const PRESETS: &[Preset] = &[
         },
 ];
 
-pub(super) const METRICS: &[MetricSpec] = &[
-        MetricSpec {
-            key: "lost",
-            label: "Lost",
-            unit: "events",
-            help: "Events never credited, with no copy left that could credit them (not even in the dead-letter queue).",
-        },
-        MetricSpec {
-            key: "duplicated",
-            label: "Credited twice or more",
-            unit: "events",
-            help: "Events credited more than once.",
-        },
-        MetricSpec {
-            key: "effectively_once",
-            label: "Credited exactly once",
-            unit: "events",
-            help: "Events credited once, with no copy left that could credit them again.",
-        },
-        MetricSpec {
-            key: "pending",
-            label: "Not settled yet",
-            unit: "events",
-            help: "Events not yet published, or with a copy still in the broker, the outbox or a consumer; \
-                   lost + credited twice + exactly once + in the dead-letter queue + this = events.",
-        },
-        MetricSpec { key: "deliveries", label: "Deliveries", unit: "", help: "Messages handed to a consumer." },
-        MetricSpec {
-            key: "redeliveries",
-            label: "Redeliveries",
-            unit: "",
-            help: "Deliveries of a message the broker had delivered before: after a lease ran out, or days later.",
-        },
-        MetricSpec {
-            key: "skipped_as_duplicate",
-            label: "Skipped as duplicates",
-            unit: "",
-            help: "Deliveries whose dedupe key was already recorded: the transaction rolled back and the consumer acked.",
-        },
-        MetricSpec { key: "crashes", label: "Consumer crashes", unit: "", help: "Consumers that died mid-message." },
-        MetricSpec {
-            key: "crashes_between",
-            label: "Crashes in the middle",
-            unit: "",
-            help: "Crashes after the first of the two steps that matter and before the second.",
-        },
-        MetricSpec {
-            key: "ledger_balance",
-            label: "Ledger balance",
-            unit: "$",
-            help: "What the consumer credited, every credit counted.",
-        },
-        MetricSpec {
-            key: "expected_balance",
-            label: "Expected balance",
-            unit: "$",
-            help: "The balance if every event published so far were credited exactly once.",
-        },
-        MetricSpec {
-            key: "ledger_difference",
-            label: "Ledger minus expected",
-            unit: "$",
-            help: "Double credits push it up, lost events down.",
-        },
-        MetricSpec { key: "extra_credits", label: "Extra credits", unit: "", help: "Credits beyond an event's first." },
-        MetricSpec {
-            key: "republished",
-            label: "Republished by the outbox",
-            unit: "events",
-            help: "Events the producer's outbox published a second time, under a new delivery ID.",
-        },
-        MetricSpec {
-            key: "late_redeliveries",
-            label: "Late redeliveries",
-            unit: "",
-            help: "Acked messages the broker delivered once more, long after.",
-        },
-        MetricSpec {
-            key: "leases_outlived",
-            label: "Leases outlived",
-            unit: "",
-            help: "Times a lease ran out while its job was still running: a redelivery without any crash.",
-        },
-        MetricSpec {
-            key: "lease_renewals",
-            label: "Lease renewals",
-            unit: "",
-            help: "Times a working consumer extended its lease.",
-        },
-        MetricSpec {
-            key: "dead_lettered",
-            label: "Dead-lettered",
-            unit: "",
-            help: "Messages moved to the dead-letter queue after the last allowed delivery.",
-        },
-        MetricSpec {
-            key: "in_dead_letter_queue",
-            label: "Parked, never credited",
-            unit: "events",
-            help: "Events never credited whose message waits in the dead-letter queue: not lost, to be looked at and re-driven.",
-        },
-        MetricSpec {
-            key: "redriven",
-            label: "Re-driven",
-            unit: "",
-            help: "Dead-lettered messages moved back to the queue as new messages.",
-        },
-        MetricSpec {
-            key: "settled_at_ms",
-            label: "Settled at",
-            unit: "ms",
-            help: "When the last event settled: nothing left in the broker, the outbox or a consumer (empty until then).",
-        },
-        MetricSpec {
-            key: "guarantee",
-            label: "Guarantee shown",
-            unit: "",
-            help: "effectively-once, parked (none lost or twice, some waiting in the dead-letter queue), at-most-once \
-                   (lost, none twice), at-least-once (twice, none lost) or neither.",
-        },
-];
+crate::metrics! {
+    /// What a at-least-once run reports: the CLI's JSON, the stat cards, the sweeps.
+    pub struct AtLeastOnceMetrics in METRICS {
+        pub lost: u64 = ("Lost", "events",
+            "Events never credited, with no copy left that could credit them (not even in the dead-letter queue)."),
+        pub duplicated: u64 = ("Credited twice or more", "events",
+            "Events credited more than once."),
+        pub effectively_once: u64 = ("Credited exactly once", "events",
+            "Events credited once, with no copy left that could credit them again."),
+        pub pending: u64 = ("Not settled yet", "events",
+            "Events not yet published, or with a copy still in the broker, the outbox or a consumer; \
+                   lost + credited twice + exactly once + in the dead-letter queue + this = events."),
+        pub deliveries: u64 = ("Deliveries", "",
+            "Messages handed to a consumer."),
+        pub redeliveries: u64 = ("Redeliveries", "",
+            "Deliveries of a message the broker had delivered before: after a lease ran out, or days later."),
+        pub skipped_as_duplicate: u64 = ("Skipped as duplicates", "",
+            "Deliveries whose dedupe key was already recorded: the transaction rolled back and the consumer acked."),
+        pub crashes: u64 = ("Consumer crashes", "",
+            "Consumers that died mid-message."),
+        pub crashes_between: u64 = ("Crashes in the middle", "",
+            "Crashes after the first of the two steps that matter and before the second."),
+        pub ledger_balance: i64 = ("Ledger balance", "$",
+            "What the consumer credited, every credit counted."),
+        pub expected_balance: i64 = ("Expected balance", "$",
+            "The balance if every event published so far were credited exactly once."),
+        pub ledger_difference: i64 = ("Ledger minus expected", "$",
+            "Double credits push it up, lost events down."),
+        pub extra_credits: u64 = ("Extra credits", "",
+            "Credits beyond an event's first."),
+        pub republished: u64 = ("Republished by the outbox", "events",
+            "Events the producer's outbox published a second time, under a new delivery ID."),
+        pub late_redeliveries: u64 = ("Late redeliveries", "",
+            "Acked messages the broker delivered once more, long after."),
+        pub leases_outlived: u64 = ("Leases outlived", "",
+            "Times a lease ran out while its job was still running: a redelivery without any crash."),
+        pub lease_renewals: u64 = ("Lease renewals", "",
+            "Times a working consumer extended its lease."),
+        pub dead_lettered: u64 = ("Dead-lettered", "",
+            "Messages moved to the dead-letter queue after the last allowed delivery."),
+        pub in_dead_letter_queue: u64 = ("Parked, never credited", "events",
+            "Events never credited whose message waits in the dead-letter queue: not lost, to be looked at and re-driven."),
+        pub redriven: u64 = ("Re-driven", "",
+            "Dead-lettered messages moved back to the queue as new messages."),
+        pub settled_at_ms: Option<f64> = ("Settled at", "ms",
+            "When the last event settled: nothing left in the broker, the outbox or a consumer (empty until then)."),
+        pub guarantee: String = ("Guarantee shown", "",
+            "effectively-once, parked (none lost or twice, some waiting in the dead-letter queue), at-most-once \
+                   (lost, none twice), at-least-once (twice, none lost) or neither."),
+    }
+}
 
-pub(super) const HEADLINE: &[&str] = &["lost", "duplicated", "effectively_once", "skipped_as_duplicate"];
+pub(super) const HEADLINE: &[&str] = &[AtLeastOnceMetrics::lost.key(), AtLeastOnceMetrics::duplicated.key(), AtLeastOnceMetrics::effectively_once.key(), AtLeastOnceMetrics::skipped_as_duplicate.key()];
 
 pub(super) const SWEEP: SweepDefault =
-    SweepDefault { x: AtLeastOnceConfig::crash_rate, from: 0.0, to: 10.0, steps: 11, by: Some(AtLeastOnceConfig::order), metric: "effectively_once" };
+    SweepDefault { x: AtLeastOnceConfig::crash_rate, from: 0.0, to: 10.0, steps: 11, by: Some(AtLeastOnceConfig::order), metric: AtLeastOnceMetrics::effectively_once.key() };

@@ -43,6 +43,8 @@ pub use moment::{Counts, Moment};
 pub use pool::{Pool, PoolNow, Slot};
 pub use requests::{CallKey, CheckoutKey, HomeKey};
 pub use spec::{Arrivals, CascadeConfig, PARAMS, Variant};
+pub use reading::CascadeWords;
+pub use spec::CascadeMetrics;
 
 use crate::sim::ScenarioSpec;
 use crate::sim::model::ModelOf;

@@ -1,7 +1,7 @@
 //! The cascade's declaration: its fixes, parameters, presets and metrics.
 
 use crate::sim::scenario::SweepDefault;
-use crate::sim::{MetricSpec, ParamSpec, Preset};
+use crate::sim::{ParamSpec, Preset};
 
 crate::choice! {
     /// What protects the API from a recommendations service that stops answering.
@@ -174,155 +174,62 @@ pub(super) static PRESETS: &[Preset] = &[
     },
 ];
 
-pub(super) static METRICS: &[MetricSpec] = &[
-    MetricSpec {
-        key: "home_in_flight_end",
-        label: "/home in flight after the load",
-        unit: "req",
-        help: "/home handlers still running when the load stopped (the chapter's 'after 10 s'); until then, now.",
-    },
-    MetricSpec {
-        key: "home_in_flight_growth_per_s",
-        label: "/home in-flight growth",
-        unit: "req/s",
-        help: "How fast /home in flight changed over the last 5 s of the load, per second: near 0 is flat.",
-    },
-    MetricSpec {
-        key: "checkout_ok",
-        label: "/checkout succeeded",
-        unit: "req",
-        help: "Checkouts answered before the client gave up.",
-    },
-    MetricSpec {
-        key: "checkout_failed",
-        label: "/checkout failed",
-        unit: "req",
-        help: "Checkouts whose client gave up.",
-    },
-    MetricSpec {
-        key: "checkout_p99_ms",
-        label: "/checkout p99",
-        unit: "ms",
-        help: "The wait 99 in 100 /checkout clients did not exceed; a failure counts as the time until its client gave up.",
-    },
-    MetricSpec {
-        key: "pool_in_use_max",
-        label: "Shared pool, most in use",
-        unit: "connections",
-        help: "Most connections of the shared pool held by calls at once.",
-    },
-    MetricSpec {
-        key: "downstream_open_connections_max",
-        label: "Downstream connections, most",
-        unit: "connections",
-        help: "Most connections open on the downstream host at once, from every pool.",
-    },
-    MetricSpec {
-        key: "home_arrived",
-        label: "/home arrived",
-        unit: "req",
-        help: "/home requests sent by the load generator.",
-    },
-    MetricSpec {
-        key: "home_done",
-        label: "/home answered",
-        unit: "req",
-        help: "/home requests whose page was rendered and sent.",
-    },
-    MetricSpec {
-        key: "home_in_flight_now",
-        label: "/home in flight now",
-        unit: "req",
-        help: "/home handlers running now.",
-    },
-    MetricSpec {
-        key: "checkout_arrived",
-        label: "/checkout arrived",
-        unit: "req",
-        help: "/checkout requests sent by the load generator.",
-    },
-    MetricSpec {
-        key: "checkout_waiting",
-        label: "/checkout waiting",
-        unit: "req",
-        help: "Checkouts neither answered nor given up on yet.",
-    },
-    MetricSpec {
-        key: "checkout_p50_ms",
-        label: "/checkout p50",
-        unit: "ms",
-        help: "The wait half of the /checkout clients did not exceed.",
-    },
-    MetricSpec {
-        key: "recs_timed_out",
-        label: "Recommendations timed out",
-        unit: "calls",
-        help: "Recommendations calls aborted by their timeout (the page rendered without them).",
-    },
-    MetricSpec {
-        key: "recs_pool_in_use_max",
-        label: "Recommendations pool, most in use",
-        unit: "connections",
-        help: "With the bulkhead: most connections of the recommendations pool in use at once.",
-    },
-    MetricSpec {
-        key: "pool_waiting_max",
-        label: "Shared pool, longest queue",
-        unit: "calls",
-        help: "Most calls waiting at once for a connection of the shared pool.",
-    },
-    MetricSpec {
-        key: "pool_exhausted_ms",
-        label: "Pool full of hung calls at",
-        unit: "ms",
-        help: "When every connection of the shared pool was first held by a recommendations call (none if it never was).",
-    },
-    MetricSpec {
-        key: "last_checkout_ok_sent_ms",
-        label: "Last good checkout sent at",
-        unit: "ms",
-        help: "When the latest successful /checkout was sent (none if none succeeded).",
-    },
-    MetricSpec {
-        key: "first_checkout_failed_ms",
-        label: "First checkout failed at",
-        unit: "ms",
-        help: "When the first /checkout client gave up (none if none did).",
-    },
-    MetricSpec {
-        key: "downstream_open_connections",
-        label: "Downstream connections now",
-        unit: "connections",
-        help: "Connections open on the downstream host now.",
-    },
-    MetricSpec {
-        key: "checkout_queued",
-        label: "/checkout that waited for a connection",
-        unit: "req",
-        help: "Checkouts whose price call found every connection of the shared pool taken and had to wait for one.",
-    },
-    MetricSpec {
-        key: "checkout_failed_queued",
-        label: "/checkout failed still waiting for a connection",
-        unit: "req",
-        help: "Checkouts whose client gave up while their price call was still waiting for a connection: they never left the process.",
-    },
-    MetricSpec {
-        key: "checkout_abandoned_calls",
-        label: "Price calls for clients gone",
-        unit: "calls",
-        help: "/checkout price calls answered after their client had given up: a connection used for an answer nobody reads.",
-    },
-    MetricSpec {
-        key: "pool_full_at_ms",
-        label: "Shared pool full at",
-        unit: "ms",
-        help: "When every connection of the shared pool was first in use, whatever held them (none if it never was, or \
-               has no limit).",
-    },
-];
+crate::metrics! {
+    /// What a cascade run reports: the CLI's JSON, the stat cards, the sweeps.
+    pub struct CascadeMetrics in METRICS {
+        pub home_in_flight_end: u64 = ("/home in flight after the load", "req",
+            "/home handlers still running when the load stopped (the chapter's 'after 10 s'); until then, now."),
+        pub home_in_flight_growth_per_s: Option<f64> = ("/home in-flight growth", "req/s",
+            "How fast /home in flight changed over the last 5 s of the load, per second: near 0 is flat."),
+        pub checkout_ok: u64 = ("/checkout succeeded", "req",
+            "Checkouts answered before the client gave up."),
+        pub checkout_failed: u64 = ("/checkout failed", "req",
+            "Checkouts whose client gave up."),
+        pub checkout_p99_ms: Option<f64> = ("/checkout p99", "ms",
+            "The wait 99 in 100 /checkout clients did not exceed; a failure counts as the time until its client gave up."),
+        pub pool_in_use_max: u64 = ("Shared pool, most in use", "connections",
+            "Most connections of the shared pool held by calls at once."),
+        pub downstream_open_connections_max: u64 = ("Downstream connections, most", "connections",
+            "Most connections open on the downstream host at once, from every pool."),
+        pub home_arrived: u64 = ("/home arrived", "req",
+            "/home requests sent by the load generator."),
+        pub home_done: u64 = ("/home answered", "req",
+            "/home requests whose page was rendered and sent."),
+        pub home_in_flight_now: u64 = ("/home in flight now", "req",
+            "/home handlers running now."),
+        pub checkout_arrived: u64 = ("/checkout arrived", "req",
+            "/checkout requests sent by the load generator."),
+        pub checkout_waiting: u64 = ("/checkout waiting", "req",
+            "Checkouts neither answered nor given up on yet."),
+        pub checkout_p50_ms: Option<f64> = ("/checkout p50", "ms",
+            "The wait half of the /checkout clients did not exceed."),
+        pub recs_timed_out: u64 = ("Recommendations timed out", "calls",
+            "Recommendations calls aborted by their timeout (the page rendered without them)."),
+        pub recs_pool_in_use_max: Option<u64> = ("Recommendations pool, most in use", "connections",
+            "With the bulkhead: most connections of the recommendations pool in use at once."),
+        pub pool_waiting_max: u64 = ("Shared pool, longest queue", "calls",
+            "Most calls waiting at once for a connection of the shared pool."),
+        pub pool_exhausted_ms: Option<f64> = ("Pool full of hung calls at", "ms",
+            "When every connection of the shared pool was first held by a recommendations call (none if it never was)."),
+        pub last_checkout_ok_sent_ms: Option<f64> = ("Last good checkout sent at", "ms",
+            "When the latest successful /checkout was sent (none if none succeeded)."),
+        pub first_checkout_failed_ms: Option<f64> = ("First checkout failed at", "ms",
+            "When the first /checkout client gave up (none if none did)."),
+        pub downstream_open_connections: u64 = ("Downstream connections now", "connections",
+            "Connections open on the downstream host now."),
+        pub checkout_queued: u64 = ("/checkout that waited for a connection", "req",
+            "Checkouts whose price call found every connection of the shared pool taken and had to wait for one."),
+        pub checkout_failed_queued: u64 = ("/checkout failed still waiting for a connection", "req",
+            "Checkouts whose client gave up while their price call was still waiting for a connection: they never left the process."),
+        pub checkout_abandoned_calls: u64 = ("Price calls for clients gone", "calls",
+            "/checkout price calls answered after their client had given up: a connection used for an answer nobody reads."),
+        pub pool_full_at_ms: Option<f64> = ("Shared pool full at", "ms",
+            "When every connection of the shared pool was first in use, whatever held them (none if it never was, or \
+               has no limit)."),
+    }
+}
 
-pub(super) static HEADLINE: &[&str] = &["home_in_flight_end", "checkout_ok", "checkout_failed", "checkout_p99_ms"];
+pub(super) static HEADLINE: &[&str] = &[CascadeMetrics::home_in_flight_end.key(), CascadeMetrics::checkout_ok.key(), CascadeMetrics::checkout_failed.key(), CascadeMetrics::checkout_p99_ms.key()];
 
 pub(super) const SWEEP: SweepDefault = SweepDefault {
     x: CascadeConfig::recs_timeout_ms,
@@ -330,5 +237,5 @@ pub(super) const SWEEP: SweepDefault = SweepDefault {
     to: 5000.0,
     steps: 15,
     by: Some(CascadeConfig::variant),
-    metric: "checkout_ok",
+    metric: CascadeMetrics::checkout_ok.key(),
 };

@@ -37,6 +37,8 @@ pub use model::{ChoosingNumbers, Event, RateSample, RequestKey, TICK};
 pub use reading::{Facts, share};
 pub use record::{ALERT_WINDOW_S, AttemptEnd, AttemptRecord, RequestRecord, RouteOutcome, SHOWN_CALLS};
 pub use spec::{ChoosingNumbersConfig, MAX_ATTEMPTS, MAX_FAN_OUT, MAX_SEQUENTIAL, PARAMS, RetryPolicy};
+pub use reading::ChoosingNumbersWords;
+pub use spec::ChoosingNumbersMetrics;
 
 use crate::sim::ScenarioSpec;
 use crate::sim::model::ModelOf;

@@ -10,7 +10,7 @@ use super::model::ChoosingNumbers;
 use super::spec::ChoosingNumbersConfig;
 use super::latency::Latency;
 use crate::format;
-use crate::sim::{Explain, Micros, Reading};
+use crate::sim::{Explain, Micros};
 
 /// What the words say, taken from the run once.
 #[derive(Clone, Debug, PartialEq)]
@@ -122,7 +122,7 @@ impl Facts {
     }
 
     /// The chapter's figures beside this run's.
-    pub fn chapter_rows(&self) -> Vec<(&'static str, String)> {
+    pub fn chapter_rows(&self) -> [String; 4] {
         let or_dash = |v: Option<String>| v.unwrap_or_else(|| "—".to_string());
         let timeouts = match (self.timeout_rate_pct, self.timeout_ms) {
             (Some(r), Some(t)) => Some(format!("{} with a {} timeout", share(r), format::ms(t))),
@@ -139,39 +139,49 @@ impl Facts {
             (Some(n), Some(d), Some(t)) => Some(format!("{n} ({} deadline, {} each)", format::ms(d), format::ms(t))),
             _ => None,
         };
-        vec![
-            (
-                "chapter_timeouts",
-                format!(
+        [
+                        format!(
                     "Healthy calls timed out\t{}\t1% at p99 (180 ms); almost none at 500 ms",
                     or_dash(timeouts)
                 ),
-            ),
-            ("chapter_fan_out", format!("Slower than one call's p99\t{}\t4.9% with 5 parallel calls", or_dash(fan))),
-            (
-                "chapter_fit",
-                format!("Attempts that fit in the deadline\t{}\t3 (2 s deadline, 500 ms each, minus backoff)", or_dash(fit)),
-            ),
-            (
-                "chapter_worst",
-                format!(
+            format!("Slower than one call's p99\t{}\t4.9% with 5 parallel calls", or_dash(fan)),
+                        format!("Attempts that fit in the deadline\t{}\t3 (2 s deadline, 500 ms each, minus backoff)", or_dash(fit)),
+                        format!(
                     "Worst wait\t{}\t12 s = 2 calls × 3 attempts × 2 s (Break 2)",
                     or_dash(self.worst_ms.map(format::ms))
                 ),
-            ),
         ]
     }
 }
 
+crate::words! {
+    /// What a choosing-numbers run means, in words (the keys above).
+    pub struct ChoosingNumbersWords {
+        pub verdict: String,
+        pub answer: String,
+        pub prediction: Option<String>,
+        pub chapter_timeouts: String,
+        pub chapter_fan_out: String,
+        pub chapter_fit: String,
+        pub chapter_worst: String,
+    }
+}
+
 impl Explain for ChoosingNumbers {
-    fn reading(&self, _now: Micros) -> Reading {
+    type Words = ChoosingNumbersWords;
+
+    fn words(&self, _now: Micros) -> ChoosingNumbersWords {
         let facts = self.facts();
-        let mut reading = vec![("verdict", facts.verdict()), ("answer", facts.answer())];
-        if let Some(p) = facts.prediction() {
-            reading.push(("prediction", p.to_string()));
+        let [chapter_timeouts, chapter_fan_out, chapter_fit, chapter_worst] = facts.chapter_rows();
+        ChoosingNumbersWords {
+            verdict: facts.verdict(),
+            answer: facts.answer(),
+            prediction: facts.prediction().map(str::to_string),
+            chapter_timeouts,
+            chapter_fan_out,
+            chapter_fit,
+            chapter_worst,
         }
-        reading.extend(facts.chapter_rows());
-        reading
     }
 
     fn sweep_theory(c: &ChoosingNumbersConfig, x: &str, _by: Option<&str>) -> Option<String> {

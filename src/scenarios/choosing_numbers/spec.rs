@@ -1,8 +1,9 @@
 //! What choosing-numbers declares: its retry policies, parameters, presets, metrics, headline,
 //! sweep and run length.
 
+use crate::sim::Value;
 use crate::sim::scenario::SweepDefault;
-use crate::sim::{MetricSpec, ParamSpec, Preset};
+use crate::sim::{ParamSpec, Preset};
 
 /// A run lasts 30 s, or until 20 s after a drift; 60 s when the dependency is stuck on some
 /// requests, so that most of theirs (up to 5 × 3 × 5 s of waiting) are answered within the run.
@@ -172,124 +173,65 @@ pub(super) static PRESETS: &[Preset] = &[
     },
 ];
 
-pub(super) static METRICS: &[MetricSpec] = &[
-    MetricSpec { key: "requests", label: "Requests", unit: "req", help: "Requests that reached the route." },
-    MetricSpec { key: "finished", label: "Answered", unit: "req", help: "Requests the route has answered." },
-    MetricSpec { key: "in_flight", label: "In flight", unit: "req", help: "Requests still waiting for an answer." },
-    MetricSpec {
-        key: "timeout_rate_pct",
-        label: "Healthy calls timed out",
-        unit: "%",
-        help: "Attempts that hit their own timeout, of the attempts that answered or timed out, while the dependency \
-               was healthy (before any drift, stuck requests left out).",
-    },
-    MetricSpec {
-        key: "tail_at_timeout_pct",
-        label: "Tail at the timeout",
-        unit: "%",
-        help: "The share of healthy calls slower than the per-attempt timeout, from the fitted distribution: what the \
-               timeout rate should be.",
-    },
-    MetricSpec {
-        key: "timeout_rate_after_drift_pct",
-        label: "Timed out after the drift",
-        unit: "%",
-        help: "The same share for attempts started after the dependency slowed (empty without a drift).",
-    },
-    MetricSpec {
-        key: "calls_per_request",
-        label: "Calls per request",
-        unit: "",
-        help: "Attempts sent per answered request, retries included: the load on the dependencies.",
-    },
-    MetricSpec {
-        key: "route_p50_ms",
-        label: "Route p50",
-        unit: "ms",
-        help: "The median time the route took to answer.",
-    },
-    MetricSpec { key: "route_p95_ms", label: "Route p95", unit: "ms", help: "95 answers in 100 came faster." },
-    MetricSpec { key: "route_p99_ms", label: "Route p99", unit: "ms", help: "99 answers in 100 came faster." },
-    MetricSpec {
-        key: "past_deadline_pct",
-        label: "Hit the deadline",
-        unit: "%",
-        help: "Answered requests whose route deadline passed while a call was still going: the route answered at the \
-               deadline with a fallback or an error (empty without a deadline).",
-    },
-    MetricSpec {
-        key: "slow_request_pct",
-        label: "Slower than one call's p99",
-        unit: "%",
-        help: "Answered requests that took longer than the dependency's p99.",
-    },
-    MetricSpec {
-        key: "slow_request_theory_pct",
-        label: "Theory: slower than p99",
-        unit: "%",
-        help: "With one step of parallel calls: the chance that at least one of them is slower than its p99 (1 minus \
-               0.99 to the power of the calls), from the fitted distribution. Empty with calls in sequence.",
-    },
-    MetricSpec { key: "worst_wait_ms", label: "Worst wait", unit: "ms", help: "The longest any request waited." },
-    MetricSpec {
-        key: "fallback_pct",
-        label: "Partial answers",
-        unit: "%",
-        help: "Answered requests that used a fallback for at least one call.",
-    },
-    MetricSpec {
-        key: "error_pct",
-        label: "Errors",
-        unit: "%",
-        help: "Answered requests that failed: a call without a fallback failed or was cut by the deadline.",
-    },
-    MetricSpec {
-        key: "work_after_give_up_ms",
-        label: "Work after the caller gave up",
-        unit: "ms",
-        help: "Time the dependency spent (or will spend) on attempts after the caller stopped waiting for them, \
-               summed. With the remaining time passed on, it stops at once.",
-    },
-    MetricSpec {
-        key: "attempts_fit",
-        label: "Attempts that fit",
-        unit: "",
-        help: "How many full attempts, with the backoffs between them, fit in the route deadline (empty without a \
-               deadline or a timeout).",
-    },
-    MetricSpec {
-        key: "connect_timeouts",
-        label: "Connect timeouts",
-        unit: "",
-        help: "Attempts that gave up while opening their connection.",
-    },
-    MetricSpec {
-        key: "syn_retransmits",
-        label: "SYNs sent again",
-        unit: "",
-        help: "Lost SYNs the kernel retransmitted before the connect timeout.",
-    },
-    MetricSpec {
-        key: "alert_firing",
-        label: "Alert firing",
-        unit: "",
-        help: "Whether the timeout rate of the last 10 s is above the alert's threshold now.",
-    },
-    MetricSpec {
-        key: "alert_fired_at_ms",
-        label: "Alert first fired",
-        unit: "ms",
-        help: "When the timeout-rate alert first fired (empty if it never did).",
-    },
-    MetricSpec {
-        key: "alert_after_drift_ms",
-        label: "Alert after the drift",
-        unit: "ms",
-        help: "How long after the drift the alert first fired (empty without a drift, or if it did not fire after it).",
-    },
-];
+crate::metrics! {
+    /// What a choosing-numbers run reports: the CLI's JSON, the stat cards, the sweeps.
+    pub struct ChoosingNumbersMetrics in METRICS {
+        pub requests: u64 = ("Requests", "req",
+            "Requests that reached the route."),
+        pub finished: u64 = ("Answered", "req",
+            "Requests the route has answered."),
+        pub in_flight: u64 = ("In flight", "req",
+            "Requests still waiting for an answer."),
+        pub timeout_rate_pct: Value = ("Healthy calls timed out", "%",
+            "Attempts that hit their own timeout, of the attempts that answered or timed out, while the dependency \
+               was healthy (before any drift, stuck requests left out)."),
+        pub tail_at_timeout_pct: Value = ("Tail at the timeout", "%",
+            "The share of healthy calls slower than the per-attempt timeout, from the fitted distribution: what the \
+               timeout rate should be."),
+        pub timeout_rate_after_drift_pct: Value = ("Timed out after the drift", "%",
+            "The same share for attempts started after the dependency slowed (empty without a drift)."),
+        pub calls_per_request: Value = ("Calls per request", "",
+            "Attempts sent per answered request, retries included: the load on the dependencies."),
+        pub route_p50_ms: Option<f64> = ("Route p50", "ms",
+            "The median time the route took to answer."),
+        pub route_p95_ms: Option<f64> = ("Route p95", "ms",
+            "95 answers in 100 came faster."),
+        pub route_p99_ms: Option<f64> = ("Route p99", "ms",
+            "99 answers in 100 came faster."),
+        pub past_deadline_pct: Value = ("Hit the deadline", "%",
+            "Answered requests whose route deadline passed while a call was still going: the route answered at the \
+               deadline with a fallback or an error (empty without a deadline)."),
+        pub slow_request_pct: Value = ("Slower than one call's p99", "%",
+            "Answered requests that took longer than the dependency's p99."),
+        pub slow_request_theory_pct: Value = ("Theory: slower than p99", "%",
+            "With one step of parallel calls: the chance that at least one of them is slower than its p99 (1 minus \
+               0.99 to the power of the calls), from the fitted distribution. Empty with calls in sequence."),
+        pub worst_wait_ms: Value = ("Worst wait", "ms",
+            "The longest any request waited."),
+        pub fallback_pct: Value = ("Partial answers", "%",
+            "Answered requests that used a fallback for at least one call."),
+        pub error_pct: Value = ("Errors", "%",
+            "Answered requests that failed: a call without a fallback failed or was cut by the deadline."),
+        pub work_after_give_up_ms: f64 = ("Work after the caller gave up", "ms",
+            "Time the dependency spent (or will spend) on attempts after the caller stopped waiting for them, \
+               summed. With the remaining time passed on, it stops at once."),
+        pub attempts_fit: Option<u64> = ("Attempts that fit", "",
+            "How many full attempts, with the backoffs between them, fit in the route deadline (empty without a \
+               deadline or a timeout)."),
+        pub connect_timeouts: u64 = ("Connect timeouts", "",
+            "Attempts that gave up while opening their connection."),
+        pub syn_retransmits: u64 = ("SYNs sent again", "",
+            "Lost SYNs the kernel retransmitted before the connect timeout."),
+        pub alert_firing: bool = ("Alert firing", "",
+            "Whether the timeout rate of the last 10 s is above the alert's threshold now."),
+        pub alert_fired_at_ms: Value = ("Alert first fired", "ms",
+            "When the timeout-rate alert first fired (empty if it never did)."),
+        pub alert_after_drift_ms: Value = ("Alert after the drift", "ms",
+            "How long after the drift the alert first fired (empty without a drift, or if it did not fire after it)."),
+    }
+}
 
-pub(super) static HEADLINE: &[&str] = &["timeout_rate_pct", "calls_per_request", "route_p99_ms", "worst_wait_ms"];
+pub(super) static HEADLINE: &[&str] = &[ChoosingNumbersMetrics::timeout_rate_pct.key(), ChoosingNumbersMetrics::calls_per_request.key(), ChoosingNumbersMetrics::route_p99_ms.key(), ChoosingNumbersMetrics::worst_wait_ms.key()];
 
 pub(super) const SWEEP: SweepDefault = SweepDefault {
     x: ChoosingNumbersConfig::timeout_ms,
@@ -297,5 +239,5 @@ pub(super) const SWEEP: SweepDefault = SweepDefault {
     to: 1000.0,
     steps: 19,
     by: None,
-    metric: "timeout_rate_pct",
+    metric: ChoosingNumbersMetrics::timeout_rate_pct.key(),
 };

@@ -41,6 +41,8 @@ pub use message::{Message, MsgKind, Party};
 pub use model::{DeadlineChain, Event, HOP_NAMES, HOPS};
 pub use reading::{after_shown, kept_working_past_deadline};
 pub use spec::{DeadlineChainConfig, Mode, PARAMS};
+pub use reading::DeadlineChainWords;
+pub use spec::DeadlineChainMetrics;
 
 use crate::sim::ScenarioSpec;
 use crate::sim::model::ModelOf;

@@ -1,7 +1,8 @@
 //! The deadline chain's declaration: its modes, parameters, presets and metrics.
 
+use crate::sim::Value;
 use crate::sim::scenario::SweepDefault;
-use crate::sim::{MetricSpec, ParamSpec, Preset};
+use crate::sim::{ParamSpec, Preset};
 
 crate::choice! {
     /// How a hop limits its call, and whether it stops when its caller leaves.
@@ -145,95 +146,48 @@ pub(super) static PRESETS: &[Preset] = &[
     },
 ];
 
-pub(super) static METRICS: &[MetricSpec] = &[
-    MetricSpec {
-        key: "user_answer_ms",
-        label: "User answered at",
-        unit: "ms",
-        help: "When A answered the user (null if the user heard nothing).",
-    },
-    MetricSpec { key: "user_status", label: "User got", unit: "", help: "The HTTP status the user received." },
-    MetricSpec {
-        key: "user_answer_from",
-        label: "Answer came from",
-        unit: "",
-        help: "The hop whose answer A relayed: A, B or C (none if the user heard nothing).",
-    },
-    MetricSpec {
-        key: "user_in_budget",
-        label: "Within the user's budget",
-        unit: "",
-        help: "Whether the answer came within the user's budget.",
-    },
-    MetricSpec {
-        key: "user_gave_up_ms",
-        label: "Browser gave up at",
-        unit: "ms",
-        help: "When the browser closed the connection without an answer.",
-    },
-    MetricSpec {
-        key: "a_gives_up_ms",
-        label: "A gives up on B",
-        unit: "ms",
-        help: "When A stopped waiting for B without an answer.",
-    },
-    MetricSpec {
-        key: "b_gives_up_ms",
-        label: "B gives up on C",
-        unit: "ms",
-        help: "When B stopped waiting for C without an answer.",
-    },
-    MetricSpec {
-        key: "b_budget_told_ms",
-        label: "B was told",
-        unit: "ms",
-        help: "The budget A sent B in the header (propagated mode).",
-    },
-    MetricSpec {
-        key: "c_budget_told_ms",
-        label: "C was told",
-        unit: "ms",
-        help: "The budget B sent C in the header (propagated mode).",
-    },
-    MetricSpec { key: "c_end_ms", label: "C's work ended", unit: "ms", help: "When C committed or was stopped." },
-    MetricSpec {
-        key: "c_outcome",
-        label: "C's work",
-        unit: "",
-        help: "committed, stopped, working, or not called.",
-    },
-    MetricSpec {
-        key: "wasted_work_ms",
-        label: "Work done for nobody",
-        unit: "ms",
-        help: "Work done by all hops after the user stopped waiting: after an answer within the \
+crate::metrics! {
+    /// What a deadline-chain run reports: the CLI's JSON, the stat cards, the sweeps.
+    pub struct DeadlineChainMetrics in METRICS {
+        pub user_answer_ms: Option<f64> = ("User answered at", "ms",
+            "When A answered the user (null if the user heard nothing)."),
+        pub user_status: Option<i64> = ("User got", "",
+            "The HTTP status the user received."),
+        pub user_answer_from: String = ("Answer came from", "",
+            "The hop whose answer A relayed: A, B or C (none if the user heard nothing)."),
+        pub user_in_budget: Option<bool> = ("Within the user's budget", "",
+            "Whether the answer came within the user's budget."),
+        pub user_gave_up_ms: Option<f64> = ("Browser gave up at", "ms",
+            "When the browser closed the connection without an answer."),
+        pub a_gives_up_ms: Option<f64> = ("A gives up on B", "ms",
+            "When A stopped waiting for B without an answer."),
+        pub b_gives_up_ms: Option<f64> = ("B gives up on C", "ms",
+            "When B stopped waiting for C without an answer."),
+        pub b_budget_told_ms: Option<i64> = ("B was told", "ms",
+            "The budget A sent B in the header (propagated mode)."),
+        pub c_budget_told_ms: Option<i64> = ("C was told", "ms",
+            "The budget B sent C in the header (propagated mode)."),
+        pub c_end_ms: Option<f64> = ("C's work ended", "ms",
+            "When C committed or was stopped."),
+        pub c_outcome: String = ("C's work", "",
+            "committed, stopped, working, or not called."),
+        pub wasted_work_ms: f64 = ("Work done for nobody", "ms",
+            "Work done by all hops after the user stopped waiting: after an answer within the \
                user's budget, after the browser gave up, or after the budget ran out, whichever \
-               came first.",
-    },
-    MetricSpec {
-        key: "work_after_caller_left_ms",
-        label: "Work after the caller left",
-        unit: "ms",
-        help: "Work each hop did after its own caller hung up, summed.",
-    },
-    MetricSpec {
-        key: "hops",
-        label: "Hops",
-        unit: "",
-        help: "Per hop: budget, deadline, work, call, give-up and answer.",
-    },
-    MetricSpec {
-        key: "commit_window_ms",
-        label: "Commit-before-abort window",
-        unit: "ms",
-        help: "From the first hang-up in the chain (the browser closing, or a hop giving up on its call) to the end \
+               came first."),
+        pub work_after_caller_left_ms: f64 = ("Work after the caller left", "ms",
+            "Work each hop did after its own caller hung up, summed."),
+        pub hops: Value = ("Hops", "",
+            "Per hop: budget, deadline, work, call, give-up and answer."),
+        pub commit_window_ms: Option<f64> = ("Commit-before-abort window", "ms",
+            "From the first hang-up in the chain (the browser closing, or a hop giving up on its call) to the end \
                of C's work, committed or stopped: a commit in it lands for a user who got an error. Without \
                cancellation it lasts until C finishes; with it, until the close reaches C and the abort takes \
-               effect (none if nobody hung up while C worked).",
-    },
-];
+               effect (none if nobody hung up while C worked)."),
+    }
+}
 
-pub(super) static HEADLINE: &[&str] = &["user_answer_ms", "b_gives_up_ms", "c_end_ms", "wasted_work_ms"];
+pub(super) static HEADLINE: &[&str] = &[DeadlineChainMetrics::user_answer_ms.key(), DeadlineChainMetrics::b_gives_up_ms.key(), DeadlineChainMetrics::c_end_ms.key(), DeadlineChainMetrics::wasted_work_ms.key()];
 
 pub(super) const SWEEP: SweepDefault = SweepDefault {
     x: DeadlineChainConfig::user_budget_ms,
@@ -241,5 +195,5 @@ pub(super) const SWEEP: SweepDefault = SweepDefault {
     to: 5000.0,
     steps: 15,
     by: Some(DeadlineChainConfig::mode),
-    metric: "wasted_work_ms",
+    metric: DeadlineChainMetrics::wasted_work_ms.key(),
 };

@@ -93,6 +93,8 @@ pub use reading::Happening;
 pub use spec::{
     AMOUNT_CENTS, CHANGED_AMOUNT_CENTS, Claim, DoubleClickConfig, Fix, KeyClaim, KeyStore, PARAMS, ProviderKey,
 };
+pub use reading::DoubleClickWords;
+pub use spec::DoubleClickMetrics;
 
 use crate::sim::ScenarioSpec;
 use crate::sim::model::ModelOf;

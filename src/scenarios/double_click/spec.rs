@@ -2,7 +2,7 @@
 //! key, the parameters, presets and metrics.
 
 use crate::sim::scenario::SweepDefault;
-use crate::sim::{MetricSpec, ParamSpec, Preset};
+use crate::sim::{ParamSpec, Preset};
 
 /// What the buyer pays ($49.99).
 pub const AMOUNT_CENTS: u32 = 4999;
@@ -328,108 +328,49 @@ pub(super) const PRESETS: &[Preset] = &[
         },
 ];
 
-pub(super) const METRICS: &[MetricSpec] = &[
-        MetricSpec {
-            key: "charges",
-            label: "Charges",
-            unit: "",
-            help: "Distinct charges the server created (ch_1, ch_2, …).",
-        },
-        MetricSpec {
-            key: "card_charged",
-            label: "Card charged",
-            unit: "times",
-            help: "The truth: how many times money left the buyer's card.",
-        },
-        MetricSpec {
-            key: "amount_charged_cents",
-            label: "Amount charged",
-            unit: "¢",
-            help: "What the card was charged in all.",
-        },
-        MetricSpec {
-            key: "client_outcome",
-            label: "Buyer was told",
-            unit: "",
-            help: "paid, failed, processing, rejected, or waiting (still in flight).",
-        },
-        MetricSpec {
-            key: "server_requests",
-            label: "Server requests",
-            unit: "",
-            help: "POST /charges requests that reached the server.",
-        },
-        MetricSpec {
-            key: "client_attempts",
-            label: "Client attempts",
-            unit: "",
-            help: "Requests the page's helper sent, over all clicks.",
-        },
-        MetricSpec {
-            key: "timeouts_seen",
-            label: "Timeouts",
-            unit: "",
-            help: "Attempts that ended in TimeoutError at the client.",
-        },
-        MetricSpec {
-            key: "conflicts_409",
-            label: "409s",
-            unit: "",
-            help: "409 'already in progress' answers the server sent.",
-        },
-        MetricSpec {
-            key: "claim_wait_ms",
-            label: "Longest claim wait",
-            unit: "ms",
-            help: "The longest a request's INSERT … ON CONFLICT waited for the transaction holding its key.",
-        },
-        MetricSpec {
-            key: "recovery_charges",
-            label: "Recovery charges",
-            unit: "",
-            help: "Charges the recovery job's provider calls created (0 when the provider recognised the order's key).",
-        },
-        MetricSpec {
-            key: "replays",
-            label: "Replays",
-            unit: "",
-            help: "Stored responses the server replayed for a repeated key.",
-        },
-        MetricSpec {
-            key: "rejected_422",
-            label: "422s",
-            unit: "",
-            help: "Requests rejected because their key came with another amount.",
-        },
-        MetricSpec {
-            key: "resets_seen",
-            label: "Connection resets",
-            unit: "",
-            help: "Attempts that ended in a reset because the worker crashed.",
-        },
-        MetricSpec {
-            key: "aborted_waits",
-            label: "Aborted waits",
-            unit: "",
-            help: "Attempts the page stopped waiting for because a newer click came.",
-        },
-        MetricSpec {
-            key: "handler_runs",
-            label: "Handler runs",
-            unit: "",
-            help: "Requests whose handler set out to charge the card.",
-        },
-        MetricSpec { key: "client_saw", label: "Client saw", unit: "", help: "Each click's attempts, in order." },
-        MetricSpec { key: "charge_ids", label: "Charge ids", unit: "", help: "The ledger, in commit order." },
-        MetricSpec {
-            key: "summary",
-            label: "Buyer vs card",
-            unit: "",
-            help: "What the buyer saw against what the card shows.",
-        },
-];
+crate::metrics! {
+    /// What a double-click run reports: the CLI's JSON, the stat cards, the sweeps.
+    pub struct DoubleClickMetrics in METRICS {
+        pub charges: u64 = ("Charges", "",
+            "Distinct charges the server created (ch_1, ch_2, …)."),
+        pub card_charged: u64 = ("Card charged", "times",
+            "The truth: how many times money left the buyer's card."),
+        pub amount_charged_cents: u64 = ("Amount charged", "¢",
+            "What the card was charged in all."),
+        pub client_outcome: String = ("Buyer was told", "",
+            "paid, failed, processing, rejected, or waiting (still in flight)."),
+        pub server_requests: u64 = ("Server requests", "",
+            "POST /charges requests that reached the server."),
+        pub client_attempts: u64 = ("Client attempts", "",
+            "Requests the page's helper sent, over all clicks."),
+        pub timeouts_seen: u64 = ("Timeouts", "",
+            "Attempts that ended in TimeoutError at the client."),
+        pub conflicts_409: u64 = ("409s", "",
+            "409 'already in progress' answers the server sent."),
+        pub claim_wait_ms: f64 = ("Longest claim wait", "ms",
+            "The longest a request's INSERT … ON CONFLICT waited for the transaction holding its key."),
+        pub recovery_charges: u64 = ("Recovery charges", "",
+            "Charges the recovery job's provider calls created (0 when the provider recognised the order's key)."),
+        pub replays: u64 = ("Replays", "",
+            "Stored responses the server replayed for a repeated key."),
+        pub rejected_422: u64 = ("422s", "",
+            "Requests rejected because their key came with another amount."),
+        pub resets_seen: u64 = ("Connection resets", "",
+            "Attempts that ended in a reset because the worker crashed."),
+        pub aborted_waits: u64 = ("Aborted waits", "",
+            "Attempts the page stopped waiting for because a newer click came."),
+        pub handler_runs: u64 = ("Handler runs", "",
+            "Requests whose handler set out to charge the card."),
+        pub client_saw: String = ("Client saw", "",
+            "Each click's attempts, in order."),
+        pub charge_ids: String = ("Charge ids", "",
+            "The ledger, in commit order."),
+        pub summary: String = ("Buyer vs card", "",
+            "What the buyer saw against what the card shows."),
+    }
+}
 
-pub(super) const HEADLINE: &[&str] = &["card_charged", "client_outcome", "server_requests", "timeouts_seen"];
+pub(super) const HEADLINE: &[&str] = &[DoubleClickMetrics::card_charged.key(), DoubleClickMetrics::client_outcome.key(), DoubleClickMetrics::server_requests.key(), DoubleClickMetrics::timeouts_seen.key()];
 
 pub(super) const SWEEP: SweepDefault = SweepDefault {
         x: DoubleClickConfig::second_click_ms,
@@ -437,5 +378,5 @@ pub(super) const SWEEP: SweepDefault = SweepDefault {
         to: 3000.0,
         steps: 16,
         by: Some(DoubleClickConfig::fix),
-        metric: "card_charged",
+        metric: DoubleClickMetrics::card_charged.key(),
 };

@@ -59,6 +59,8 @@ pub use pending::{Pending, PendingCounts};
 pub use reading::prediction;
 pub use spec::{MAX_LAYERS, Mode, PARAMS, RetryAfterKind, RetryStormConfig, TICK};
 pub use ticks::{MAX_WAVES, TickSample, Wave};
+pub use reading::RetryStormWords;
+pub use spec::RetryStormMetrics;
 
 use crate::sim::ScenarioSpec;
 use crate::sim::model::ModelOf;

@@ -1,8 +1,9 @@
 //! What retry-storm declares: its parameters and choices, presets, metrics, headline, sweep
 //! and run length.
 
+use crate::sim::Value;
 use crate::sim::scenario::SweepDefault;
-use crate::sim::{MS, MetricSpec, Micros, ParamSpec, Preset};
+use crate::sim::{MS, Micros, ParamSpec, Preset};
 
 /// The provider admits calls per 100 ms tick (the chapter's unit).
 pub const TICK: Micros = 100 * MS;
@@ -182,156 +183,76 @@ pub static PRESETS: &[Preset] = &[
     },
 ];
 
-pub static METRICS: &[MetricSpec] = &[
-    MetricSpec {
-        key: "peak_after_recovery",
-        label: "Peak after recovery",
-        unit: "calls/tick",
-        help: "Most attempts in one 100 ms tick after the provider is back. Compare with the capacity.",
-    },
-    MetricSpec {
-        key: "capacity_per_tick",
-        label: "Capacity",
-        unit: "calls/tick",
-        help: "What the provider admits per tick.",
-    },
-    MetricSpec { key: "peak_after_recovery_at_ms", label: "Peak at", unit: "ms", help: "When that tick started." },
-    MetricSpec {
-        key: "attempts_total",
-        label: "Attempts",
-        unit: "calls",
-        help: "Calls sent to the provider, retries included.",
-    },
-    MetricSpec {
-        key: "rejected_total",
-        label: "Rejected (503)",
-        unit: "calls",
-        help: "Attempts over the tick's capacity.",
-    },
-    MetricSpec {
-        key: "failed_total",
-        label: "Failed (down)",
-        unit: "calls",
-        help: "Attempts that failed fast while the provider was down, and calls reset when it went down.",
-    },
-    MetricSpec { key: "calls_succeeded", label: "Succeeded", unit: "calls", help: "Calls that completed." },
-    MetricSpec {
-        key: "in_flight_end",
-        label: "In flight at end",
-        unit: "calls",
-        help: "Calls still running when the run ended.",
-    },
-    MetricSpec {
-        key: "amplification",
-        label: "Amplification",
-        unit: "×",
-        help: "Provider calls per user action, retries at every layer included: 1.0 when nothing retries. A \
-               breaker keeps calls from the provider, and the pending worker's calls come on top.",
-    },
-    MetricSpec {
-        key: "recovered_ms",
-        label: "Done retrying at",
-        unit: "ms",
-        help: "First moment after the provider is back when no client is waiting on a retry; empty if never.",
-    },
-    MetricSpec {
-        key: "waves_after_recovery",
-        label: "Waves",
-        unit: "",
-        help: "Runs of consecutive ticks with more attempts than the capacity, after recovery.",
-    },
-    MetricSpec {
-        key: "max_calls_per_user_action",
-        label: "Calls per user action (max)",
-        unit: "calls",
-        help: "The most provider calls one user action caused, across every retrying layer.",
-    },
-    MetricSpec { key: "user_actions", label: "User actions", unit: "", help: "Actions the clients started." },
-    MetricSpec { key: "user_actions_failed", label: "Failed actions", unit: "", help: "Actions that gave up." },
-    MetricSpec {
-        key: "outage_attempts",
-        label: "Attempts during the outage",
-        unit: "calls",
-        help: "Calls sent while the provider was down (with a breaker, the attempts it failed fast included).",
-    },
-    MetricSpec {
-        key: "outage_user_calls",
-        label: "User calls during the outage",
-        unit: "calls",
-        help: "Of those, first calls of user actions: the traffic there would be without retries.",
-    },
-    MetricSpec {
-        key: "outage_retry_pct",
-        label: "Retry share during the outage",
-        unit: "%",
-        help: "Retries sent while the provider was down, as a share of the user calls (first attempts) made \
+crate::metrics! {
+    /// What a retry-storm run reports: the CLI's JSON, the stat cards, the sweeps.
+    pub struct RetryStormMetrics in METRICS {
+        pub peak_after_recovery: Option<u64> = ("Peak after recovery", "calls/tick",
+            "Most attempts in one 100 ms tick after the provider is back. Compare with the capacity."),
+        pub capacity_per_tick: u64 = ("Capacity", "calls/tick",
+            "What the provider admits per tick."),
+        pub peak_after_recovery_at_ms: Option<f64> = ("Peak at", "ms",
+            "When that tick started."),
+        pub attempts_total: u64 = ("Attempts", "calls",
+            "Calls sent to the provider, retries included."),
+        pub rejected_total: u64 = ("Rejected (503)", "calls",
+            "Attempts over the tick's capacity."),
+        pub failed_total: u64 = ("Failed (down)", "calls",
+            "Attempts that failed fast while the provider was down, and calls reset when it went down."),
+        pub calls_succeeded: u64 = ("Succeeded", "calls",
+            "Calls that completed."),
+        pub in_flight_end: u64 = ("In flight at end", "calls",
+            "Calls still running when the run ended."),
+        pub amplification: Option<f64> = ("Amplification", "×",
+            "Provider calls per user action, retries at every layer included: 1.0 when nothing retries. A \
+               breaker keeps calls from the provider, and the pending worker's calls come on top."),
+        pub recovered_ms: Option<f64> = ("Done retrying at", "ms",
+            "First moment after the provider is back when no client is waiting on a retry; empty if never."),
+        pub waves_after_recovery: u64 = ("Waves", "",
+            "Runs of consecutive ticks with more attempts than the capacity, after recovery."),
+        pub max_calls_per_user_action: u64 = ("Calls per user action (max)", "calls",
+            "The most provider calls one user action caused, across every retrying layer."),
+        pub user_actions: u64 = ("User actions", "",
+            "Actions the clients started."),
+        pub user_actions_failed: u64 = ("Failed actions", "",
+            "Actions that gave up."),
+        pub outage_attempts: u64 = ("Attempts during the outage", "calls",
+            "Calls sent while the provider was down (with a breaker, the attempts it failed fast included)."),
+        pub outage_user_calls: u64 = ("User calls during the outage", "calls",
+            "Of those, first calls of user actions: the traffic there would be without retries."),
+        pub outage_retry_pct: Value = ("Retry share during the outage", "%",
+            "Retries sent while the provider was down, as a share of the user calls (first attempts) made \
                then: the share a retry budget caps (the chapter's 'at most 10% of recent requests'). A budget \
                counts its last 10 s, which can reach back before the outage, so over a short outage this \
-               share can end above the budget.",
-    },
-    MetricSpec {
-        key: "outage_traffic_vs_normal",
-        label: "Outage traffic",
-        unit: "× normal",
-        help: "Calls per 100 ms tick while the provider was down, divided by calls per tick before it went \
+               share can end above the budget."),
+        pub outage_traffic_vs_normal: Option<f64> = ("Outage traffic", "× normal",
+            "Calls per 100 ms tick while the provider was down, divided by calls per tick before it went \
                down, retries included. The chapter's 'traffic grows by 10%, not by 3×' reads here as 1.1 \
-               against 3.",
-    },
-    MetricSpec {
-        key: "calls_per_tick_before",
-        label: "Calls per tick before the outage",
-        unit: "calls/tick",
-        help: "Provider calls per 100 ms tick before it went down: the normal traffic.",
-    },
-    MetricSpec {
-        key: "calls_per_tick_outage",
-        label: "Calls per tick during the outage",
-        unit: "calls/tick",
-        help: "Provider calls per 100 ms tick while it was down (so far, during the outage), retries included.",
-    },
-    MetricSpec {
-        key: "calls_while_down",
-        label: "Calls that reached it while down",
-        unit: "calls",
-        help: "Calls that reached the provider while it was down, the pending worker's included: the attempts a \
-               breaker did not fail fast.",
-    },
-    MetricSpec {
-        key: "max_attempts_per_user_action",
-        label: "Attempts per user action (max)",
-        unit: "attempts",
-        help: "The most attempts the retrying layers made for one user action, those a breaker failed fast \
-               included.",
-    },
-    MetricSpec {
-        key: "short_circuited",
-        label: "Failed fast by the breaker",
-        unit: "calls",
-        help: "Attempts the open circuit breaker failed at once, without sending them to the provider.",
-    },
-    MetricSpec { key: "breaker_opens", label: "Breaker opened", unit: "times", help: "Times the breaker opened." },
-    MetricSpec {
-        key: "pending_accepted",
-        label: "Accepted as pending",
-        unit: "orders",
-        help: "User actions whose attempts all failed, accepted as pending orders instead of failing.",
-    },
-    MetricSpec {
-        key: "pending_max",
-        label: "Pending backlog (max)",
-        unit: "orders",
-        help: "The most pending orders waiting for the worker at once.",
-    },
-    MetricSpec {
-        key: "drain_done_ms",
-        label: "Backlog drained at",
-        unit: "ms",
-        help: "When the worker had charged every pending order; empty if none was ever pending or some still \
-               were at the end.",
-    },
-];
+               against 3."),
+        pub calls_per_tick_before: Option<f64> = ("Calls per tick before the outage", "calls/tick",
+            "Provider calls per 100 ms tick before it went down: the normal traffic."),
+        pub calls_per_tick_outage: Option<f64> = ("Calls per tick during the outage", "calls/tick",
+            "Provider calls per 100 ms tick while it was down (so far, during the outage), retries included."),
+        pub calls_while_down: u64 = ("Calls that reached it while down", "calls",
+            "Calls that reached the provider while it was down, the pending worker's included: the attempts a \
+               breaker did not fail fast."),
+        pub max_attempts_per_user_action: u64 = ("Attempts per user action (max)", "attempts",
+            "The most attempts the retrying layers made for one user action, those a breaker failed fast \
+               included."),
+        pub short_circuited: u64 = ("Failed fast by the breaker", "calls",
+            "Attempts the open circuit breaker failed at once, without sending them to the provider."),
+        pub breaker_opens: u64 = ("Breaker opened", "times",
+            "Times the breaker opened."),
+        pub pending_accepted: u64 = ("Accepted as pending", "orders",
+            "User actions whose attempts all failed, accepted as pending orders instead of failing."),
+        pub pending_max: u64 = ("Pending backlog (max)", "orders",
+            "The most pending orders waiting for the worker at once."),
+        pub drain_done_ms: Option<f64> = ("Backlog drained at", "ms",
+            "When the worker had charged every pending order; empty if none was ever pending or some still \
+               were at the end."),
+    }
+}
 
-pub const HEADLINE: &[&str] = &["peak_after_recovery", "waves_after_recovery", "recovered_ms", "outage_traffic_vs_normal"];
+pub const HEADLINE: &[&str] = &[RetryStormMetrics::peak_after_recovery.key(), RetryStormMetrics::waves_after_recovery.key(), RetryStormMetrics::recovered_ms.key(), RetryStormMetrics::outage_traffic_vs_normal.key()];
 
 pub const SWEEP: SweepDefault = SweepDefault {
     x: RetryStormConfig::base_ms,
@@ -339,5 +260,5 @@ pub const SWEEP: SweepDefault = SweepDefault {
     to: 1000.0,
     steps: 15,
     by: Some(RetryStormConfig::mode),
-    metric: "peak_after_recovery",
+    metric: RetryStormMetrics::peak_after_recovery.key(),
 };

@@ -32,6 +32,8 @@ pub use reading::prediction;
 pub use request::RequestKey;
 pub use server::{Server, server_name};
 pub use spec::{MAX_SERVERS, PARAMS, Policy, ServiceDist, SlowServerConfig};
+pub use reading::SlowServerWords;
+pub use spec::SlowServerMetrics;
 
 use crate::sim::ScenarioSpec;
 use crate::sim::model::ModelOf;

@@ -132,6 +132,7 @@ impl SlowServer {
 impl Model for SlowServer {
     type Config = SlowServerConfig;
     type Event = Event;
+    type Metrics = crate::scenarios::slow_server::spec::SlowServerMetrics;
 
     fn new(config: SlowServerConfig, seed: u64, end: Micros, queue: &mut EventQueue<Event>) -> Self {
         let servers = config.servers;
@@ -186,37 +187,37 @@ impl Model for SlowServer {
         }
     }
 
-    fn metrics(&self, now: Micros) -> Vec<(&'static str, Value)> {
-        let ms = |h: &Histogram, q: f64| h.quantile_ms(q).map_or(Value::Null, Value::num);
+    fn metrics(&self, now: Micros) -> Self::Metrics {
+        let ms = |h: &Histogram, q: f64| h.quantile_ms(q);
         // The area so far, plus the stretch since the last change.
         let area = self.in_flight_area + self.in_flight as u128 * (now - self.last_change) as u128;
         let mean_in_flight = if now > 0 { area as f64 / now as f64 } else { 0.0 };
         let mean_latency_s = self.all.mean().unwrap_or(0.0) / 1e6;
-        vec![
-            ("arrived", Value::count(self.arrived)),
-            ("completed", Value::count(self.completed)),
-            ("timed_out", Value::count(self.timed_out)),
-            ("in_flight_end", Value::count(self.in_flight)),
-            ("refused", Value::count(self.refused)),
-            ("mean_ms", self.all.mean().map_or(Value::Null, |us| Value::num(us / 1000.0))),
-            ("p50_ms_before", ms(&self.before, 0.5)),
-            ("p99_ms_before", ms(&self.before, 0.99)),
-            ("p50_ms_after", ms(&self.after, 0.5)),
-            ("p99_ms_after", ms(&self.after, 0.99)),
-            ("p99_ms_now", self.live.quantile_ms(0.99).map_or(Value::Null, Value::num)),
-            ("p99_ms_recent", self.recent.quantile_ms(0.99).map_or(Value::Null, Value::num)),
-            ("b_queue", self.servers.get(1).map_or(Value::Null, |b| Value::count(b.outstanding as u64))),
-            ("mean_in_flight", Value::num(mean_in_flight)),
-            ("littles_law_in_flight", Value::num(self.accepted_rate() * mean_latency_s)),
-            ("littles_law_now", self.littles_law_now().map_or(Value::Null, Value::num)),
-            ("servers", Value::List(self.servers.iter().enumerate().map(|(i, s)| server_record(i, s)).collect())),
-            ("before_count", Value::count(self.before.count())),
-            ("after_count", Value::count(self.after.count())),
-            ("timed_out_pct", self.timed_out_pct().map_or(Value::Null, Value::num)),
-            ("p99_ratio", self.p99_ratio().map_or(Value::Null, Value::num)),
-            ("backlog_full", Value::count(self.backlog_full)),
-            ("b_ejected_at_ms", self.ejected_by(now).map_or(Value::Null, |t| Value::num(t as f64 / 1000.0))),
-        ]
+        Self::Metrics {
+            arrived: self.arrived,
+            completed: self.completed,
+            timed_out: self.timed_out,
+            in_flight_end: self.in_flight,
+            refused: self.refused,
+            mean_ms: self.all.mean().map(|us| us / 1000.0),
+            p50_ms_before: ms(&self.before, 0.5),
+            p99_ms_before: ms(&self.before, 0.99),
+            p50_ms_after: ms(&self.after, 0.5),
+            p99_ms_after: ms(&self.after, 0.99),
+            p99_ms_now: self.live.quantile_ms(0.99),
+            p99_ms_recent: self.recent.quantile_ms(0.99),
+            b_queue: self.servers.get(1).map(|b| b.outstanding as u64),
+            mean_in_flight,
+            littles_law_in_flight: self.accepted_rate() * mean_latency_s,
+            littles_law_now: self.littles_law_now(),
+            servers: Value::List(self.servers.iter().enumerate().map(|(i, s)| server_record(i, s)).collect()),
+            before_count: self.before.count(),
+            after_count: self.after.count(),
+            timed_out_pct: self.timed_out_pct(),
+            p99_ratio: self.p99_ratio(),
+            backlog_full: self.backlog_full,
+            b_ejected_at_ms: self.ejected_by(now).map(|t| t as f64 / 1000.0),
+        }
     }
 
     fn config(&self) -> &SlowServerConfig {

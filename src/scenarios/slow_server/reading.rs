@@ -10,12 +10,24 @@
 use super::model::SlowServer;
 use super::spec::{Policy, SlowServerConfig};
 use crate::format;
-use crate::sim::{Micros, Reading};
+use crate::sim::Micros;
 use crate::sim::Explain;
 
+crate::words! {
+    /// What a slow-server run means, in words (the keys above).
+    pub struct SlowServerWords {
+        pub ratio: Option<String>,
+        pub prediction: Option<String>,
+        pub answer: String,
+        pub limit: Option<String>,
+    }
+}
+
 impl Explain for SlowServer {
-    fn reading(&self, now: Micros) -> Reading {
-        self.reading_at(now)
+    type Words = SlowServerWords;
+
+    fn words(&self, now: Micros) -> SlowServerWords {
+        self.words_at(now)
     }
 
     fn sweep_theory(c: &SlowServerConfig, x: &str, _by: Option<&str>) -> Option<String> {
@@ -55,19 +67,14 @@ impl SlowServer {
         }
     }
 
-    pub(super) fn reading_at(&self, now: Micros) -> Reading {
-        let mut reading = Vec::new();
-        if let Some(ratio) = self.p99_ratio() {
-            reading.push(("ratio", self.ratio_sentence(ratio)));
-            if let Some(p) = prediction(ratio, self.still_growing()) {
-                reading.push(("prediction", p.to_string()));
-            }
+    pub(super) fn words_at(&self, now: Micros) -> SlowServerWords {
+        let ratio = self.p99_ratio();
+        SlowServerWords {
+            ratio: ratio.map(|r| self.ratio_sentence(r)),
+            prediction: ratio.and_then(|r| prediction(r, self.still_growing())).map(str::to_string),
+            answer: self.answer(now),
+            limit: (self.backlog_full > 0).then(|| self.backlog_sentence()),
         }
-        reading.push(("answer", self.answer(now)));
-        if self.backlog_full > 0 {
-            reading.push(("limit", self.backlog_sentence()));
-        }
-        reading
     }
 
     fn backlog_sentence(&self) -> String {

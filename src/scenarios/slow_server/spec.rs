@@ -1,8 +1,9 @@
 //! What slow-server declares: its parameters and choices, presets, metrics, headline, sweep
 //! and run length.
 
+use crate::sim::Value;
 use crate::sim::scenario::SweepDefault;
-use crate::sim::{MetricSpec, ParamSpec, Preset};
+use crate::sim::{ParamSpec, Preset};
 
 pub const MAX_SERVERS: usize = 8;
 /// A run lasts 20 s, or longer when the slowdown (and B's ejection) come later: it always
@@ -104,135 +105,61 @@ pub static PRESETS: &[Preset] = &[
     },
 ];
 
-pub static METRICS: &[MetricSpec] = &[
-    MetricSpec { key: "arrived", label: "Arrived", unit: "req", help: "Requests that reached the load balancer." },
-    MetricSpec { key: "completed", label: "Completed", unit: "req", help: "Requests answered before any timeout." },
-    MetricSpec { key: "timed_out", label: "Timed out", unit: "req", help: "Requests whose client gave up." },
-    MetricSpec {
-        key: "in_flight_end",
-        label: "In flight",
-        unit: "req",
-        help: "Clients still waiting for an answer: now, or when the run ended.",
-    },
-    MetricSpec {
-        key: "refused",
-        label: "Refused by a down B",
-        unit: "req",
-        help: "Attempts B refused while it was down (with 'B fails'); the balancer picked again among the \
-               servers not tried. Refusals by a full backlog are counted apart.",
-    },
-    MetricSpec {
-        key: "mean_ms",
-        label: "Mean latency",
-        unit: "ms",
-        help: "What clients waited on average (a timeout counts as its limit).",
-    },
-    MetricSpec {
-        key: "p50_ms_before",
-        label: "p50 before the slowdown",
-        unit: "ms",
-        help: "Median wait of requests that arrived before the slowdown (a timeout counts as its limit).",
-    },
-    MetricSpec {
-        key: "p99_ms_before",
-        label: "p99 before the slowdown",
-        unit: "ms",
-        help: "99th percentile wait of requests that arrived before the slowdown (a timeout counts as its limit).",
-    },
-    MetricSpec {
-        key: "p50_ms_after",
-        label: "p50 after the slowdown",
-        unit: "ms",
-        help: "Median wait of requests that arrived after the slowdown (a timeout counts as its limit).",
-    },
-    MetricSpec {
-        key: "p99_ms_after",
-        label: "p99 after the slowdown",
-        unit: "ms",
-        help: "99th percentile wait of requests that arrived after the slowdown and have finished or timed out.",
-    },
-    MetricSpec {
-        key: "p99_ms_now",
-        label: "p99 now (last 1 s)",
-        unit: "ms",
-        help: "99th percentile wait of the requests that finished or timed out in the last second.",
-    },
-    MetricSpec {
-        key: "p99_ms_recent",
-        label: "p99, last 5 s",
-        unit: "ms",
-        help: "99th percentile of the last five seconds of the run.",
-    },
-    MetricSpec {
-        key: "b_queue",
-        label: "B's queue",
-        unit: "req",
-        help: "Requests at server B now (waiting and in service).",
-    },
-    MetricSpec {
-        key: "mean_in_flight",
-        label: "Mean in flight",
-        unit: "req",
-        help: "Time-averaged number of waiting clients.",
-    },
-    MetricSpec {
-        key: "littles_law_in_flight",
-        label: "Little's law",
-        unit: "req",
-        help: "Arrival rate × mean latency: what Little's law predicts for the mean in flight (requests a full backlog refused, which waited no time, left out of the rate).",
-    },
-    MetricSpec {
-        key: "littles_law_now",
-        label: "Little's law now",
-        unit: "req",
-        help: "Arrival rate × mean latency of the last second.",
-    },
-    MetricSpec {
-        key: "servers",
-        label: "Servers",
-        unit: "",
-        help: "Per server: requests served, largest and final queue.",
-    },
-    MetricSpec {
-        key: "before_count",
-        label: "Requests before the slowdown",
-        unit: "req",
-        help: "How many waits the 'before' percentiles rest on.",
-    },
-    MetricSpec {
-        key: "after_count",
-        label: "Requests after the slowdown",
-        unit: "req",
-        help: "How many waits the 'after' percentiles rest on (finished or timed out).",
-    },
-    MetricSpec {
-        key: "timed_out_pct",
-        label: "Timed out",
-        unit: "%",
-        help: "Timed-out requests as a share of the requests that finished or timed out.",
-    },
-    MetricSpec {
-        key: "p99_ratio",
-        label: "p99 after / before",
-        unit: "×",
-        help: "p99 after the slowdown divided by p99 before it: the one ratio the page quotes.",
-    },
-    MetricSpec {
-        key: "backlog_full",
-        label: "Refused: backlog full",
-        unit: "req",
-        help: "Requests refused because their server's backlog was full; they failed at once and count in no percentile.",
-    },
-    MetricSpec {
-        key: "b_ejected_at_ms",
-        label: "B ejected at",
-        unit: "ms",
-        help: "When health checks removed B from the pool (empty when they did not within the run).",
-    },
-];
+crate::metrics! {
+    /// What a slow-server run reports: the CLI's JSON, the stat cards, the sweeps.
+    pub struct SlowServerMetrics in METRICS {
+        pub arrived: u64 = ("Arrived", "req",
+            "Requests that reached the load balancer."),
+        pub completed: u64 = ("Completed", "req",
+            "Requests answered before any timeout."),
+        pub timed_out: u64 = ("Timed out", "req",
+            "Requests whose client gave up."),
+        pub in_flight_end: u64 = ("In flight", "req",
+            "Clients still waiting for an answer: now, or when the run ended."),
+        pub refused: u64 = ("Refused by a down B", "req",
+            "Attempts B refused while it was down (with 'B fails'); the balancer picked again among the \
+               servers not tried. Refusals by a full backlog are counted apart."),
+        pub mean_ms: Option<f64> = ("Mean latency", "ms",
+            "What clients waited on average (a timeout counts as its limit)."),
+        pub p50_ms_before: Option<f64> = ("p50 before the slowdown", "ms",
+            "Median wait of requests that arrived before the slowdown (a timeout counts as its limit)."),
+        pub p99_ms_before: Option<f64> = ("p99 before the slowdown", "ms",
+            "99th percentile wait of requests that arrived before the slowdown (a timeout counts as its limit)."),
+        pub p50_ms_after: Option<f64> = ("p50 after the slowdown", "ms",
+            "Median wait of requests that arrived after the slowdown (a timeout counts as its limit)."),
+        pub p99_ms_after: Option<f64> = ("p99 after the slowdown", "ms",
+            "99th percentile wait of requests that arrived after the slowdown and have finished or timed out."),
+        pub p99_ms_now: Option<f64> = ("p99 now (last 1 s)", "ms",
+            "99th percentile wait of the requests that finished or timed out in the last second."),
+        pub p99_ms_recent: Option<f64> = ("p99, last 5 s", "ms",
+            "99th percentile of the last five seconds of the run."),
+        pub b_queue: Option<u64> = ("B's queue", "req",
+            "Requests at server B now (waiting and in service)."),
+        pub mean_in_flight: f64 = ("Mean in flight", "req",
+            "Time-averaged number of waiting clients."),
+        pub littles_law_in_flight: f64 = ("Little's law", "req",
+            "Arrival rate × mean latency: what Little's law predicts for the mean in flight (requests a full backlog refused, which waited no time, left out of the rate)."),
+        pub littles_law_now: Option<f64> = ("Little's law now", "req",
+            "Arrival rate × mean latency of the last second."),
+        pub servers: Value = ("Servers", "",
+            "Per server: requests served, largest and final queue."),
+        pub before_count: u64 = ("Requests before the slowdown", "req",
+            "How many waits the 'before' percentiles rest on."),
+        pub after_count: u64 = ("Requests after the slowdown", "req",
+            "How many waits the 'after' percentiles rest on (finished or timed out)."),
+        pub timed_out_pct: Option<f64> = ("Timed out", "%",
+            "Timed-out requests as a share of the requests that finished or timed out."),
+        pub p99_ratio: Option<f64> = ("p99 after / before", "×",
+            "p99 after the slowdown divided by p99 before it: the one ratio the page quotes."),
+        pub backlog_full: u64 = ("Refused: backlog full", "req",
+            "Requests refused because their server's backlog was full; they failed at once and count in no percentile."),
+        pub b_ejected_at_ms: Option<f64> = ("B ejected at", "ms",
+            "When health checks removed B from the pool (empty when they did not within the run)."),
+    }
+}
 
 /// The metrics a reader looks at first.
-pub static HEADLINE: &[&str] = &["p99_ms_after", "p99_ms_before", "b_queue", "timed_out"];
+pub static HEADLINE: &[&str] = &[SlowServerMetrics::p99_ms_after.key(), SlowServerMetrics::p99_ms_before.key(), SlowServerMetrics::b_queue.key(), SlowServerMetrics::timed_out.key()];
 
 pub const SWEEP: SweepDefault =
-    SweepDefault { x: SlowServerConfig::slowdown, from: 1.0, to: 8.0, steps: 15, by: Some(SlowServerConfig::policy), metric: "p99_ms_after" };
+    SweepDefault { x: SlowServerConfig::slowdown, from: 1.0, to: 8.0, steps: 15, by: Some(SlowServerConfig::policy), metric: SlowServerMetrics::p99_ms_after.key() };

@@ -64,6 +64,8 @@ pub use failover::{Failover, FleetSample, HangEnd, MAX_ATTEMPTS};
 pub use model::{ArmedTimer, CallError, Event, Outcome, Phase, PhaseSpan, TimerClock, TimerKind, WhichTimeout};
 pub use spec::{Client, Fault, Os, PARAMS, WhichTimeoutConfig};
 pub use undici_clock::{TICK_MS, UndiciClock, ticks_for};
+pub use reading::WhichTimeoutWords;
+pub use spec::WhichTimeoutMetrics;
 
 use crate::sim::ScenarioSpec;
 use crate::sim::model::ModelOf;

@@ -12,11 +12,25 @@ use super::model::{ArmedTimer, Outcome, Phase, TimerClock, TimerKind, WhichTimeo
 use super::spec::{Client, Fault, WhichTimeoutConfig};
 use crate::format;
 use crate::sim::Explain;
-use crate::sim::{MS, Micros, Reading, SEC};
+use crate::sim::{MS, Micros, SEC};
+
+crate::words! {
+    /// What a which-timeout run means, in words (the keys above).
+    pub struct WhichTimeoutWords {
+        pub first: String,
+        pub caller: String,
+        pub server: String,
+        pub retry: String,
+        pub failover: Option<String>,
+        pub failover_outcome: Option<String>,
+    }
+}
 
 impl Explain for WhichTimeout {
-    fn reading(&self, now: Micros) -> Reading {
-        self.reading_at(now)
+    type Words = WhichTimeoutWords;
+
+    fn words(&self, now: Micros) -> WhichTimeoutWords {
+        self.words_at(now)
     }
 
     fn sweep_theory(c: &WhichTimeoutConfig, x: &str, _by: Option<&str>) -> Option<String> {
@@ -35,17 +49,16 @@ fn limit(t: Micros) -> String {
 }
 
 impl WhichTimeout {
-    pub(super) fn reading_at(&self, now: Micros) -> Reading {
-        let mut reading = vec![
-            ("first", self.first_sentence()),
-            ("caller", self.caller_sentence(now)),
-            ("server", self.server_sentence(now)),
-            ("retry", self.retry_sentence()),
-        ];
-        if let Some((words, outcome)) = self.failover_words(now) {
-            reading.extend([("failover", words), ("failover_outcome", outcome)]);
+    pub(super) fn words_at(&self, now: Micros) -> WhichTimeoutWords {
+        let (failover, failover_outcome) = self.failover_words(now).unzip();
+        WhichTimeoutWords {
+            first: self.first_sentence(),
+            caller: self.caller_sentence(now),
+            server: self.server_sentence(now),
+            retry: self.retry_sentence(),
+            failover,
+            failover_outcome,
         }
-        reading
     }
 
     /// The timers this client can have, in the order a call reaches them.

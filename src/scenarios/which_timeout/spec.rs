@@ -1,8 +1,9 @@
 //! The which-timeout declaration: what can go wrong, the clients and the operating systems,
 //! the parameters, presets and metrics.
 
+use crate::sim::Value;
 use crate::sim::scenario::SweepDefault;
-use crate::sim::{MetricSpec, ParamSpec, Preset};
+use crate::sim::{ParamSpec, Preset};
 
 /// The run at the defaults: fetch against a silent server, ended by undici's headers timeout.
 pub(super) const DEFAULT_DURATION_MS: u64 = 302_100;
@@ -268,180 +269,71 @@ pub(super) const PRESETS: &[Preset] = &[
         },
 ];
 
-pub(super) const METRICS: &[MetricSpec] = &[
-        MetricSpec {
-            key: "error",
-            label: "Caller sees",
-            unit: "",
-            help: "The error the caller got (UND_ERR_…, TimeoutError, AbortError, ETIMEDOUT, ECONNREFUSED, \
-                   ECONNRESET); timeout-event when node:http only emitted 'timeout'; none when nothing failed.",
-        },
-        MetricSpec {
-            key: "gave_up_ms",
-            label: "Gave up at",
-            unit: "ms",
-            help: "When the error reached the caller's code (empty if nothing ended the call with an error).",
-        },
-        MetricSpec {
-            key: "phase",
-            label: "Phase",
-            unit: "",
-            help: "Where the call was when it ended, or is now: pool, dns, connect, tls, ttfb, body, or done.",
-        },
-        MetricSpec {
-            key: "still_open_at_end",
-            label: "Still open",
-            unit: "",
-            help: "Whether the call is still waiting: nothing has ended it.",
-        },
-        MetricSpec {
-            key: "reached_server_app",
-            label: "Reached the server's code",
-            unit: "",
-            help: "Whether the request got to the server's application code.",
-        },
-        MetricSpec {
-            key: "server_did_work",
-            label: "Server did the work",
-            unit: "",
-            help: "Whether the server's handler finished its work (it goes on after the client gives up).",
-        },
-        MetricSpec {
-            key: "safe_to_retry_without_key",
-            label: "Safe to retry without a key",
-            unit: "",
-            help: "True only when the call failed and the request provably never reached the server's code.",
-        },
-        MetricSpec {
-            key: "pool_wait_ms",
-            label: "Pool wait",
-            unit: "ms",
-            help: "Time the call spent waiting in your own process for a free connection.",
-        },
-        MetricSpec {
-            key: "first_fired",
-            label: "First to fire",
-            unit: "",
-            help: "The timer that fired first: total, connect, headers, body, http-timeout, os-connect (none).",
-        },
-        MetricSpec {
-            key: "first_fired_ms",
-            label: "It fired at",
-            unit: "ms",
-            help: "When the first timer fired (its callback ran).",
-        },
-        MetricSpec {
-            key: "response_ms",
-            label: "Response at",
-            unit: "ms",
-            help: "When the headers arrived: fetch resolved, or node:http emitted 'response'.",
-        },
-        MetricSpec {
-            key: "completed_ms",
-            label: "Completed at",
-            unit: "ms",
-            help: "When the last byte of the body arrived, if the call succeeded.",
-        },
-        MetricSpec {
-            key: "error_proves_not_sent",
-            label: "Error proves it was not sent",
-            unit: "",
-            help: "Whether the error by itself says the request never reached the server (connect errors do; a \
-                   TimeoutError does not).",
-        },
-        MetricSpec {
-            key: "server_saw_close_ms",
-            label: "Server saw the close at",
-            unit: "ms",
-            help: "When the server saw the client close the connection.",
-        },
-        MetricSpec {
-            key: "timeout_events",
-            label: "'timeout' events",
-            unit: "",
-            help: "How many times node:http emitted 'timeout'.",
-        },
-        MetricSpec {
-            key: "body_chunks",
-            label: "Body chunks read",
-            unit: "",
-            help: "Chunks of the body read so far (one byte each for a trickle).",
-        },
-        MetricSpec {
-            key: "timers",
-            label: "Timers",
-            unit: "",
-            help: "Every armed timer: its clock, timeout, deadline, when it fired and how late, when it was cleared.",
-        },
-        MetricSpec {
-            key: "phases",
-            label: "Phases",
-            unit: "",
-            help: "The phases the call went through, with their start and end.",
-        },
-        MetricSpec {
-            key: "failover_calls",
-            label: "Calls during the failover",
-            unit: "",
-            help: "Calls made so far in the failover run (0 without one).",
-        },
-        MetricSpec {
-            key: "failover_ok",
-            label: "Failover calls answered",
-            unit: "",
-            help: "Calls of the failover run answered, over a connection to the new address.",
-        },
-        MetricSpec {
-            key: "failover_failed",
-            label: "Failover calls failed",
-            unit: "",
-            help: "Calls of the failover run whose connect failed and that were not retried (or ran out of retries).",
-        },
-        MetricSpec {
-            key: "failover_connect_hangs",
-            label: "Connects to the old address",
-            unit: "",
-            help: "Connects that went to the old address and hung until a timer or the kernel ended them.",
-        },
-        MetricSpec {
-            key: "failover_connect_hang_ms",
-            label: "A connect to the old address hung",
-            unit: "ms",
-            help: "How long the last failed connect to the old address hung before it failed (none if none failed yet).",
-        },
-        MetricSpec {
-            key: "failover_retries",
-            label: "Connects retried",
-            unit: "",
-            help: "Failed connects retried at once on a new connection.",
-        },
-        MetricSpec {
-            key: "failover_pool_full_at_ms",
-            label: "Pool full at",
-            unit: "ms",
-            help: "When every connection of the pool was first connecting or in use (none if it never was).",
-        },
-        MetricSpec {
-            key: "failover_waiting_max",
-            label: "Most calls waiting for a connection",
-            unit: "",
-            help: "Most calls of the failover run waiting at once for a connection of the pool.",
-        },
-        MetricSpec {
-            key: "failover_first_ok_ms",
-            label: "First call answered at",
-            unit: "ms",
-            help: "When the first call of the failover run was answered (none if none was).",
-        },
-        MetricSpec {
-            key: "failover_slowest_ok_ms",
-            label: "Slowest answered call",
-            unit: "ms",
-            help: "The longest an answered call of the failover run took, its wait for a connection included.",
-        },
-];
+crate::metrics! {
+    /// What a which-timeout run reports: the CLI's JSON, the stat cards, the sweeps.
+    pub struct WhichTimeoutMetrics in METRICS {
+        pub error: String = ("Caller sees", "",
+            "The error the caller got (UND_ERR_…, TimeoutError, AbortError, ETIMEDOUT, ECONNREFUSED, \
+                   ECONNRESET); timeout-event when node:http only emitted 'timeout'; none when nothing failed."),
+        pub gave_up_ms: Option<f64> = ("Gave up at", "ms",
+            "When the error reached the caller's code (empty if nothing ended the call with an error)."),
+        pub phase: String = ("Phase", "",
+            "Where the call was when it ended, or is now: pool, dns, connect, tls, ttfb, body, or done."),
+        pub still_open_at_end: bool = ("Still open", "",
+            "Whether the call is still waiting: nothing has ended it."),
+        pub reached_server_app: bool = ("Reached the server's code", "",
+            "Whether the request got to the server's application code."),
+        pub server_did_work: bool = ("Server did the work", "",
+            "Whether the server's handler finished its work (it goes on after the client gives up)."),
+        pub safe_to_retry_without_key: bool = ("Safe to retry without a key", "",
+            "True only when the call failed and the request provably never reached the server's code."),
+        pub pool_wait_ms: Value = ("Pool wait", "ms",
+            "Time the call spent waiting in your own process for a free connection."),
+        pub first_fired: String = ("First to fire", "",
+            "The timer that fired first: total, connect, headers, body, http-timeout, os-connect (none)."),
+        pub first_fired_ms: Option<f64> = ("It fired at", "ms",
+            "When the first timer fired (its callback ran)."),
+        pub response_ms: Option<f64> = ("Response at", "ms",
+            "When the headers arrived: fetch resolved, or node:http emitted 'response'."),
+        pub completed_ms: Option<f64> = ("Completed at", "ms",
+            "When the last byte of the body arrived, if the call succeeded."),
+        pub error_proves_not_sent: bool = ("Error proves it was not sent", "",
+            "Whether the error by itself says the request never reached the server (connect errors do; a \
+                   TimeoutError does not)."),
+        pub server_saw_close_ms: Option<f64> = ("Server saw the close at", "ms",
+            "When the server saw the client close the connection."),
+        pub timeout_events: u64 = ("'timeout' events", "",
+            "How many times node:http emitted 'timeout'."),
+        pub body_chunks: u64 = ("Body chunks read", "",
+            "Chunks of the body read so far (one byte each for a trickle)."),
+        pub timers: Value = ("Timers", "",
+            "Every armed timer: its clock, timeout, deadline, when it fired and how late, when it was cleared."),
+        pub phases: Value = ("Phases", "",
+            "The phases the call went through, with their start and end."),
+        pub failover_calls: u64 = ("Calls during the failover", "",
+            "Calls made so far in the failover run (0 without one)."),
+        pub failover_ok: u64 = ("Failover calls answered", "",
+            "Calls of the failover run answered, over a connection to the new address."),
+        pub failover_failed: u64 = ("Failover calls failed", "",
+            "Calls of the failover run whose connect failed and that were not retried (or ran out of retries)."),
+        pub failover_connect_hangs: u64 = ("Connects to the old address", "",
+            "Connects that went to the old address and hung until a timer or the kernel ended them."),
+        pub failover_connect_hang_ms: Option<f64> = ("A connect to the old address hung", "ms",
+            "How long the last failed connect to the old address hung before it failed (none if none failed yet)."),
+        pub failover_retries: u64 = ("Connects retried", "",
+            "Failed connects retried at once on a new connection."),
+        pub failover_pool_full_at_ms: Option<f64> = ("Pool full at", "ms",
+            "When every connection of the pool was first connecting or in use (none if it never was)."),
+        pub failover_waiting_max: u64 = ("Most calls waiting for a connection", "",
+            "Most calls of the failover run waiting at once for a connection of the pool."),
+        pub failover_first_ok_ms: Option<f64> = ("First call answered at", "ms",
+            "When the first call of the failover run was answered (none if none was)."),
+        pub failover_slowest_ok_ms: Option<f64> = ("Slowest answered call", "ms",
+            "The longest an answered call of the failover run took, its wait for a connection included."),
+    }
+}
 
-pub(super) const HEADLINE: &[&str] = &["error", "gave_up_ms", "phase", "safe_to_retry_without_key"];
+pub(super) const HEADLINE: &[&str] = &[WhichTimeoutMetrics::error.key(), WhichTimeoutMetrics::gave_up_ms.key(), WhichTimeoutMetrics::phase.key(), WhichTimeoutMetrics::safe_to_retry_without_key.key()];
 
 pub(super) const SWEEP: SweepDefault = SweepDefault {
     x: WhichTimeoutConfig::total_timeout_ms,
@@ -449,5 +341,5 @@ pub(super) const SWEEP: SweepDefault = SweepDefault {
     to: 10_000.0,
     steps: 21,
     by: Some(WhichTimeoutConfig::fault),
-    metric: "gave_up_ms",
+    metric: WhichTimeoutMetrics::gave_up_ms.key(),
 };

@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use super::spread::Spreads;
 use super::{Chart, ChartData, Metrics, StatCard, Tone};
 use crate::sim::params::Config;
-use crate::sim::{Explain, Host, Micros, ParamKind, Simulation};
+use crate::sim::{Explain, Host, Metric, Micros, ParamKind, Simulation};
 use crate::ui::kit::SimState;
 use crate::ui::runner::{EVENTS_PER_FRAME, Runner};
 
@@ -21,11 +21,11 @@ pub struct CompareSpec<M: Explain> {
     /// The options shown, by id, in order (empty: all of them).
     pub options: &'static [&'static str],
     /// The metrics each column shows as stat cards.
-    pub cards: &'static [&'static str],
-    /// The reading key of the line shown under the cards.
-    pub line: &'static str,
+    pub cards: &'static [Metric<M::Metrics>],
+    /// The sentence of the words shown under the cards.
+    pub line: fn(&M::Words) -> &str,
     /// The cards' tone, from their column's metrics.
-    pub tone: Option<fn(&Metrics) -> Tone>,
+    pub tone: Option<fn(&Metrics<M>) -> Tone>,
     pub chart_title: &'static str,
     /// One run's chart, its y axis at least `y_top` high (the columns' shared scale).
     pub chart: fn(&Host<M>, f64) -> ChartData,
@@ -178,14 +178,14 @@ fn CompareColumn<M: Explain>(
         });
         page.provide_for_column(state, params);
     }
-    let metrics = Metrics::new(state.scenario, runner.into());
+    let metrics = Metrics::new(state.scenario, runner);
     let tone = Signal::derive(move || spec.tone.map_or(Tone::Plain, |f| f(&metrics)));
     let is_current = move || current.get() == column.index;
     let data = Signal::derive(move || {
         let top = top.get();
         runner.track(|s| if legend { (spec.chart)(s, top) } else { unlabelled((spec.chart)(s, top)) })
     });
-    let line = metrics.reading_signal(spec.line);
+    let line = Signal::derive(move || metrics.words(|w| (spec.line)(w).to_string()));
     let summary = Signal::derive(move || format!("{}: {}", column.label, line.get()));
     view! {
         <section class="compare-col" class:current=is_current data-compare=column.id>

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use super::controls::ParamControls;
 use super::figure::{Figure, Lead, Part, render_parts};
-use super::metrics::Metrics;
+use super::metrics::LimitNotice;
 use super::play::PlayControls;
 use super::presets::PresetBar;
 use super::seed::SeedControl;
@@ -51,7 +51,7 @@ pub fn SimFrame(
     provide_context(runner);
     // When the run hit one of the model's limits (a full backlog…), the reading says what and
     // what it did; the frame shows it whatever the page.
-    let limit = expect_context::<Metrics>().reading_signal("limit");
+    let limit = expect_context::<LimitNotice>().0;
     if state.autoplay {
         request_animation_frame(move || runner.play());
     }

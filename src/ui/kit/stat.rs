@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use super::metrics::Metrics;
 use super::spread::Spreads;
 use crate::format;
-use crate::sim::Value;
+use crate::sim::{Explain, Metric, Value};
 
 /// The raw number behind a card (empty when there is none yet).
 pub fn raw(value: &Value) -> String {
@@ -41,9 +41,10 @@ impl Tone {
 }
 
 #[component]
-pub fn StatCard(
-    metrics: Metrics,
-    key: &'static str,
+pub fn StatCard<M: Explain>(
+    metrics: Metrics<M>,
+    /// The metric, by its field: `DoubleClickMetrics::card_charged`.
+    key: Metric<M::Metrics>,
     /// A short line under the number (e.g. "×12 of capacity").
     #[prop(optional, into)]
     note: Option<Signal<String>>,
@@ -56,8 +57,9 @@ pub fn StatCard(
     #[prop(optional)]
     lead: bool,
 ) -> impl IntoView {
-    let spec = metrics.spec(key);
+    let spec = key.spec;
     let value = metrics.signal(key);
+    let key = spec.key;
     let class = move || {
         let base = tone.map(|t| t.get()).unwrap_or_default().class();
         if big { format!("{base} big") } else { base.to_string() }

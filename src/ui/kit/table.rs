@@ -8,6 +8,7 @@ use leptos::html;
 use leptos::prelude::*;
 
 use super::Metrics;
+use crate::sim::Explain;
 
 #[component]
 pub fn Table(
@@ -44,19 +45,24 @@ fn heading(text: &'static str) -> AnyView {
     if text.is_empty() { view! { <td></td> }.into_any() } else { view! { <th scope="col">{text}</th> }.into_any() }
 }
 
-/// The rows of a table of this run beside the chapter's: each row is a reading of the run,
-/// "label\tthis run\tthe chapter's", under `data-row="<reading key>"`, its cells
-/// `data-col="run"` and `data-col="chapter"`. A reading without three cells is left out.
+/// One row of [`ChapterRows`]: its `data-row` hook (the sentence's key in the reading) and the
+/// sentence, "label\tthis run\tthe chapter's".
+pub type ChapterRow<W> = (&'static str, fn(&W) -> &str);
+
+/// The rows of a table of this run beside the chapter's: each row is a sentence of the run's
+/// words, "label\tthis run\tthe chapter's", under `data-row="<key>"`, its cells
+/// `data-col="run"` and `data-col="chapter"`. A sentence without three cells is left out.
 #[component]
-pub fn ChapterRows(metrics: Metrics, rows: &'static [&'static str]) -> impl IntoView {
+pub fn ChapterRows<M: Explain>(metrics: Metrics<M>, rows: &'static [ChapterRow<M::Words>]) -> impl IntoView {
     let cells = Memo::new(move |_| {
-        rows.iter()
-            .filter_map(|key| {
-                let row = metrics.reading(key);
-                let mut cells = row.split('\t').map(str::to_string);
-                Some((*key, cells.next()?, cells.next()?, cells.next()?))
-            })
-            .collect::<Vec<_>>()
+        metrics.words(|w| {
+            rows.iter()
+                .filter_map(|(key, row)| {
+                    let mut cells = row(w).split('\t').map(str::to_string);
+                    Some((*key, cells.next()?, cells.next()?, cells.next()?))
+                })
+                .collect::<Vec<_>>()
+        })
     });
     move || {
         cells

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::format;
-use crate::scenarios::slow_server::{SAMPLE_EVERY, SlowServer, SlowServerConfig, server_name};
+use crate::scenarios::slow_server::{SAMPLE_EVERY, SlowServer, SlowServerConfig, SlowServerMetrics, server_name};
 use crate::sim::{Config, Host, Micros, Model, Simulation};
 use crate::ui::kit::chart::slot;
 use crate::ui::kit::predict::{Guess, Predict};
@@ -58,11 +58,11 @@ fn setup_sentence(c: &SlowServerConfig, chapter: &SlowServerConfig) -> String {
 #[component]
 fn SlowServerPage(state: SimState) -> impl IntoView {
     let runner = state.runner::<SlowServer>(SAMPLE_EVERY);
-    let metrics = Metrics::provide(state.scenario, runner.into());
+    let metrics = Metrics::provide(state.scenario, runner);
     let ready = Signal::derive(move || runner.track(|s| s.now() >= s.slow_at() + REVEAL_AFTER));
     let finished = Signal::derive(move || runner.track(|s| s.finished()));
-    let outcome = Signal::derive(move || Some(metrics.reading("prediction")).filter(|p| !p.is_empty()));
-    let answer = Signal::derive(move || format!("{} {}", metrics.reading("ratio"), metrics.reading("answer")));
+    let outcome = Signal::derive(move || Some(metrics.said(|w| &w.prediction)).filter(|p| !p.is_empty()));
+    let answer = Signal::derive(move || format!("{} {}", metrics.said(|w| &w.ratio), metrics.said(|w| &w.answer)));
     let chapter = SlowServerConfig::from_params(&state.scenario.defaults());
     let config = Memo::new(move |_| state.params.with(SlowServerConfig::from_params));
     let setup = Signal::derive(move || config.with(|c| setup_sentence(c, &chapter)));
@@ -76,8 +76,8 @@ fn SlowServerPage(state: SimState) -> impl IntoView {
     });
     // The figure's verdict: the numbers once there are some, what has happened until then.
     let verdict = Signal::derive(move || {
-        let ratio = metrics.reading("ratio");
-        if ratio.is_empty() { metrics.reading("answer") } else { ratio }
+        let ratio = metrics.said(|w| &w.ratio);
+        if ratio.is_empty() { metrics.said(|w| &w.answer) } else { ratio }
     });
     let parts = vec![
         Part::new("cards", Role::Cards, move || view! { <Stats metrics/> }),
@@ -97,31 +97,31 @@ fn SlowServerPage(state: SimState) -> impl IntoView {
 }
 
 #[component]
-fn Stats(metrics: Metrics) -> impl IntoView {
+fn Stats(metrics: Metrics<SlowServer>) -> impl IntoView {
     let ratio_note = Signal::derive(move || {
-        let ratio = metrics.num("p99_ratio").map(|r| format!("{} of before", format::times(r)));
+        let ratio = metrics.num(SlowServerMetrics::p99_ratio).map(|r| format!("{} of before", format::times(r)));
         let timeouts =
-            metrics.num("timed_out_pct").filter(|p| *p > 0.0).map(|p| format!("{} timed out", format::pct(p)));
+            metrics.num(SlowServerMetrics::timed_out_pct).filter(|p| *p > 0.0).map(|p| format!("{} timed out", format::pct(p)));
         [ratio, timeouts].into_iter().flatten().collect::<Vec<_>>().join("; ")
     });
-    let before_note = Signal::derive(move || match metrics.num("before_count") {
+    let before_note = Signal::derive(move || match metrics.num(SlowServerMetrics::before_count) {
         Some(n) if n > 0.0 => format!("from {}", format::counted(n as u64, "request", "requests")),
         _ => String::new(),
     });
-    let little_note = Signal::derive(move || match metrics.num("littles_law_now") {
+    let little_note = Signal::derive(move || match metrics.num(SlowServerMetrics::littles_law_now) {
         Some(l) => format!("Little's law: {}", format::number(l)),
         None => String::new(),
     });
-    let b_tone = Signal::derive(move || Tone::bad_if(metrics.num("b_queue").unwrap_or(0.0) > 20.0));
+    let b_tone = Signal::derive(move || Tone::bad_if(metrics.num(SlowServerMetrics::b_queue).unwrap_or(0.0) > 20.0));
     view! {
         <div class="stats">
-            <StatCard metrics key="p99_ms_now"/>
-            <StatCard metrics key="p99_ms_before" note=before_note/>
-            <StatCard metrics key="p99_ms_after" note=ratio_note/>
-            <StatCard metrics key="b_queue" tone=b_tone/>
-            <StatCard metrics key="in_flight_end" note=little_note/>
-            <StatCard metrics key="timed_out"/>
-            <StatCard metrics key="completed"/>
+            <StatCard metrics key=SlowServerMetrics::p99_ms_now/>
+            <StatCard metrics key=SlowServerMetrics::p99_ms_before note=before_note/>
+            <StatCard metrics key=SlowServerMetrics::p99_ms_after note=ratio_note/>
+            <StatCard metrics key=SlowServerMetrics::b_queue tone=b_tone/>
+            <StatCard metrics key=SlowServerMetrics::in_flight_end note=little_note/>
+            <StatCard metrics key=SlowServerMetrics::timed_out/>
+            <StatCard metrics key=SlowServerMetrics::completed/>
         </div>
     }
 }
@@ -173,7 +173,7 @@ fn QueueChart(runner: Runner<SlowServer>) -> impl IntoView {
 }
 
 #[component]
-fn LatencyChart(runner: Runner<SlowServer>, metrics: Metrics) -> impl IntoView {
+fn LatencyChart(runner: Runner<SlowServer>, metrics: Metrics<SlowServer>) -> impl IntoView {
     let data = Signal::derive(move || {
         runner.track(|s| {
             let l = &s.charts().latency;
@@ -191,7 +191,7 @@ fn LatencyChart(runner: Runner<SlowServer>, metrics: Metrics) -> impl IntoView {
             }
         })
     });
-    let summary = Signal::derive(move || match (metrics.num("p99_ms_before"), metrics.num("p99_ms_now")) {
+    let summary = Signal::derive(move || match (metrics.num(SlowServerMetrics::p99_ms_before), metrics.num(SlowServerMetrics::p99_ms_now)) {
         (Some(b), Some(n)) => {
             format!("p99 was {} before the slowdown and is {} over the last second.", format::ms(b), format::ms(n))
         }

@@ -21,7 +21,7 @@ use super::spec::{AtLeastOnceConfig, Order, TIMELINE_CAP};
 use crate::sim::base::MAX_RUN_LENGTH_MS;
 use crate::sim::rng::{SimRng, ms_to_us};
 use crate::sim::stats::Series;
-use crate::sim::{EventQueue, Micros, Model, TimerKey, Value};
+use crate::sim::{EventQueue, Micros, Model, TimerKey};
 
 /// The broker chart keeps at most this many points, however long the run.
 const CHART_POINTS: usize = 1200;
@@ -261,6 +261,7 @@ impl AtLeastOnce {
 impl Model for AtLeastOnce {
     type Config = AtLeastOnceConfig;
     type Event = Event;
+    type Metrics = crate::scenarios::at_least_once::spec::AtLeastOnceMetrics;
 
     /// Late redeliveries come up to 14 days after the ack: the longest run any model may have.
     const MAX_RUN_LENGTH_MS: u64 = MAX_RUN_LENGTH_MS;
@@ -335,32 +336,32 @@ impl Model for AtLeastOnce {
         self.sample(now);
     }
 
-    fn metrics(&self, _now: Micros) -> Vec<(&'static str, Value)> {
+    fn metrics(&self, _now: Micros) -> Self::Metrics {
         let fates = self.fates();
-        vec![
-            ("lost", Value::count(fates.lost)),
-            ("duplicated", Value::count(fates.duplicated)),
-            ("effectively_once", Value::count(fates.once)),
-            ("pending", Value::count(fates.pending)),
-            ("deliveries", Value::count(self.deliveries)),
-            ("redeliveries", Value::count(self.redeliveries)),
-            ("skipped_as_duplicate", Value::count(self.skipped.total())),
-            ("crashes", Value::count(self.crashes)),
-            ("crashes_between", Value::count(self.crashes_between)),
-            ("ledger_balance", Value::Int(self.ledger)),
-            ("expected_balance", Value::Int(self.expected)),
-            ("ledger_difference", Value::Int(self.ledger - self.expected)),
-            ("extra_credits", Value::count(self.extra_credits.total())),
-            ("republished", Value::count(self.republished)),
-            ("late_redeliveries", Value::count(self.late_redeliveries)),
-            ("leases_outlived", Value::count(self.leases_outlived)),
-            ("lease_renewals", Value::count(self.lease_renewals)),
-            ("dead_lettered", Value::count(self.totals.dead_lettered)),
-            ("in_dead_letter_queue", Value::count(fates.dead_lettered)),
-            ("redriven", Value::count(self.redriven)),
-            ("settled_at_ms", self.settled_at.map_or(Value::Null, |t| Value::num(t as f64 / 1000.0))),
-            ("guarantee", Value::Text(self.guarantee().id().to_string())),
-        ]
+        Self::Metrics {
+            lost: fates.lost,
+            duplicated: fates.duplicated,
+            effectively_once: fates.once,
+            pending: fates.pending,
+            deliveries: self.deliveries,
+            redeliveries: self.redeliveries,
+            skipped_as_duplicate: self.skipped.total(),
+            crashes: self.crashes,
+            crashes_between: self.crashes_between,
+            ledger_balance: self.ledger,
+            expected_balance: self.expected,
+            ledger_difference: self.ledger - self.expected,
+            extra_credits: self.extra_credits.total(),
+            republished: self.republished,
+            late_redeliveries: self.late_redeliveries,
+            leases_outlived: self.leases_outlived,
+            lease_renewals: self.lease_renewals,
+            dead_lettered: self.totals.dead_lettered,
+            in_dead_letter_queue: fates.dead_lettered,
+            redriven: self.redriven,
+            settled_at_ms: self.settled_at.map(|t| t as f64 / 1000.0),
+            guarantee: self.guarantee().id().to_string(),
+        }
     }
 
     fn config(&self) -> &AtLeastOnceConfig {

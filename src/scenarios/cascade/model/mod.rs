@@ -15,7 +15,7 @@ use super::requests::{Call, CallKey, Checkout, CheckoutKey, Home, HomeKey};
 use super::spec::{CascadeConfig, DEFAULT_DURATION_MS, TAIL_MS};
 use crate::sim::rng::{SimRng, ms_to_us};
 use crate::sim::stats::{Histogram, Series};
-use crate::sim::{EventQueue, MS, Micros, Model, SEC, Value};
+use crate::sim::{EventQueue, MS, Micros, Model, SEC};
 
 /// Charts sample every 20 ms: the pool fills within 0.4 s, which needs finer than 100 ms.
 pub const SAMPLE_EVERY: Micros = 20 * MS;
@@ -255,6 +255,7 @@ impl Cascade {
 impl Model for Cascade {
     type Config = CascadeConfig;
     type Event = Event;
+    type Metrics = crate::scenarios::cascade::spec::CascadeMetrics;
 
     /// The load, the longest a checkout may wait after it, and half a second for the last
     /// answers: the chapter's 10 s of load and 5 s timeout give its 15.5 s.
@@ -347,38 +348,38 @@ impl Model for Cascade {
         }
     }
 
-    fn metrics(&self, _now: Micros) -> Vec<(&'static str, Value)> {
+    fn metrics(&self, _now: Micros) -> Self::Metrics {
         let c = self.counts();
         let (in_flight_end, growth) = self.at_load_end.unwrap_or_else(|| (c.home_in_flight, self.growth_now()));
-        let ms = |q: f64| self.checkout_latency.quantile_ms(q).map_or(Value::Null, Value::num);
-        let at = |t: Option<Micros>| t.map_or(Value::Null, |t| Value::num(t as f64 / 1000.0));
+        let ms = |q: f64| self.checkout_latency.quantile_ms(q);
+        let at = |t: Option<Micros>| t.map(|t| t as f64 / 1000.0);
         let shared = self.shared_pool();
-        vec![
-            ("home_in_flight_end", Value::count(in_flight_end)),
-            ("home_in_flight_growth_per_s", growth.map_or(Value::Null, Value::num)),
-            ("checkout_ok", Value::count(c.checkout_ok)),
-            ("checkout_failed", Value::count(c.checkout_failed)),
-            ("checkout_p99_ms", ms(0.99)),
-            ("pool_in_use_max", Value::count(shared.in_use_max as u64)),
-            ("downstream_open_connections_max", Value::count(self.downstream_open_max as u64)),
-            ("home_arrived", Value::count(c.home_arrived)),
-            ("home_done", Value::count(c.home_done)),
-            ("home_in_flight_now", Value::count(c.home_in_flight)),
-            ("checkout_arrived", Value::count(c.checkout_arrived)),
-            ("checkout_waiting", Value::count(c.checkout_in_flight)),
-            ("checkout_p50_ms", ms(0.5)),
-            ("recs_timed_out", Value::count(self.recs_timed_out)),
-            ("recs_pool_in_use_max", self.recs_pool().map_or(Value::Null, |p| Value::count(p.in_use_max as u64))),
-            ("pool_waiting_max", Value::count(shared.waiting_max as u64)),
-            ("pool_exhausted_ms", at(self.pool_exhausted_at)),
-            ("last_checkout_ok_sent_ms", at(self.last_ok_sent)),
-            ("first_checkout_failed_ms", at(self.first_failed_at)),
-            ("downstream_open_connections", Value::count(self.downstream_open() as u64)),
-            ("checkout_queued", Value::count(self.checkout_queued)),
-            ("checkout_failed_queued", Value::count(self.checkout_failed_queued)),
-            ("checkout_abandoned_calls", Value::count(self.checkout_abandoned_calls)),
-            ("pool_full_at_ms", at(self.pool_full_at)),
-        ]
+        Self::Metrics {
+            home_in_flight_end: in_flight_end,
+            home_in_flight_growth_per_s: growth,
+            checkout_ok: c.checkout_ok,
+            checkout_failed: c.checkout_failed,
+            checkout_p99_ms: ms(0.99),
+            pool_in_use_max: shared.in_use_max as u64,
+            downstream_open_connections_max: self.downstream_open_max as u64,
+            home_arrived: c.home_arrived,
+            home_done: c.home_done,
+            home_in_flight_now: c.home_in_flight,
+            checkout_arrived: c.checkout_arrived,
+            checkout_waiting: c.checkout_in_flight,
+            checkout_p50_ms: ms(0.5),
+            recs_timed_out: self.recs_timed_out,
+            recs_pool_in_use_max: self.recs_pool().map(|p| p.in_use_max as u64),
+            pool_waiting_max: shared.waiting_max as u64,
+            pool_exhausted_ms: at(self.pool_exhausted_at),
+            last_checkout_ok_sent_ms: at(self.last_ok_sent),
+            first_checkout_failed_ms: at(self.first_failed_at),
+            downstream_open_connections: self.downstream_open() as u64,
+            checkout_queued: self.checkout_queued,
+            checkout_failed_queued: self.checkout_failed_queued,
+            checkout_abandoned_calls: self.checkout_abandoned_calls,
+            pool_full_at_ms: at(self.pool_full_at),
+        }
     }
 
     fn config(&self) -> &CascadeConfig {

@@ -23,11 +23,41 @@ use tour::{tour_checkout, tour_home};
 use words::count;
 use crate::format;
 use crate::scenarios::cascade::{Cascade, CascadeConfig};
-use crate::sim::{Explain, Micros, Reading};
+use crate::sim::{Explain, Micros};
+
+crate::words! {
+    /// What a cascade run means, in words (the keys above).
+    pub struct CascadeWords {
+        pub fix: String,
+        pub verdict: String,
+        pub row_label: String,
+        pub row_home: String,
+        pub row_ok: String,
+        pub row_failed: String,
+        pub note_home: String,
+        pub note_growth: String,
+        pub note_ok: String,
+        pub note_failed: String,
+        pub note_p99: String,
+        pub note_pool: String,
+        pub note_downstream: String,
+        pub shared_pool_title: String,
+        pub shared_pool: String,
+        pub recs_pool_title: Option<String>,
+        pub recs_pool: Option<String>,
+        pub tour_recs: Option<String>,
+        pub tour_home: Option<String>,
+        pub tour_pool: Option<String>,
+        pub tour_checkout: Option<String>,
+        pub tour_explanation: Option<String>,
+    }
+}
 
 impl Explain for Cascade {
-    fn reading(&self, now: Micros) -> Reading {
-        self.reading_at(now)
+    type Words = CascadeWords;
+
+    fn words(&self, now: Micros) -> CascadeWords {
+        self.words_at(now)
     }
 
     fn sweep_theory(c: &CascadeConfig, x: &str, _by: Option<&str>) -> Option<String> {
@@ -36,39 +66,35 @@ impl Explain for Cascade {
 }
 
 impl Cascade {
-    fn reading_at(&self, now: Micros) -> Reading {
+    fn words_at(&self, now: Micros) -> CascadeWords {
         let step = Cascade::step_at(now);
-        let mut reading = vec![
-            ("fix", self.fix()),
-            ("verdict", self.verdict(now)),
-            ("row_label", self.row_label()),
-            ("row_home", self.row_home(now)),
-            ("row_ok", self.row_ok()),
-            ("row_failed", count(self.checkout_failed)),
-            ("note_home", self.note_home(now)),
-            ("note_growth", self.note_growth(now)),
-            ("note_ok", self.note_ok()),
-            ("note_failed", self.note_failed()),
-            ("note_p99", self.note_p99()),
-            ("note_pool", self.note_pool()),
-            ("note_downstream", format!("{} open now, from every pool", count(self.downstream_open().into()))),
-            ("shared_pool_title", self.shared_pool_title()),
-            ("shared_pool", self.shared_now().status(!self.config.variant.has_bulkhead())),
-        ];
-        if let Some(p) = self.recs_pool_now() {
-            reading.push(("recs_pool_title", self.recs_pool_title()));
-            reading.push(("recs_pool", p.status(false)));
+        let recs_pool = self.recs_pool_now();
+        let moment = self.moment(step, now);
+        let m = moment.as_ref();
+        CascadeWords {
+            fix: self.fix(),
+            verdict: self.verdict(now),
+            row_label: self.row_label(),
+            row_home: self.row_home(now),
+            row_ok: self.row_ok(),
+            row_failed: count(self.checkout_failed),
+            note_home: self.note_home(now),
+            note_growth: self.note_growth(now),
+            note_ok: self.note_ok(),
+            note_failed: self.note_failed(),
+            note_p99: self.note_p99(),
+            note_pool: self.note_pool(),
+            note_downstream: format!("{} open now, from every pool", count(self.downstream_open().into())),
+            shared_pool_title: self.shared_pool_title(),
+            shared_pool: self.shared_now().status(!self.config.variant.has_bulkhead()),
+            recs_pool_title: recs_pool.as_ref().map(|_| self.recs_pool_title()),
+            recs_pool: recs_pool.map(|p| p.status(false)),
+            tour_recs: m.map(|m| self.tour_recs(m)),
+            tour_home: m.map(tour_home),
+            tour_pool: m.map(|m| self.tour_pool(m)),
+            tour_checkout: m.map(tour_checkout),
+            tour_explanation: m.map(|m| self.tour_explanation(step, m)),
         }
-        if let Some(m) = self.moment(step, now) {
-            reading.extend([
-                ("tour_recs", self.tour_recs(&m)),
-                ("tour_home", tour_home(&m)),
-                ("tour_pool", self.tour_pool(&m)),
-                ("tour_checkout", tour_checkout(&m)),
-                ("tour_explanation", self.tour_explanation(step, &m)),
-            ]);
-        }
-        reading
     }
 }
 

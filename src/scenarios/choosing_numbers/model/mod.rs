@@ -288,6 +288,7 @@ fn fine(x: Option<f64>) -> Value {
 impl Model for ChoosingNumbers {
     type Config = ChoosingNumbersConfig;
     type Event = Event;
+    type Metrics = crate::scenarios::choosing_numbers::spec::ChoosingNumbersMetrics;
 
     fn new(config: ChoosingNumbersConfig, seed: u64, _end: Micros, queue: &mut EventQueue<Event>) -> Self {
         let latency = Latency::fit(config.p50_ms, config.p99_ms, config.p999_ms);
@@ -341,34 +342,34 @@ impl Model for ChoosingNumbers {
         }
     }
 
-    fn metrics(&self, _now: Micros) -> Vec<(&'static str, Value)> {
+    fn metrics(&self, _now: Micros) -> Self::Metrics {
         let c = &self.counts;
-        let q = |p: f64| self.route.quantile(p).map_or(Value::Null, |us| Value::num(us as f64 / 1000.0));
-        vec![
-            ("requests", Value::count(c.requests)),
-            ("finished", Value::count(c.finished)),
-            ("in_flight", Value::count(c.in_flight)),
-            ("timeout_rate_pct", num(self.timeout_rate_pct())),
-            ("tail_at_timeout_pct", fine(self.tail_at_timeout_pct())),
-            ("timeout_rate_after_drift_pct", num(self.timeout_rate_after_drift_pct())),
-            ("calls_per_request", fine(self.calls_per_request())),
-            ("route_p50_ms", q(0.5)),
-            ("route_p95_ms", q(0.95)),
-            ("route_p99_ms", q(0.99)),
-            ("past_deadline_pct", num(self.past_deadline_pct())),
-            ("slow_request_pct", num(self.slow_request_pct())),
-            ("slow_request_theory_pct", num(self.slow_request_theory_pct())),
-            ("worst_wait_ms", ms_value((c.finished > 0).then(|| self.route.max()))),
-            ("fallback_pct", num(self.fallback_pct())),
-            ("error_pct", num(self.error_pct())),
-            ("work_after_give_up_ms", Value::num(self.work_after_give_up_ms())),
-            ("attempts_fit", self.attempts_fit().map_or(Value::Null, Value::count)),
-            ("connect_timeouts", Value::count(c.connect_timeouts)),
-            ("syn_retransmits", Value::count(c.syn_retransmits)),
-            ("alert_firing", Value::Bool(self.alert_firing)),
-            ("alert_fired_at_ms", ms_value(self.alert_fired_at)),
-            ("alert_after_drift_ms", ms_value(self.alert_after_drift)),
-        ]
+        let q = |p: f64| self.route.quantile(p).map(|us| us as f64 / 1000.0);
+        Self::Metrics {
+            requests: c.requests,
+            finished: c.finished,
+            in_flight: c.in_flight,
+            timeout_rate_pct: num(self.timeout_rate_pct()),
+            tail_at_timeout_pct: fine(self.tail_at_timeout_pct()),
+            timeout_rate_after_drift_pct: num(self.timeout_rate_after_drift_pct()),
+            calls_per_request: fine(self.calls_per_request()),
+            route_p50_ms: q(0.5),
+            route_p95_ms: q(0.95),
+            route_p99_ms: q(0.99),
+            past_deadline_pct: num(self.past_deadline_pct()),
+            slow_request_pct: num(self.slow_request_pct()),
+            slow_request_theory_pct: num(self.slow_request_theory_pct()),
+            worst_wait_ms: ms_value((c.finished > 0).then(|| self.route.max())),
+            fallback_pct: num(self.fallback_pct()),
+            error_pct: num(self.error_pct()),
+            work_after_give_up_ms: self.work_after_give_up_ms(),
+            attempts_fit: self.attempts_fit(),
+            connect_timeouts: c.connect_timeouts,
+            syn_retransmits: c.syn_retransmits,
+            alert_firing: self.alert_firing,
+            alert_fired_at_ms: ms_value(self.alert_fired_at),
+            alert_after_drift_ms: ms_value(self.alert_after_drift),
+        }
     }
 
     fn config(&self) -> &ChoosingNumbersConfig {

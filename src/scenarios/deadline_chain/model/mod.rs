@@ -184,6 +184,11 @@ pub(super) fn total_ms(intervals: &[Option<(Micros, Micros)>; HOPS]) -> f64 {
     intervals.iter().flatten().fold(0.0, |acc, (s, e)| acc + (e - s) as f64 / 1000.0)
 }
 
+/// A moment in ms, typed, for the metrics.
+fn millis(t: Option<Micros>) -> Option<f64> {
+    t.map(|t| t as f64 / 1000.0)
+}
+
 fn ms_value(t: Option<Micros>) -> Value {
     t.map_or(Value::Null, |t| Value::num(t as f64 / 1000.0))
 }
@@ -195,6 +200,7 @@ fn int_value(v: Option<i64>) -> Value {
 impl Model for DeadlineChain {
     type Config = DeadlineChainConfig;
     type Event = Event;
+    type Metrics = crate::scenarios::deadline_chain::spec::DeadlineChainMetrics;
 
     fn new(config: DeadlineChainConfig, seed: u64, end: Micros, queue: &mut EventQueue<Event>) -> Self {
         let browser = ms_to_us(config.browser_timeout_ms);
@@ -236,7 +242,7 @@ impl Model for DeadlineChain {
         }
     }
 
-    fn metrics(&self, now: Micros) -> Vec<(&'static str, Value)> {
+    fn metrics(&self, now: Micros) -> Self::Metrics {
         let [a, b, c] = &self.lanes;
         let answer = self.user.answer;
         let c_outcome = match (c.work_outcome, c.work_start) {
@@ -245,24 +251,23 @@ impl Model for DeadlineChain {
             (None, Some(_)) => "working",
             (None, None) => "not called",
         };
-        let in_budget = |reply: UserAnswer| Value::Bool(self.in_budget(reply));
-        vec![
-            ("user_answer_ms", ms_value(answer.map(|a| a.answered_at))),
-            ("user_status", int_value(answer.map(|a| a.status as i64))),
-            ("user_answer_from", Value::Text(answer.map_or("none", |a| a.origin.name()).to_string())),
-            ("user_in_budget", answer.map_or(Value::Null, in_budget)),
-            ("user_gave_up_ms", ms_value(self.user.gave_up)),
-            ("a_gives_up_ms", ms_value(a.gave_up.map(|g| g.0))),
-            ("b_gives_up_ms", ms_value(b.gave_up.map(|g| g.0))),
-            ("b_budget_told_ms", int_value(a.call_header_ms)),
-            ("c_budget_told_ms", int_value(b.call_header_ms)),
-            ("c_end_ms", ms_value(c.work_outcome.and(c.work_end))),
-            ("c_outcome", Value::Text(c_outcome.to_string())),
-            ("wasted_work_ms", Value::num(total_ms(&self.wasted_intervals(now)))),
-            ("work_after_caller_left_ms", Value::num(total_ms(&self.after_caller_left_intervals(now)))),
-            ("hops", Value::List(self.lanes.iter().map(lane_record).collect())),
-            ("commit_window_ms", ms_value(self.commit_window(now))),
-        ]
+        Self::Metrics {
+            user_answer_ms: millis(answer.map(|a| a.answered_at)),
+            user_status: answer.map(|a| a.status as i64),
+            user_answer_from: answer.map_or("none", |a| a.origin.name()).to_string(),
+            user_in_budget: answer.map(|reply| self.in_budget(reply)),
+            user_gave_up_ms: millis(self.user.gave_up),
+            a_gives_up_ms: millis(a.gave_up.map(|g| g.0)),
+            b_gives_up_ms: millis(b.gave_up.map(|g| g.0)),
+            b_budget_told_ms: a.call_header_ms,
+            c_budget_told_ms: b.call_header_ms,
+            c_end_ms: millis(c.work_outcome.and(c.work_end)),
+            c_outcome: c_outcome.to_string(),
+            wasted_work_ms: total_ms(&self.wasted_intervals(now)),
+            work_after_caller_left_ms: total_ms(&self.after_caller_left_intervals(now)),
+            hops: Value::List(self.lanes.iter().map(lane_record).collect()),
+            commit_window_ms: millis(self.commit_window(now)),
+        }
     }
 
     fn config(&self) -> &DeadlineChainConfig {

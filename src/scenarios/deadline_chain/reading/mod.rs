@@ -25,11 +25,32 @@ pub use words::{after_shown, kept_working_past_deadline};
 use words::when;
 use crate::format;
 use crate::scenarios::deadline_chain::{DeadlineChain, DeadlineChainConfig};
-use crate::sim::{Explain, Micros, Reading};
+use crate::sim::{Explain, Micros};
+
+crate::words! {
+    /// What a deadline-chain run means, in words (the keys above).
+    pub struct DeadlineChainWords {
+        pub verdict: String,
+        pub answer_note: String,
+        pub b_note: String,
+        pub c_note: String,
+        pub told_note: String,
+        pub commit_window: String,
+        pub moments: String,
+        pub table_answer: Option<String>,
+        pub table_b_gives_up: Option<String>,
+        pub table_c_work: Option<String>,
+        pub table_c_told: Option<String>,
+        pub table_caption: String,
+        pub table_claim: String,
+    }
+}
 
 impl Explain for DeadlineChain {
-    fn reading(&self, now: Micros) -> Reading {
-        self.reading_at(now)
+    type Words = DeadlineChainWords;
+
+    fn words(&self, now: Micros) -> DeadlineChainWords {
+        self.words_at(now)
     }
 
     fn sweep_theory(c: &DeadlineChainConfig, x: &str, _by: Option<&str>) -> Option<String> {
@@ -38,27 +59,29 @@ impl Explain for DeadlineChain {
 }
 
 impl DeadlineChain {
-    fn reading_at(&self, now: Micros) -> Reading {
-        let mut reading = vec![
-            ("verdict", self.verdict(now)),
-            ("answer_note", self.answer_note()),
-            ("b_note", self.b_note(now)),
-            ("c_note", self.c_note(now)),
-            ("told_note", self.told_note()),
-            ("commit_window", self.window_words(now)),
-            (
-                "moments",
-                self.moments(now).into_iter().map(|(t, s)| format!("{}: {s}", when(t))).collect::<Vec<_>>().join("\n"),
-            ),
-        ];
+    fn words_at(&self, now: Micros) -> DeadlineChainWords {
         let rows = self.table(now);
-        let (caption, claim) = self.table_claim(now, &rows);
-        for row in &rows {
-            reading.push((row.key, format!("{}\t{}\t{}", row.label, row.this.render(), row.chapter.render())));
+        let (table_caption, table_claim) = self.table_claim(now, &rows);
+        let row = |key: &str| {
+            rows.iter()
+                .find(|r| r.key == key)
+                .map(|r| format!("{}\t{}\t{}", r.label, r.this.render(), r.chapter.render()))
+        };
+        DeadlineChainWords {
+            verdict: self.verdict(now),
+            answer_note: self.answer_note(),
+            b_note: self.b_note(now),
+            c_note: self.c_note(now),
+            told_note: self.told_note(),
+            commit_window: self.window_words(now),
+            moments: self.moments(now).into_iter().map(|(t, s)| format!("{}: {s}", when(t))).collect::<Vec<_>>().join("\n"),
+            table_answer: row("table_answer"),
+            table_b_gives_up: row("table_b_gives_up"),
+            table_c_work: row("table_c_work"),
+            table_c_told: row("table_c_told"),
+            table_caption,
+            table_claim,
         }
-        reading.push(("table_caption", caption));
-        reading.push(("table_claim", claim));
-        reading
     }
 }
 

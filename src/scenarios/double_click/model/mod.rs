@@ -14,7 +14,7 @@ pub use records::{
 
 use super::spec::{DEFAULT_DURATION_MS, DoubleClickConfig, MAX_BACKOFF_DOUBLINGS};
 use crate::sim::rng::{SimRng, ms_to_us};
-use crate::sim::{EventQueue, Micros, Model, Value};
+use crate::sim::{EventQueue, Micros, Model};
 
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
@@ -200,6 +200,7 @@ impl DoubleClick {
 impl Model for DoubleClick {
     type Config = DoubleClickConfig;
     type Event = Event;
+    type Metrics = crate::scenarios::double_click::spec::DoubleClickMetrics;
 
     fn new(config: DoubleClickConfig, seed: u64, end: Micros, queue: &mut EventQueue<Event>) -> Self {
         queue.schedule_at(0, Event::Click(0));
@@ -265,28 +266,28 @@ impl Model for DoubleClick {
         }
     }
 
-    fn metrics(&self, _now: Micros) -> Vec<(&'static str, Value)> {
+    fn metrics(&self, _now: Micros) -> Self::Metrics {
         let amount: u64 = self.ledger.iter().map(|c| c.amount_cents as u64).sum();
-        vec![
-            ("charges", Value::count(self.ledger.len() as u64)),
-            ("card_charged", Value::count(self.ledger.len() as u64)),
-            ("amount_charged_cents", Value::count(amount)),
-            ("client_outcome", Value::Text(self.buyer_outcome().as_str().to_string())),
-            ("server_requests", Value::count(self.server.len() as u64)),
-            ("client_attempts", Value::count(self.attempts.len() as u64)),
-            ("timeouts_seen", Value::count(self.timeouts)),
-            ("conflicts_409", Value::count(self.conflicts)),
-            ("claim_wait_ms", Value::num(self.longest_claim_wait as f64 / 1000.0)),
-            ("recovery_charges", Value::count(self.recovery_charges)),
-            ("replays", Value::count(self.replays)),
-            ("rejected_422", Value::count(self.rejected)),
-            ("resets_seen", Value::count(self.resets)),
-            ("aborted_waits", Value::count(self.aborted)),
-            ("handler_runs", Value::count(self.handler_runs)),
-            ("client_saw", Value::Text(self.client_saw())),
-            ("charge_ids", Value::Text(charge_list(&self.ledger))),
-            ("summary", Value::Text(self.summary())),
-        ]
+        Self::Metrics {
+            charges: self.ledger.len() as u64,
+            card_charged: self.ledger.len() as u64,
+            amount_charged_cents: amount,
+            client_outcome: self.buyer_outcome().as_str().to_string(),
+            server_requests: self.server.len() as u64,
+            client_attempts: self.attempts.len() as u64,
+            timeouts_seen: self.timeouts,
+            conflicts_409: self.conflicts,
+            claim_wait_ms: self.longest_claim_wait as f64 / 1000.0,
+            recovery_charges: self.recovery_charges,
+            replays: self.replays,
+            rejected_422: self.rejected,
+            resets_seen: self.resets,
+            aborted_waits: self.aborted,
+            handler_runs: self.handler_runs,
+            client_saw: self.client_saw(),
+            charge_ids: charge_list(&self.ledger),
+            summary: self.summary(),
+        }
     }
 
     fn config(&self) -> &DoubleClickConfig {

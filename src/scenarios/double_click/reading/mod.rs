@@ -26,12 +26,26 @@ use super::SPEC;
 use super::spec::{DoubleClickConfig, Fix};
 use crate::format;
 use crate::sim::{Config, Explain};
-use crate::sim::{Micros, Reading};
+use crate::sim::Micros;
 use words::when;
 
+crate::words! {
+    /// What a double-click run means, in words (the keys above).
+    pub struct DoubleClickWords {
+        pub verdict: String,
+        pub buyer_sees: String,
+        pub events: String,
+        pub last_event: String,
+        pub chapter: Option<String>,
+        pub recovery: Option<String>,
+    }
+}
+
 impl Explain for DoubleClick {
-    fn reading(&self, now: Micros) -> Reading {
-        self.reading_at(now)
+    type Words = DoubleClickWords;
+
+    fn words(&self, now: Micros) -> DoubleClickWords {
+        self.words_at(now)
     }
 
     fn sweep_theory(c: &DoubleClickConfig, x: &str, _by: Option<&str>) -> Option<String> {
@@ -40,34 +54,29 @@ impl Explain for DoubleClick {
 }
 
 impl DoubleClick {
-    pub(super) fn reading_at(&self, now: Micros) -> Reading {
+    pub(super) fn words_at(&self, now: Micros) -> DoubleClickWords {
         let events = self.happenings(now);
-        let mut reading = vec![
-            ("verdict", self.verdict(now)),
-            ("buyer_sees", self.buyer_sees()),
-            (
-                "events",
-                events
-                    .iter()
-                    .map(|h| format!("{}: {}: {}", when(h.at), h.place, h.text))
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-            ),
-            ("last_event", self.last_event(now, &events)),
-        ];
-        if let Some(n) = chapter_charges(self.config.fix).filter(|_| self.is_chapters_run()) {
+        let chapter = chapter_charges(self.config.fix).filter(|_| self.is_chapters_run()).map(|n| {
             let with = match self.config.fix {
                 Fix::None => "no fix",
                 Fix::Disable => "button disabled",
                 _ => "one key",
             };
-            reading.push(("chapter", format!("The chapter: {n}, {with}")));
-        }
+            format!("The chapter: {n}, {with}")
+        });
         let recovery = self.recovery_sentence();
-        if !recovery.is_empty() {
-            reading.push(("recovery", recovery));
+        DoubleClickWords {
+            verdict: self.verdict(now),
+            buyer_sees: self.buyer_sees(),
+            events: events
+                .iter()
+                .map(|h| format!("{}: {}: {}", when(h.at), h.place, h.text))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            last_event: self.last_event(now, &events),
+            chapter,
+            recovery: (!recovery.is_empty()).then_some(recovery),
         }
-        reading
     }
 
     /// Whether this is the chapter's run for its fix (Part 3: the double click, or its table's

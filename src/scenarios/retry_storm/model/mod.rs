@@ -220,6 +220,7 @@ impl RetryStorm {
 impl Model for RetryStorm {
     type Config = RetryStormConfig;
     type Event = Event;
+    type Metrics = crate::scenarios::retry_storm::spec::RetryStormMetrics;
 
     /// Past the outage: 14 s after the provider is back, time for the longest backoff to play out;
     /// with `pending`, also time for the worker to drain the orders the outage left.
@@ -348,43 +349,42 @@ impl Model for RetryStorm {
         }
     }
 
-    fn metrics(&self, now: Micros) -> Vec<(&'static str, Value)> {
-        let ms = |t: Micros| Value::num(t as f64 / 1000.0);
+    fn metrics(&self, now: Micros) -> Self::Metrics {
+        let ms = |t: Micros| t as f64 / 1000.0;
         let peak = self.peak_now(now);
-        let ratio = |a: u64, b: u64| if b > 0 { Value::num(a as f64 / b as f64) } else { Value::Null };
+        let ratio = |a: u64, b: u64| (b > 0).then(|| a as f64 / b as f64);
         let current_calls = self.clients.iter().map(|c| c.action_calls).max().unwrap_or(0);
         let current_attempts = self.clients.iter().map(|c| c.action_attempts).max().unwrap_or(0);
         let pending = self.pending.as_ref().map(Pending::counts).unwrap_or_default();
-        vec![
-            ("peak_after_recovery", peak.map_or(Value::Null, |(n, _)| Value::count(n as u64))),
-            ("capacity_per_tick", Value::count(self.capacity as u64)),
-            ("peak_after_recovery_at_ms", peak.map_or(Value::Null, |(_, at)| ms(at))),
-            ("attempts_total", Value::count(self.attempts)),
-            ("rejected_total", Value::count(self.rejected)),
-            ("failed_total", Value::count(self.failed)),
-            ("calls_succeeded", Value::count(self.succeeded)),
-            ("in_flight_end", Value::count(self.in_flight as u64)),
-            // Every user action makes one first call; whatever is above one per action is retries.
-            ("amplification", ratio(self.attempts, self.actions)),
-            ("recovered_ms", self.recovered.map_or(Value::Null, ms)),
-            ("waves_after_recovery", Value::count(self.waves_so_far())),
-            ("max_calls_per_user_action", Value::count(self.max_calls_per_action.max(current_calls) as u64)),
-            ("user_actions", Value::count(self.actions)),
-            ("user_actions_failed", Value::count(self.actions_failed)),
-            ("outage_attempts", Value::count(self.outage_attempts)),
-            ("outage_user_calls", Value::count(self.outage_user_calls)),
-            ("outage_retry_pct", self.outage_retry_pct()),
-            ("outage_traffic_vs_normal", self.outage_traffic(now).map_or(Value::Null, |(b, o)| Value::num(o / b))),
-            ("calls_per_tick_before", self.calls_per_tick_before().map_or(Value::Null, Value::num)),
-            ("calls_per_tick_outage", self.calls_per_tick_outage(now).map_or(Value::Null, Value::num)),
-            ("calls_while_down", Value::count(self.calls_while_down)),
-            ("max_attempts_per_user_action", Value::count(self.max_attempts_per_action.max(current_attempts) as u64)),
-            ("short_circuited", Value::count(self.short_circuited)),
-            ("breaker_opens", Value::count(self.breaker.as_ref().map_or(0, Breaker::opens))),
-            ("pending_accepted", Value::count(pending.accepted)),
-            ("pending_max", Value::count(pending.backlog_max)),
-            ("drain_done_ms", self.pending.as_ref().and_then(Pending::drained_at).map_or(Value::Null, ms)),
-        ]
+        Self::Metrics {
+            peak_after_recovery: peak.map(|(n, _)| u64::from(n)),
+            capacity_per_tick: self.capacity as u64,
+            peak_after_recovery_at_ms: peak.map(|(_, at)| ms(at)),
+            attempts_total: self.attempts,
+            rejected_total: self.rejected,
+            failed_total: self.failed,
+            calls_succeeded: self.succeeded,
+            in_flight_end: self.in_flight as u64,
+            amplification: ratio(self.attempts, self.actions),
+            recovered_ms: self.recovered.map(ms),
+            waves_after_recovery: self.waves_so_far(),
+            max_calls_per_user_action: self.max_calls_per_action.max(current_calls) as u64,
+            user_actions: self.actions,
+            user_actions_failed: self.actions_failed,
+            outage_attempts: self.outage_attempts,
+            outage_user_calls: self.outage_user_calls,
+            outage_retry_pct: self.outage_retry_pct(),
+            outage_traffic_vs_normal: self.outage_traffic(now).map(|(b, o)| o / b),
+            calls_per_tick_before: self.calls_per_tick_before(),
+            calls_per_tick_outage: self.calls_per_tick_outage(now),
+            calls_while_down: self.calls_while_down,
+            max_attempts_per_user_action: self.max_attempts_per_action.max(current_attempts) as u64,
+            short_circuited: self.short_circuited,
+            breaker_opens: self.breaker.as_ref().map_or(0, Breaker::opens),
+            pending_accepted: pending.accepted,
+            pending_max: pending.backlog_max,
+            drain_done_ms: self.pending.as_ref().and_then(Pending::drained_at).map(ms),
+        }
     }
 
     fn config(&self) -> &RetryStormConfig {

@@ -24,12 +24,38 @@ mod words;
 
 use super::{ClientState, RetryStorm, RetryStormConfig};
 use crate::sim::Explain;
-use crate::sim::{Micros, Reading};
+use crate::sim::Micros;
 use crate::format;
 
+crate::words! {
+    /// What a retry-storm run means, in words (the keys above).
+    pub struct RetryStormWords {
+        pub verdict: String,
+        pub prediction: Option<String>,
+        pub backoff: String,
+        pub traffic: String,
+        pub budget: String,
+        pub layers: String,
+        pub breaker: String,
+        pub pending: String,
+        pub summary: String,
+        pub peak_note: String,
+        pub waves_note: String,
+        pub recovered_note: String,
+        pub amplification_note: String,
+        pub attempts_note: String,
+        pub calls_note: String,
+        pub traffic_note: String,
+        pub retry_note: String,
+        pub breaker_state: Option<String>,
+    }
+}
+
 impl Explain for RetryStorm {
-    fn reading(&self, now: Micros) -> Reading {
-        self.reading_at(now)
+    type Words = RetryStormWords;
+
+    fn words(&self, now: Micros) -> RetryStormWords {
+        self.words_at(now)
     }
 
     fn sweep_theory(c: &RetryStormConfig, x: &str, _by: Option<&str>) -> Option<String> {
@@ -54,32 +80,27 @@ pub fn prediction(ratio: f64) -> &'static str {
 }
 
 impl RetryStorm {
-    pub(super) fn reading_at(&self, now: Micros) -> Reading {
-        let mut reading = vec![("verdict", self.verdict(now))];
-        if let Some((peak, _)) = self.peak_now(now) {
-            reading.push(("prediction", prediction(peak as f64 / self.capacity as f64).to_string()));
+    pub(super) fn words_at(&self, now: Micros) -> RetryStormWords {
+        RetryStormWords {
+            verdict: self.verdict(now),
+            prediction: self.peak_now(now).map(|(peak, _)| prediction(peak as f64 / self.capacity as f64).to_string()),
+            backoff: self.backoff_words(),
+            traffic: self.traffic_words(now),
+            budget: self.budget_words(now),
+            layers: self.layers_words(now),
+            breaker: self.breaker_words(now),
+            pending: self.pending_words(now),
+            summary: self.summary(now),
+            peak_note: self.peak_note(now),
+            waves_note: self.waves_note(now),
+            recovered_note: self.recovered_note(now),
+            amplification_note: self.amplification_note(),
+            attempts_note: self.attempts_note(),
+            calls_note: self.calls_note(),
+            traffic_note: self.traffic_note(now),
+            retry_note: self.retry_note(),
+            breaker_state: self.breaker_state(),
         }
-        reading.extend([
-            ("backoff", self.backoff_words()),
-            ("traffic", self.traffic_words(now)),
-            ("budget", self.budget_words(now)),
-            ("layers", self.layers_words(now)),
-            ("breaker", self.breaker_words(now)),
-            ("pending", self.pending_words(now)),
-            ("summary", self.summary(now)),
-            ("peak_note", self.peak_note(now)),
-            ("waves_note", self.waves_note(now)),
-            ("recovered_note", self.recovered_note(now)),
-            ("amplification_note", self.amplification_note()),
-            ("attempts_note", self.attempts_note()),
-            ("calls_note", self.calls_note()),
-            ("traffic_note", self.traffic_note(now)),
-            ("retry_note", self.retry_note()),
-        ]);
-        if let Some(state) = self.breaker_state() {
-            reading.push(("breaker_state", state));
-        }
-        reading
     }
 
     pub(super) fn has_outage(&self) -> bool {

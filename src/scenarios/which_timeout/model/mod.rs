@@ -218,6 +218,7 @@ fn os_connect_give_up(c: &WhichTimeoutConfig) -> Micros {
 impl Model for WhichTimeout {
     type Config = WhichTimeoutConfig;
     type Event = Event;
+    type Metrics = crate::scenarios::which_timeout::spec::WhichTimeoutMetrics;
 
     fn new(config: WhichTimeoutConfig, _seed: u64, end: Micros, q: &mut EventQueue<Event>) -> Self {
         let late = ms_to_us(config.timer_late_ms);
@@ -282,39 +283,39 @@ impl Model for WhichTimeout {
         }
     }
 
-    fn metrics(&self, now: Micros) -> Vec<(&'static str, Value)> {
+    fn metrics(&self, now: Micros) -> Self::Metrics {
         let first = self.first_fired();
         let f = &self.failover;
-        vec![
-            ("error", Value::Text(self.error_id().into())),
-            ("gave_up_ms", opt_ms(self.error_seen_at)),
-            ("phase", Value::Text(self.phase().id().into())),
-            ("still_open_at_end", Value::Bool(self.still_open())),
-            ("reached_server_app", Value::Bool(self.reached_server_app(now))),
-            ("server_did_work", Value::Bool(self.server_did_work(now))),
-            ("safe_to_retry_without_key", Value::Bool(self.safe_to_retry_without_key())),
-            ("pool_wait_ms", ms(self.pool_wait(now))),
-            ("first_fired", Value::Text(first.map_or("none", |(k, _)| k.id()).into())),
-            ("first_fired_ms", opt_ms(first.map(|(_, at)| at))),
-            ("response_ms", opt_ms(self.response_at)),
-            ("completed_ms", opt_ms(self.completed_at())),
-            ("error_proves_not_sent", Value::Bool(self.error().is_some_and(CallError::proves_not_sent))),
-            ("server_saw_close_ms", opt_ms(self.server_saw_close_at.filter(|&t| t <= now))),
-            ("timeout_events", Value::count(self.timeout_events().into())),
-            ("body_chunks", Value::count(self.body_chunks)),
-            ("timers", Value::List(self.timers.iter().map(timer_record).collect())),
-            ("phases", Value::List(self.phases.iter().map(phase_record).collect())),
-            ("failover_calls", Value::count(f.calls)),
-            ("failover_ok", Value::count(f.ok)),
-            ("failover_failed", Value::count(f.failed)),
-            ("failover_connect_hangs", Value::count(f.connect_hangs)),
-            ("failover_connect_hang_ms", opt_ms(f.hung_for)),
-            ("failover_retries", Value::count(f.retries)),
-            ("failover_pool_full_at_ms", opt_ms(f.pool_full_at)),
-            ("failover_waiting_max", Value::count(f.waiting_max)),
-            ("failover_first_ok_ms", opt_ms(f.first_ok_at)),
-            ("failover_slowest_ok_ms", opt_ms(f.slowest_ok)),
-        ]
+        Self::Metrics {
+            error: self.error_id().into(),
+            gave_up_ms: millis(self.error_seen_at),
+            phase: self.phase().id().into(),
+            still_open_at_end: self.still_open(),
+            reached_server_app: self.reached_server_app(now),
+            server_did_work: self.server_did_work(now),
+            safe_to_retry_without_key: self.safe_to_retry_without_key(),
+            pool_wait_ms: ms(self.pool_wait(now)),
+            first_fired: first.map_or("none", |(k, _)| k.id()).into(),
+            first_fired_ms: millis(first.map(|(_, at)| at)),
+            response_ms: millis(self.response_at),
+            completed_ms: millis(self.completed_at()),
+            error_proves_not_sent: self.error().is_some_and(CallError::proves_not_sent),
+            server_saw_close_ms: millis(self.server_saw_close_at.filter(|&t| t <= now)),
+            timeout_events: self.timeout_events().into(),
+            body_chunks: self.body_chunks,
+            timers: Value::List(self.timers.iter().map(timer_record).collect()),
+            phases: Value::List(self.phases.iter().map(phase_record).collect()),
+            failover_calls: f.calls,
+            failover_ok: f.ok,
+            failover_failed: f.failed,
+            failover_connect_hangs: f.connect_hangs,
+            failover_connect_hang_ms: millis(f.hung_for),
+            failover_retries: f.retries,
+            failover_pool_full_at_ms: millis(f.pool_full_at),
+            failover_waiting_max: f.waiting_max,
+            failover_first_ok_ms: millis(f.first_ok_at),
+            failover_slowest_ok_ms: millis(f.slowest_ok),
+        }
     }
 
     fn config(&self) -> &WhichTimeoutConfig {
@@ -328,6 +329,11 @@ impl Model for WhichTimeout {
 
 fn ms(t: Micros) -> Value {
     Value::num(t as f64 / 1000.0)
+}
+
+/// A moment in ms, typed, for the metrics.
+fn millis(t: Option<Micros>) -> Option<f64> {
+    t.map(|t| t as f64 / 1000.0)
 }
 
 fn opt_ms(t: Option<Micros>) -> Value {

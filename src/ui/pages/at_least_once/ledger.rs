@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::format;
-use crate::scenarios::at_least_once::{AtLeastOnce, EventRecord, Fate};
+use crate::scenarios::at_least_once::{AtLeastOnce, AtLeastOnceMetrics, EventRecord, Fate};
 use crate::ui::kit::{Metrics, StatCard, Tone};
 use crate::ui::runner::Runner;
 
@@ -53,7 +53,7 @@ fn wrong_events(s: &AtLeastOnce) -> (Vec<Wrong>, usize) {
 }
 
 #[component]
-pub fn Ledger(runner: Runner<AtLeastOnce>, metrics: Metrics) -> impl IntoView {
+pub fn Ledger(runner: Runner<AtLeastOnce>, metrics: Metrics<AtLeastOnce>) -> impl IntoView {
     let wrong = Memo::new(move |_| runner.track_words(|s| wrong_events(s)));
     // Mid-run the ledger is short by the credits still to come: only a wrong event makes it wrong.
     let difference_tone = Signal::derive(move || Tone::bad_if(!wrong.get().0.is_empty()));
@@ -86,9 +86,9 @@ pub fn Ledger(runner: Runner<AtLeastOnce>, metrics: Metrics) -> impl IntoView {
         <section class="alo-ledger" aria-labelledby="ledger-title">
             <h2 id="ledger-title">"The ledger"</h2>
             <div class="stats">
-                <StatCard metrics key="ledger_balance"/>
-                <StatCard metrics key="expected_balance"/>
-                <StatCard metrics key="ledger_difference" tone=difference_tone/>
+                <StatCard metrics key=AtLeastOnceMetrics::ledger_balance/>
+                <StatCard metrics key=AtLeastOnceMetrics::expected_balance/>
+                <StatCard metrics key=AtLeastOnceMetrics::ledger_difference tone=difference_tone/>
             </div>
             <Show
                 when=move || !wrong.get().0.is_empty()

@@ -10,7 +10,7 @@ mod table;
 
 use leptos::prelude::*;
 
-use crate::scenarios::at_least_once::{AtLeastOnce, AtLeastOnceConfig};
+use crate::scenarios::at_least_once::{AtLeastOnce, AtLeastOnceConfig, AtLeastOnceMetrics};
 use crate::sim::{Config, Simulation};
 use crate::ui::kit::speed::speed_to_watch;
 use crate::format;
@@ -67,9 +67,9 @@ fn AtLeastOncePage(state: SimState) -> impl IntoView {
         let c = state.params.with(AtLeastOnceConfig::from_params);
         c.messages as f64 / c.publish_rate
     });
-    let metrics = Metrics::provide(state.scenario, runner.into());
+    let metrics = Metrics::provide(state.scenario, runner);
     let finished = Signal::derive(move || runner.track(|s| s.finished()));
-    let verdict = metrics.reading_signal("answer");
+    let verdict = metrics.said_signal(|w| &w.answer);
     let parts = vec![
         Part::new("cards", Role::Cards, move || view! { <Stats metrics finished/> }),
         Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} figure=state.embed {..} role="status" data-verdict=""/> }),
@@ -89,37 +89,36 @@ fn AtLeastOncePage(state: SimState) -> impl IntoView {
 
 /// The headline: the three fates of an event, and the copies the dedupe store caught.
 #[component]
-fn Stats(metrics: Metrics, finished: Signal<bool>) -> impl IntoView {
-    let count = move |key: &'static str| metrics.num(key).unwrap_or(0.0);
-    let lost_tone = Signal::derive(move || Tone::bad_if(count("lost") > 0.0));
-    let duplicated_tone = Signal::derive(move || Tone::bad_if(count("duplicated") > 0.0));
+fn Stats(metrics: Metrics<AtLeastOnce>, finished: Signal<bool>) -> impl IntoView {
+    let lost_tone = Signal::derive(move || Tone::bad_if(metrics.get(|m| m.lost > 0)));
+    let duplicated_tone = Signal::derive(move || Tone::bad_if(metrics.get(|m| m.duplicated > 0)));
     let once_tone = Signal::derive(move || {
-        let clean = count("lost") == 0.0 && count("duplicated") == 0.0;
+        let clean = metrics.get(|m| m.lost == 0 && m.duplicated == 0);
         if clean && finished.get() { Tone::Good } else { Tone::Plain }
     });
     view! {
         <div class="stats">
-            <StatCard metrics key="lost" tone=lost_tone/>
-            <StatCard metrics key="duplicated" tone=duplicated_tone/>
-            <StatCard metrics key="effectively_once" tone=once_tone/>
-            <StatCard metrics key="skipped_as_duplicate"/>
+            <StatCard metrics key=AtLeastOnceMetrics::lost tone=lost_tone/>
+            <StatCard metrics key=AtLeastOnceMetrics::duplicated tone=duplicated_tone/>
+            <StatCard metrics key=AtLeastOnceMetrics::effectively_once tone=once_tone/>
+            <StatCard metrics key=AtLeastOnceMetrics::skipped_as_duplicate/>
         </div>
     }
 }
 
 /// The broker's side and the faults behind the fates.
 #[component]
-fn MoreStats(metrics: Metrics) -> impl IntoView {
+fn MoreStats(metrics: Metrics<AtLeastOnce>) -> impl IntoView {
     view! {
         <div class="stats">
-            <StatCard metrics key="deliveries"/>
-            <StatCard metrics key="redeliveries"/>
-            <StatCard metrics key="crashes"/>
-            <StatCard metrics key="crashes_between"/>
-            <StatCard metrics key="leases_outlived"/>
-            <StatCard metrics key="republished"/>
-            <StatCard metrics key="late_redeliveries"/>
-            <StatCard metrics key="dead_lettered"/>
+            <StatCard metrics key=AtLeastOnceMetrics::deliveries/>
+            <StatCard metrics key=AtLeastOnceMetrics::redeliveries/>
+            <StatCard metrics key=AtLeastOnceMetrics::crashes/>
+            <StatCard metrics key=AtLeastOnceMetrics::crashes_between/>
+            <StatCard metrics key=AtLeastOnceMetrics::leases_outlived/>
+            <StatCard metrics key=AtLeastOnceMetrics::republished/>
+            <StatCard metrics key=AtLeastOnceMetrics::late_redeliveries/>
+            <StatCard metrics key=AtLeastOnceMetrics::dead_lettered/>
         </div>
     }
 }

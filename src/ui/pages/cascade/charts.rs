@@ -85,7 +85,7 @@ fn limits(s: &Host<Cascade>) -> Vec<(f64, String)> {
 }
 
 #[component]
-pub fn PoolChart(runner: Runner<Cascade>, metrics: Metrics) -> impl IntoView {
+pub fn PoolChart(runner: Runner<Cascade>, metrics: Metrics<Cascade>) -> impl IntoView {
     let data = Signal::derive(move || {
         runner.track(|s| {
             let p = &s.charts().pool;
@@ -108,7 +108,7 @@ pub fn PoolChart(runner: Runner<Cascade>, metrics: Metrics) -> impl IntoView {
             }
         })
     });
-    let summary = Signal::derive(move || format!("Shared pool: {}.", metrics.reading("shared_pool")));
+    let summary = Signal::derive(move || format!("Shared pool: {}.", metrics.said(|w| &w.shared_pool)));
     view! { <Chart id="chart-pool" title="Connections in use" data summary/> }
 }
 

@@ -10,7 +10,8 @@ mod tour;
 
 use leptos::prelude::*;
 
-use crate::scenarios::cascade::{Cascade, CascadeConfig, SAMPLE_EVERY};
+use crate::scenarios::cascade::{Cascade, CascadeConfig, CascadeMetrics as M, CascadeWords, SAMPLE_EVERY};
+use crate::sim::Metric;
 use crate::sim::Config;
 use crate::ui::kit::moment::keep_moment;
 use crate::format;
@@ -20,25 +21,46 @@ pub fn page(state: SimState) -> AnyView {
     view! { <CascadePage state/> }.into_any()
 }
 
-/// A stat card: the metric it shows and the reading that writes the line under it.
-type Card = (&'static str, &'static str);
+/// A stat card: the metric it shows, the sentence under it, and how its number should feel
+/// (bad where the cascade shows, good where /checkout is fine).
+struct Card {
+    metric: Metric<M>,
+    note: fn(&CascadeWords) -> &str,
+    tone: fn(&M) -> Tone,
+}
+
+const NO_NOTE: fn(&CascadeWords) -> &str = |_| "";
+const PLAIN: fn(&M) -> Tone = |_| Tone::Plain;
 
 /// The chapter's table in numbers: /home in flight, /checkout succeeded and failed, p99.
 const HEADLINE: &[Card] = &[
-    ("home_in_flight_end", "note_home"),
-    ("checkout_ok", "note_ok"),
-    ("checkout_failed", "note_failed"),
-    ("checkout_p99_ms", "note_p99"),
+    Card { metric: M::home_in_flight_end, note: |w| &w.note_home, tone: growing },
+    Card { metric: M::checkout_ok, note: |w| &w.note_ok, tone: checkout_ok },
+    Card { metric: M::checkout_failed, note: |w| &w.note_failed, tone: |m| Tone::bad_if(m.checkout_failed > 0) },
+    Card { metric: M::checkout_p99_ms, note: |w| &w.note_p99, tone: PLAIN },
 ];
 
 /// Where the waiting happened: the pool, its queue, the downstream.
 const POOL_CARDS: &[Card] = &[
-    ("home_in_flight_growth_per_s", "note_growth"),
-    ("pool_in_use_max", "note_pool"),
-    ("pool_waiting_max", ""),
-    ("checkout_queued", ""),
-    ("downstream_open_connections_max", "note_downstream"),
+    Card { metric: M::home_in_flight_growth_per_s, note: |w| &w.note_growth, tone: growing },
+    Card { metric: M::pool_in_use_max, note: |w| &w.note_pool, tone: PLAIN },
+    Card { metric: M::pool_waiting_max, note: NO_NOTE, tone: |m| Tone::bad_if(m.pool_waiting_max > 0) },
+    Card { metric: M::checkout_queued, note: NO_NOTE, tone: |m| Tone::bad_if(m.checkout_queued > 0) },
+    Card {
+        metric: M::downstream_open_connections_max,
+        note: |w| &w.note_downstream,
+        tone: |m| Tone::bad_if(m.downstream_open_connections_max as f64 > (m.pool_in_use_max as f64).max(100.0)),
+    },
 ];
+
+/// /home's waiting is bad once it grows by a request a second or more.
+fn growing(m: &M) -> Tone {
+    Tone::bad_if(m.home_in_flight_growth_per_s.unwrap_or(0.0) >= 1.0)
+}
+
+fn checkout_ok(m: &M) -> Tone {
+    if m.checkout_failed == 0 && m.checkout_ok > 0 { Tone::Good } else { Tone::bad_if(m.checkout_failed > 0) }
+}
 
 /// The chapter's four fixes and the two numbers they turn on.
 const CHAPTER_CONTROLS: &[&str] = &[CascadeConfig::variant, CascadeConfig::recs_timeout_ms, CascadeConfig::pool_size];
@@ -85,9 +107,9 @@ fn CascadePage(state: SimState) -> impl IntoView {
     let runner = state.runner::<Cascade>(SAMPLE_EVERY * 5);
     let chapter = CascadeConfig::from_params(&state.scenario.defaults());
     let intro = Signal::derive(move || state.params.with(|p| intro(&CascadeConfig::from_params(p), &chapter)));
-    let metrics = Metrics::provide(state.scenario, runner.into());
+    let metrics = Metrics::provide(state.scenario, runner);
     keep_moment(state, runner.into());
-    let verdict = metrics.reading_signal("verdict");
+    let verdict = metrics.said_signal(|w| &w.verdict);
     let parts = vec![
         Part::new("cards", Role::Cards, move || view! { <Cards metrics cards=HEADLINE/> }),
         Part::new("home", Role::Chart, move || view! { <charts::HomeChart runner/> }),
@@ -103,35 +125,23 @@ fn CascadePage(state: SimState) -> impl IntoView {
     view! {
         <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
-                <p class="fix-caption" data-fix>{metrics.reading_signal("fix")}</p>
+                <p class="fix-caption" data-fix>{metrics.said_signal(|w| &w.fix)}</p>
             </Lead>
         </SimFrame>
     }
 }
 
-/// How a card's number should feel: bad where the cascade shows, good where /checkout is fine.
-fn tone(metrics: Metrics, key: &str) -> Tone {
-    let n = |k: &str| metrics.num(k).unwrap_or(0.0);
-    match key {
-        "home_in_flight_end" | "home_in_flight_growth_per_s" => Tone::bad_if(n("home_in_flight_growth_per_s") >= 1.0),
-        "checkout_ok" if n("checkout_failed") == 0.0 && n("checkout_ok") > 0.0 => Tone::Good,
-        "checkout_ok" | "checkout_failed" => Tone::bad_if(n("checkout_failed") > 0.0),
-        "pool_waiting_max" | "checkout_queued" => Tone::bad_if(n(key) > 0.0),
-        "downstream_open_connections_max" => Tone::bad_if(n(key) > n("pool_in_use_max").max(100.0)),
-        _ => Tone::Plain,
-    }
-}
-
 /// Stat cards from their declarations, each with its reading's line.
 #[component]
-fn Cards(metrics: Metrics, cards: &'static [Card]) -> impl IntoView {
+fn Cards(metrics: Metrics<Cascade>, cards: &'static [Card]) -> impl IntoView {
     view! {
         <div class="stats cascade-stats" style=format!("--cards: {}", cards.len())>
             {cards
                 .iter()
-                .map(|&(key, note)| {
-                    let tone = Signal::derive(move || tone(metrics, key));
-                    view! { <StatCard metrics key note=metrics.reading_signal(note) tone/> }
+                .map(|card| {
+                    let tone = Signal::derive(move || metrics.get(card.tone));
+                    let note = Signal::derive(move || metrics.words(|w| (card.note)(w).to_string()));
+                    view! { <StatCard metrics key=card.metric note tone/> }
                 })
                 .collect_view()}
         </div>

@@ -47,7 +47,7 @@ fn drawn(p: Option<&Pool>) -> Drawn {
 }
 
 #[component]
-pub fn Pools(runner: Runner<Cascade>, metrics: Metrics) -> impl IntoView {
+pub fn Pools(runner: Runner<Cascade>, metrics: Metrics<Cascade>) -> impl IntoView {
     let shared = Signal::derive(move || runner.track(|s| drawn(Some(s.shared_pool()))));
     let recs = Signal::derive(move || runner.track(|s| drawn(s.recs_pool())));
     let no_recs = Signal::derive(move || runner.track(|s| s.recs_pool().is_none()));
@@ -55,16 +55,16 @@ pub fn Pools(runner: Runner<Cascade>, metrics: Metrics) -> impl IntoView {
         <section class="pools" aria-label="Connection pools, slot by slot">
             <PoolRow
                 id="shared"
-                title=metrics.reading_signal("shared_pool_title")
+                title=metrics.said_signal(|w| &w.shared_pool_title)
                 slots=shared
-                status=metrics.reading_signal("shared_pool")
+                status=metrics.said_signal(|w| &w.shared_pool)
                 hidden=Signal::derive(|| false)
             />
             <PoolRow
                 id="recs"
-                title=metrics.reading_signal("recs_pool_title")
+                title=metrics.said_signal(|w| &w.recs_pool_title)
                 slots=recs
-                status=metrics.reading_signal("recs_pool")
+                status=metrics.said_signal(|w| &w.recs_pool)
                 hidden=no_recs
             />
             <ul class="legend slot-legend">

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::scenarios::cascade::{CHAPTER_TABLE, Cascade};
+use crate::scenarios::cascade::{CHAPTER_TABLE, Cascade, CascadeWords};
 use crate::sim::Model;
 use crate::ui::kit::{Metrics, Table};
 use crate::ui::runner::Runner;
@@ -11,10 +11,10 @@ use crate::ui::runner::Runner;
 const COLUMNS: [&str; 4] = ["Fix", "/home in flight after 10 s", "/checkout succeeded", "/checkout failed"];
 
 #[component]
-pub fn ChapterTable(runner: Runner<Cascade>, metrics: Metrics) -> impl IntoView {
+pub fn ChapterTable(runner: Runner<Cascade>, metrics: Metrics<Cascade>) -> impl IntoView {
     // The chapter's row this run reproduces, if it is the chapter's setup with one of its fixes.
     let matching = Memo::new(move |_| runner.track(|s| s.config().chapter_row().map(|r| r.variant)));
-    let cell = move |key: &'static str| metrics.reading_signal(key);
+    let cell = move |row: fn(&CascadeWords) -> &String| metrics.said_signal(row);
     view! {
         <h2>"The chapter's table, and this run"</h2>
         <Table hook="data-chapter-table" class="chapter-table" label="The chapter's table, and this run" head=&COLUMNS>
@@ -30,10 +30,10 @@ pub fn ChapterTable(runner: Runner<Cascade>, metrics: Metrics) -> impl IntoView 
                 })
                 .collect_view()}
             <tr class="this-run" data-run-row>
-                <th scope="row">{cell("row_label")}</th>
-                <td data-label=COLUMNS[1]>{cell("row_home")}</td>
-                <td data-label=COLUMNS[2]>{cell("row_ok")}</td>
-                <td data-label=COLUMNS[3]>{cell("row_failed")}</td>
+                <th scope="row">{cell(|w| &w.row_label)}</th>
+                <td data-label=COLUMNS[1]>{cell(|w| &w.row_home)}</td>
+                <td data-label=COLUMNS[2]>{cell(|w| &w.row_ok)}</td>
+                <td data-label=COLUMNS[3]>{cell(|w| &w.row_failed)}</td>
             </tr>
         </Table>
         <p class="help">

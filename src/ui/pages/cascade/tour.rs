@@ -3,27 +3,29 @@
 
 use leptos::prelude::*;
 
-use crate::scenarios::cascade::{Cascade, GUIDED_STEPS, GuidedStep, SPEC};
+use crate::scenarios::cascade::{Cascade, CascadeWords, GUIDED_STEPS, GuidedStep, SPEC};
 use crate::sim::{MS, Model};
 use crate::ui::kit::{Metrics, Tour, TourState};
 use crate::ui::runner::Runner;
 
-/// One column of the tour: its heading, the chapter's figure, the reading with this run's.
+/// One column of the tour: its heading, the chapter's figure, and this run's (its
+/// `data-tour-run` hook is the sentence's key in the reading).
 struct Column {
     heading: &'static str,
     chapter: fn(&GuidedStep) -> &'static str,
-    reading: &'static str,
+    hook: &'static str,
+    run: fn(&CascadeWords) -> &Option<String>,
 }
 
 const COLUMNS: [Column; 4] = [
-    Column { heading: "Recommendations", chapter: |g| g.recs, reading: "tour_recs" },
-    Column { heading: "/home handlers", chapter: |g| g.home, reading: "tour_home" },
-    Column { heading: "Shared pool", chapter: |g| g.pool, reading: "tour_pool" },
-    Column { heading: "/checkout", chapter: |g| g.checkout, reading: "tour_checkout" },
+    Column { heading: "Recommendations", chapter: |g| g.recs, hook: "tour_recs", run: |w| &w.tour_recs },
+    Column { heading: "/home handlers", chapter: |g| g.home, hook: "tour_home", run: |w| &w.tour_home },
+    Column { heading: "Shared pool", chapter: |g| g.pool, hook: "tour_pool", run: |w| &w.tour_pool },
+    Column { heading: "/checkout", chapter: |g| g.checkout, hook: "tour_checkout", run: |w| &w.tour_checkout },
 ];
 
 #[component]
-pub fn CascadeTour(runner: Runner<Cascade>, metrics: Metrics) -> impl IntoView {
+pub fn CascadeTour(runner: Runner<Cascade>, metrics: Metrics<Cascade>) -> impl IntoView {
     let tour = TourState::new(runner.into(), GUIDED_STEPS.iter().map(|g| g.time_ms * MS).collect());
     let step = tour.step;
     let title = Signal::derive(move || GUIDED_STEPS[step.get()].title.to_string());
@@ -38,7 +40,7 @@ pub fn CascadeTour(runner: Runner<Cascade>, metrics: Metrics) -> impl IntoView {
             <div class="columns">
                 {COLUMNS
                     .iter()
-                    .map(|&Column { heading, chapter, reading }| {
+                    .map(|&Column { heading, chapter, hook, run }| {
                         view! {
                             <div class="col">
                                 <h3>{heading}</h3>
@@ -48,14 +50,14 @@ pub fn CascadeTour(runner: Runner<Cascade>, metrics: Metrics) -> impl IntoView {
                                 </p>
                                 <p class="run-figure">
                                     <span class="who">"This run: "</span>
-                                    <span data-tour-run=reading>{metrics.reading_signal(reading)}</span>
+                                    <span data-tour-run=hook>{metrics.said_signal(run)}</span>
                                 </p>
                             </div>
                         }
                     })
                     .collect_view()}
             </div>
-            <p class="explanation" data-tour-explanation>{metrics.reading_signal("tour_explanation")}</p>
+            <p class="explanation" data-tour-explanation>{metrics.said_signal(|w| &w.tour_explanation)}</p>
             <p class="help tour-note" hidden=chapter_run>{note}</p>
         </Tour>
     }

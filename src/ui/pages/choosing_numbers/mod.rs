@@ -10,10 +10,10 @@ mod timeline;
 use leptos::prelude::*;
 
 use crate::format;
-use crate::scenarios::choosing_numbers::{ChoosingNumbers, ChoosingNumbersConfig};
+use crate::scenarios::choosing_numbers::{ChoosingNumbers, ChoosingNumbersConfig, ChoosingNumbersMetrics, ChoosingNumbersWords};
 use crate::sim::{Config, Micros, Simulation};
 use crate::ui::kit::predict::{Guess, Predict};
-use crate::ui::kit::table::ChapterRows;
+use crate::ui::kit::table::{ChapterRow, ChapterRows};
 use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Table, Timeline, Tone, Verdict};
 use crate::ui::runner::Runner;
 
@@ -35,7 +35,12 @@ const PREDICTIONS: &[Guess] = &[
 const REVEAL_AFTER: Micros = 5_000_000;
 
 /// The chapter's rows, as the reading names them.
-const ROWS: [&str; 4] = ["chapter_timeouts", "chapter_fan_out", "chapter_fit", "chapter_worst"];
+const ROWS: [ChapterRow<ChoosingNumbersWords>; 4] = [
+    ("chapter_timeouts", |w| &w.chapter_timeouts),
+    ("chapter_fan_out", |w| &w.chapter_fan_out),
+    ("chapter_fit", |w| &w.chapter_fit),
+    ("chapter_worst", |w| &w.chapter_worst),
+];
 
 /// What the reader set up, with the chapter's pricing call named as the chapter's.
 fn question(c: &ChoosingNumbersConfig, chapter: &ChoosingNumbersConfig) -> String {
@@ -60,15 +65,15 @@ fn question(c: &ChoosingNumbersConfig, chapter: &ChoosingNumbersConfig) -> Strin
 #[component]
 fn ChoosingNumbersPage(state: SimState) -> impl IntoView {
     let runner = state.runner::<ChoosingNumbers>(100_000);
-    let metrics = Metrics::provide(state.scenario, runner.into());
+    let metrics = Metrics::provide(state.scenario, runner);
     let chapter = ChoosingNumbersConfig::from_params(&state.scenario.defaults());
     let config = Memo::new(move |_| state.params.with(ChoosingNumbersConfig::from_params));
     let question = Signal::derive(move || config.with(|c| question(c, &chapter)));
     let ready = Signal::derive(move || runner.track(|s| s.now() >= REVEAL_AFTER));
     let finished = Signal::derive(move || runner.track(|s| s.finished()));
-    let outcome = Signal::derive(move || Some(metrics.reading("prediction")).filter(|p| !p.is_empty()));
-    let answer = metrics.reading_signal("answer");
-    let verdict = metrics.reading_signal("verdict");
+    let outcome = Signal::derive(move || Some(metrics.said(|w| &w.prediction)).filter(|p| !p.is_empty()));
+    let answer = metrics.said_signal(|w| &w.answer);
+    let verdict = metrics.said_signal(|w| &w.verdict);
     let parts = vec![
         Part::new("latency", Role::Chart, move || view! { <distribution::Distribution runner state/> }),
         Part::new("cards", Role::Cards, move || view! { <Stats metrics/> }),
@@ -89,19 +94,19 @@ fn ChoosingNumbersPage(state: SimState) -> impl IntoView {
 }
 
 #[component]
-fn Stats(metrics: Metrics) -> impl IntoView {
+fn Stats(metrics: Metrics<ChoosingNumbers>) -> impl IntoView {
     let rate_note = Signal::derive(move || {
-        metrics.num("tail_at_timeout_pct").map(|t| format!("the fitted tail: {}", share(t))).unwrap_or_default()
+        metrics.num(ChoosingNumbersMetrics::tail_at_timeout_pct).map(|t| format!("the fitted tail: {}", share(t))).unwrap_or_default()
     });
-    let rate_tone = Signal::derive(move || Tone::bad_if(metrics.num("timeout_rate_pct").unwrap_or(0.0) >= 0.5));
+    let rate_tone = Signal::derive(move || Tone::bad_if(metrics.num(ChoosingNumbersMetrics::timeout_rate_pct).unwrap_or(0.0) >= 0.5));
     // The chapter's route has 2 s; a wait past the edge's 3 s reaches the user as a failure.
-    let worst_tone = Signal::derive(move || Tone::bad_if(metrics.num("worst_wait_ms").unwrap_or(0.0) > 3000.0));
+    let worst_tone = Signal::derive(move || Tone::bad_if(metrics.num(ChoosingNumbersMetrics::worst_wait_ms).unwrap_or(0.0) > 3000.0));
     view! {
         <div class="stats">
-            <StatCard metrics key="timeout_rate_pct" note=rate_note tone=rate_tone/>
-            <StatCard metrics key="calls_per_request"/>
-            <StatCard metrics key="route_p99_ms"/>
-            <StatCard metrics key="worst_wait_ms" tone=worst_tone/>
+            <StatCard metrics key=ChoosingNumbersMetrics::timeout_rate_pct note=rate_note tone=rate_tone/>
+            <StatCard metrics key=ChoosingNumbersMetrics::calls_per_request/>
+            <StatCard metrics key=ChoosingNumbersMetrics::route_p99_ms/>
+            <StatCard metrics key=ChoosingNumbersMetrics::worst_wait_ms tone=worst_tone/>
         </div>
     }
 }
@@ -112,24 +117,24 @@ fn share(pct: f64) -> String {
 }
 
 #[component]
-fn MoreStats(metrics: Metrics) -> impl IntoView {
-    let alert_tone = Signal::derive(move || Tone::bad_if(metrics.num("alert_firing") == Some(1.0)));
+fn MoreStats(metrics: Metrics<ChoosingNumbers>) -> impl IntoView {
+    let alert_tone = Signal::derive(move || Tone::bad_if(metrics.num(ChoosingNumbersMetrics::alert_firing) == Some(1.0)));
     view! {
         <div class="stats">
-            <StatCard metrics key="route_p50_ms"/>
-            <StatCard metrics key="route_p95_ms"/>
-            <StatCard metrics key="slow_request_pct"/>
-            <StatCard metrics key="slow_request_theory_pct"/>
-            <StatCard metrics key="past_deadline_pct"/>
-            <StatCard metrics key="fallback_pct"/>
-            <StatCard metrics key="error_pct"/>
-            <StatCard metrics key="work_after_give_up_ms"/>
-            <StatCard metrics key="attempts_fit"/>
-            <StatCard metrics key="connect_timeouts"/>
-            <StatCard metrics key="syn_retransmits"/>
-            <StatCard metrics key="alert_firing" tone=alert_tone/>
-            <StatCard metrics key="alert_fired_at_ms"/>
-            <StatCard metrics key="timeout_rate_after_drift_pct"/>
+            <StatCard metrics key=ChoosingNumbersMetrics::route_p50_ms/>
+            <StatCard metrics key=ChoosingNumbersMetrics::route_p95_ms/>
+            <StatCard metrics key=ChoosingNumbersMetrics::slow_request_pct/>
+            <StatCard metrics key=ChoosingNumbersMetrics::slow_request_theory_pct/>
+            <StatCard metrics key=ChoosingNumbersMetrics::past_deadline_pct/>
+            <StatCard metrics key=ChoosingNumbersMetrics::fallback_pct/>
+            <StatCard metrics key=ChoosingNumbersMetrics::error_pct/>
+            <StatCard metrics key=ChoosingNumbersMetrics::work_after_give_up_ms/>
+            <StatCard metrics key=ChoosingNumbersMetrics::attempts_fit/>
+            <StatCard metrics key=ChoosingNumbersMetrics::connect_timeouts/>
+            <StatCard metrics key=ChoosingNumbersMetrics::syn_retransmits/>
+            <StatCard metrics key=ChoosingNumbersMetrics::alert_firing tone=alert_tone/>
+            <StatCard metrics key=ChoosingNumbersMetrics::alert_fired_at_ms/>
+            <StatCard metrics key=ChoosingNumbersMetrics::timeout_rate_after_drift_pct/>
         </div>
     }
 }
@@ -145,7 +150,7 @@ fn Requests(runner: Runner<ChoosingNumbers>) -> impl IntoView {
 
 /// The chapter's figures beside this run's, labelled as the chapter's.
 #[component]
-fn ChapterTable(metrics: Metrics) -> impl IntoView {
+fn ChapterTable(metrics: Metrics<ChoosingNumbers>) -> impl IntoView {
     view! {
         <Table hook="data-chapter-table" label="This run beside the chapter's figures" head=&["", "This run", "The chapter's"]>
             <ChapterRows metrics rows=&ROWS/>

@@ -8,7 +8,7 @@ mod timeline;
 
 use leptos::prelude::*;
 
-use crate::scenarios::deadline_chain::{DeadlineChain, DeadlineChainConfig};
+use crate::scenarios::deadline_chain::{DeadlineChain, DeadlineChainConfig, DeadlineChainMetrics};
 use crate::sim::{Config, Simulation};
 use crate::format;
 use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone, Verdict};
@@ -43,8 +43,8 @@ fn DeadlineChainPage(state: SimState) -> impl IntoView {
     let intro = Signal::derive(move || state.params.with(|p| intro(&DeadlineChainConfig::from_params(p), &chapter)));
     // Step goes one event at a time: a request, a timer, an answer.
     let runner = state.runner::<DeadlineChain>(0);
-    let metrics = Metrics::provide(state.scenario, runner.into());
-    let verdict = metrics.reading_signal("verdict");
+    let metrics = Metrics::provide(state.scenario, runner);
+    let verdict = metrics.said_signal(|w| &w.verdict);
     let parts = vec![
         Part::new("cards", Role::Cards, move || view! { <Stats metrics runner/> }),
         Part::new("timeline", Role::Chart, move || view! { <TimelineView state runner verdict/> }),
@@ -53,7 +53,7 @@ fn DeadlineChainPage(state: SimState) -> impl IntoView {
         }),
         // Chapter 1, Break 3: the window between the first hang-up and C's commit.
         Part::new("window", Role::Extra, move || {
-            let window = metrics.reading_signal("commit_window");
+            let window = metrics.said_signal(|w| &w.commit_window);
             view! {
                 <Show when=move || !window.with(String::is_empty)>
                     <p data-reading="commit_window">{window}</p>
@@ -63,8 +63,8 @@ fn DeadlineChainPage(state: SimState) -> impl IntoView {
         Part::new("stats", Role::Extra, move || {
             view! {
                 <div class="stats">
-                    <StatCard metrics key="c_budget_told_ms" note=metrics.reading_signal("told_note")/>
-                    <StatCard metrics key="commit_window_ms"/>
+                    <StatCard metrics key=DeadlineChainMetrics::c_budget_told_ms note=metrics.said_signal(|w| &w.told_note)/>
+                    <StatCard metrics key=DeadlineChainMetrics::commit_window_ms/>
                 </div>
             }
         }),
@@ -81,15 +81,15 @@ fn DeadlineChainPage(state: SimState) -> impl IntoView {
 }
 
 #[component]
-fn Stats(metrics: Metrics, runner: Runner<DeadlineChain>) -> impl IntoView {
+fn Stats(metrics: Metrics<DeadlineChain>, runner: Runner<DeadlineChain>) -> impl IntoView {
     let finished = Signal::derive(move || runner.track(|s| s.finished()));
     let answer_tone = Signal::derive(move || {
-        let late = metrics.num("user_in_budget") == Some(0.0) || metrics.num("user_gave_up_ms").is_some();
+        let late = metrics.num(DeadlineChainMetrics::user_in_budget) == Some(0.0) || metrics.num(DeadlineChainMetrics::user_gave_up_ms).is_some();
         Tone::bad_if(late)
     });
-    let b_tone = Signal::derive(move || Tone::bad_if(metrics.reading("b_note").ends_with("after the user left")));
+    let b_tone = Signal::derive(move || Tone::bad_if(metrics.said(|w| &w.b_note).ends_with("after the user left")));
     let c_tone = Signal::derive(move || {
-        let note = metrics.reading("c_note");
+        let note = metrics.said(|w| &w.c_note);
         if note.ends_with("for nobody") {
             Tone::Bad
         } else if note.starts_with("stopped") {
@@ -98,17 +98,17 @@ fn Stats(metrics: Metrics, runner: Runner<DeadlineChain>) -> impl IntoView {
             Tone::Plain
         }
     });
-    let waste_tone = Signal::derive(move || match metrics.num("wasted_work_ms") {
+    let waste_tone = Signal::derive(move || match metrics.num(DeadlineChainMetrics::wasted_work_ms) {
         Some(w) if w > 0.0 => Tone::Bad,
         _ if finished.get() => Tone::Good,
         _ => Tone::Plain,
     });
     view! {
         <div class="stats">
-            <StatCard metrics key="user_answer_ms" note=metrics.reading_signal("answer_note") tone=answer_tone/>
-            <StatCard metrics key="b_gives_up_ms" note=metrics.reading_signal("b_note") tone=b_tone/>
-            <StatCard metrics key="c_end_ms" note=metrics.reading_signal("c_note") tone=c_tone/>
-            <StatCard metrics key="wasted_work_ms" tone=waste_tone/>
+            <StatCard metrics key=DeadlineChainMetrics::user_answer_ms note=metrics.said_signal(|w| &w.answer_note) tone=answer_tone/>
+            <StatCard metrics key=DeadlineChainMetrics::b_gives_up_ms note=metrics.said_signal(|w| &w.b_note) tone=b_tone/>
+            <StatCard metrics key=DeadlineChainMetrics::c_end_ms note=metrics.said_signal(|w| &w.c_note) tone=c_tone/>
+            <StatCard metrics key=DeadlineChainMetrics::wasted_work_ms tone=waste_tone/>
         </div>
     }
 }
@@ -149,8 +149,8 @@ fn TimelineView(state: SimState, runner: Runner<DeadlineChain>, verdict: Signal<
 
 /// Every moment so far, in words: the text equivalent of the timeline.
 #[component]
-fn Moments(metrics: Metrics) -> impl IntoView {
-    let moments = metrics.reading_signal("moments");
+fn Moments(metrics: Metrics<DeadlineChain>) -> impl IntoView {
+    let moments = metrics.said_signal(|w| &w.moments);
     let items = move || {
         moments.with(|m| {
             m.lines()

@@ -3,23 +3,30 @@
 
 use leptos::prelude::*;
 
-use crate::ui::kit::table::ChapterRows;
+use crate::scenarios::deadline_chain::{DeadlineChain, DeadlineChainWords};
+use crate::sim::metrics::Said;
+use crate::ui::kit::table::{ChapterRow, ChapterRows};
 use crate::ui::kit::{Metrics, Table};
 
-/// The table's rows, as the reading names them.
-const ROWS: [&str; 4] = ["table_answer", "table_b_gives_up", "table_c_work", "table_c_told"];
+/// The table's rows: their hooks and sentences.
+const ROWS: [ChapterRow<DeadlineChainWords>; 4] = [
+    ("table_answer", |w| w.table_answer.text()),
+    ("table_b_gives_up", |w| w.table_b_gives_up.text()),
+    ("table_c_work", |w| w.table_c_work.text()),
+    ("table_c_told", |w| w.table_c_told.text()),
+];
 
 #[component]
-pub fn ChapterTable(metrics: Metrics) -> impl IntoView {
+pub fn ChapterTable(metrics: Metrics<DeadlineChain>) -> impl IntoView {
     view! {
         <Table
             hook="data-chapter-table"
             class="dc-table"
-            caption=metrics.reading_signal("table_caption")
+            caption=metrics.said_signal(|w| &w.table_caption)
             head=&["", "This run", "The chapter's run"]
         >
             <ChapterRows metrics rows=&ROWS/>
         </Table>
-        <p class="help" data-table-claim>{metrics.reading_signal("table_claim")}</p>
+        <p class="help" data-table-claim>{metrics.said_signal(|w| &w.table_claim)}</p>
     }
 }

@@ -16,20 +16,20 @@ fn split(line: &str) -> (String, String, String) {
 }
 
 #[component]
-pub fn LastEvent(runner: Runner<DoubleClick>, metrics: Metrics) -> impl IntoView {
+pub fn LastEvent(runner: Runner<DoubleClick>, metrics: Metrics<DoubleClick>) -> impl IntoView {
     // Read out while stepping; silent while playing, where it would change every moment.
     let live = move || if runner.playing.get() { "off" } else { "polite" };
     let events = Signal::derive(move || runner.track_words(|s| s.events().to_string()));
     view! {
         <p class="dc-last" data-last-event data-events=events aria-live=live>
-            {metrics.reading_signal("last_event")}
+            {metrics.said_signal(|w| &w.last_event)}
         </p>
     }
 }
 
 #[component]
-pub fn EventList(metrics: Metrics) -> impl IntoView {
-    let lines = Memo::new(move |_| metrics.reading("events").lines().map(split).collect::<Vec<_>>());
+pub fn EventList(metrics: Metrics<DoubleClick>) -> impl IntoView {
+    let lines = Memo::new(move |_| metrics.said(|w| &w.events).lines().map(split).collect::<Vec<_>>());
     let title = move || lines.with(|l| format!("Every event so far ({})", l.len()));
     let rows = move || {
         lines.with(|l| {

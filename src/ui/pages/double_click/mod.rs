@@ -9,7 +9,7 @@ mod timeline;
 use leptos::prelude::*;
 
 use crate::format;
-use crate::scenarios::double_click::{AMOUNT_CENTS, ButtonState, DoubleClick, DoubleClickConfig};
+use crate::scenarios::double_click::{AMOUNT_CENTS, ButtonState, DoubleClick, DoubleClickConfig, DoubleClickMetrics};
 use crate::sim::{Config, Model, Simulation};
 use crate::ui::kit::speed::link_sets_speed;
 use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone};
@@ -50,7 +50,7 @@ fn DoubleClickPage(state: SimState) -> impl IntoView {
     if !link_sets_speed() {
         runner.speed.set(DEFAULT_SPEED);
     }
-    let metrics = Metrics::provide(state.scenario, runner.into());
+    let metrics = Metrics::provide(state.scenario, runner);
     let chapter = DoubleClickConfig::from_params(&state.scenario.defaults());
     let intro = Signal::derive(move || state.params.with(|p| intro(&DoubleClickConfig::from_params(p), &chapter)));
     // Nothing left to happen: finish the run rather than play an idle clock to its end.
@@ -79,21 +79,21 @@ fn DoubleClickPage(state: SimState) -> impl IntoView {
 
 /// The headline cards: what the card shows against what the buyer was told.
 #[component]
-fn Stats(metrics: Metrics) -> impl IntoView {
-    let charged_tone = Signal::derive(move || Tone::bad_if(metrics.num("card_charged").unwrap_or(0.0) > 1.0));
+fn Stats(metrics: Metrics<DoubleClick>) -> impl IntoView {
+    let charged_tone = Signal::derive(move || Tone::bad_if(metrics.num(DoubleClickMetrics::card_charged).unwrap_or(0.0) > 1.0));
     view! {
         <div class="stats">
-            <StatCard metrics key="card_charged" note=metrics.reading_signal("chapter") tone=charged_tone/>
-            <StatCard metrics key="client_outcome"/>
-            <StatCard metrics key="server_requests"/>
-            <StatCard metrics key="timeouts_seen"/>
+            <StatCard metrics key=DoubleClickMetrics::card_charged note=metrics.said_signal(|w| &w.chapter) tone=charged_tone/>
+            <StatCard metrics key=DoubleClickMetrics::client_outcome/>
+            <StatCard metrics key=DoubleClickMetrics::server_requests/>
+            <StatCard metrics key=DoubleClickMetrics::timeouts_seen/>
         </div>
     }
 }
 
 /// What the buyer sees (the Pay button and the message under it) beside the verdict.
 #[component]
-fn Board(runner: Runner<DoubleClick>, metrics: Metrics) -> impl IntoView {
+fn Board(runner: Runner<DoubleClick>, metrics: Metrics<DoubleClick>) -> impl IntoView {
     let button = Signal::derive(move || {
         runner.track(|s| {
             let cents = s.timeline().clicks.last().map_or(AMOUNT_CENTS, |c| c.amount_cents);
@@ -110,17 +110,17 @@ fn Board(runner: Runner<DoubleClick>, metrics: Metrics) -> impl IntoView {
         Some(false) => "verdict bad",
         None => "verdict",
     });
-    let outcome = Signal::derive(move || metrics.text("client_outcome").unwrap_or_default());
+    let outcome = Signal::derive(move || metrics.get(|m| m.client_outcome.clone()));
     view! {
         <div class="dc-board">
             <div class="dc-buyer" data-outcome=outcome>
                 <span class="label">"What the buyer sees"</span>
                 <div class="dc-mock">
                     <span class=move || button.get().0>{move || button.get().1}</span>
-                    <span class="dc-message">{metrics.reading_signal("buyer_sees")}</span>
+                    <span class="dc-message">{metrics.said_signal(|w| &w.buyer_sees)}</span>
                 </div>
             </div>
-            <p class=verdict_class data-verdict role="status">{metrics.reading_signal("verdict")}</p>
+            <p class=verdict_class data-verdict role="status">{metrics.said_signal(|w| &w.verdict)}</p>
         </div>
     }
 }
@@ -156,32 +156,32 @@ fn TimelineView(state: SimState, runner: Runner<DoubleClick>) -> impl IntoView {
 /// The other counts; 422s, resets, the claim's wait and the recovery job's charges only where
 /// the settings can produce them.
 #[component]
-fn MoreStats(metrics: Metrics, runner: Runner<DoubleClick>) -> impl IntoView {
+fn MoreStats(metrics: Metrics<DoubleClick>, runner: Runner<DoubleClick>) -> impl IntoView {
     let amount_changes = Signal::derive(move || runner.track(|s| s.config().amount_changes));
     let crash = Signal::derive(move || runner.track(|s| s.config().crash_after_charge));
     let recovery = Signal::derive(move || runner.track(|s| s.config().recovery_after_ms > 0.0));
-    let waited = Signal::derive(move || metrics.num("claim_wait_ms").unwrap_or(0.0) > 0.0);
+    let waited = Signal::derive(move || metrics.num(DoubleClickMetrics::claim_wait_ms).unwrap_or(0.0) > 0.0);
     let amount = Signal::derive(move || {
-        metrics.num("amount_charged_cents").filter(|c| *c > 0.0).map_or(String::new(), |c| format::dollars(c as u64))
+        metrics.num(DoubleClickMetrics::amount_charged_cents).filter(|c| *c > 0.0).map_or(String::new(), |c| format::dollars(c as u64))
     });
     view! {
         <div class="stats">
-            <StatCard metrics key="charge_ids" note=amount/>
-            <StatCard metrics key="client_attempts"/>
-            <StatCard metrics key="aborted_waits"/>
-            <StatCard metrics key="conflicts_409"/>
-            <StatCard metrics key="replays"/>
+            <StatCard metrics key=DoubleClickMetrics::charge_ids note=amount/>
+            <StatCard metrics key=DoubleClickMetrics::client_attempts/>
+            <StatCard metrics key=DoubleClickMetrics::aborted_waits/>
+            <StatCard metrics key=DoubleClickMetrics::conflicts_409/>
+            <StatCard metrics key=DoubleClickMetrics::replays/>
             <Show when=move || amount_changes.get()>
-                <StatCard metrics key="rejected_422"/>
+                <StatCard metrics key=DoubleClickMetrics::rejected_422/>
             </Show>
             <Show when=move || crash.get()>
-                <StatCard metrics key="resets_seen"/>
+                <StatCard metrics key=DoubleClickMetrics::resets_seen/>
             </Show>
             <Show when=move || waited.get()>
-                <StatCard metrics key="claim_wait_ms"/>
+                <StatCard metrics key=DoubleClickMetrics::claim_wait_ms/>
             </Show>
             <Show when=move || recovery.get()>
-                <StatCard metrics key="recovery_charges" note=metrics.reading_signal("recovery")/>
+                <StatCard metrics key=DoubleClickMetrics::recovery_charges note=metrics.said_signal(|w| &w.recovery)/>
             </Show>
         </div>
     }

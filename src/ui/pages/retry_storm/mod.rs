@@ -8,7 +8,7 @@ mod charts;
 
 use leptos::prelude::*;
 
-use crate::scenarios::retry_storm::{RetryStorm, RetryStormConfig, TICK};
+use crate::scenarios::retry_storm::{RetryStorm, RetryStormConfig, RetryStormMetrics, RetryStormWords, TICK};
 use crate::sim::{Config, Simulation};
 use crate::ui::kit::compare::{Compare, CompareSpec};
 use crate::ui::kit::predict::{Guess, Predict};
@@ -22,22 +22,25 @@ const PREDICTIONS: &[Guess] =
 /// A peak above this multiple of the capacity reads as a storm (red), at or below it as fine.
 const STORM_RATIO: f64 = 1.5;
 
-/// The sentences under the headline chart, each with what it is about.
-const READINGS: &[(&str, &str)] = &[
-    ("backoff", "The backoff"),
-    ("traffic", "Traffic during the outage"),
-    ("budget", "Retry budget"),
-    ("layers", "Calls per user action"),
-    ("breaker", "Circuit breaker"),
-    ("pending", "Pending orders"),
+/// A sentence under the headline chart: its `data-reading` hook (its key in the reading), what
+/// it is about, and the sentence.
+type Reading = (&'static str, &'static str, fn(&RetryStormWords) -> &String);
+
+const READINGS: &[Reading] = &[
+    ("backoff", "The backoff", |w| &w.backoff),
+    ("traffic", "Traffic during the outage", |w| &w.traffic),
+    ("budget", "Retry budget", |w| &w.budget),
+    ("layers", "Calls per user action", |w| &w.layers),
+    ("breaker", "Circuit breaker", |w| &w.breaker),
+    ("pending", "Pending orders", |w| &w.pending),
 ];
 
 /// The chapter's three runs, side by side.
 static COMPARE: CompareSpec<RetryStorm> = CompareSpec {
     param: RetryStormConfig::mode,
     options: &["fixed", "exponential", "jitter"],
-    cards: &["peak_after_recovery"],
-    line: "summary",
+    cards: &[RetryStormMetrics::peak_after_recovery],
+    line: |w| &w.summary,
     tone: Some(peak_tone),
     chart_title: "Attempts per 100 ms tick",
     chart: attempts_chart,
@@ -48,8 +51,8 @@ pub fn page(state: SimState) -> AnyView {
     view! { <RetryStormPage state/> }.into_any()
 }
 
-fn peak_tone(metrics: &Metrics) -> Tone {
-    match (metrics.num("peak_after_recovery"), metrics.num("capacity_per_tick")) {
+fn peak_tone(metrics: &Metrics<RetryStorm>) -> Tone {
+    match (metrics.num(RetryStormMetrics::peak_after_recovery), metrics.num(RetryStormMetrics::capacity_per_tick)) {
         (Some(peak), Some(cap)) if peak > STORM_RATIO * cap => Tone::Bad,
         (Some(_), _) => Tone::Good,
         _ => Tone::Plain,
@@ -96,13 +99,13 @@ fn RetryStormPage(state: SimState) -> impl IntoView {
     let runner = state.runner::<RetryStorm>(TICK);
     let chapter = RetryStormConfig::from_params(&state.scenario.defaults());
     let intro = Signal::derive(move || state.params.with(|p| intro(&RetryStormConfig::from_params(p), &chapter)));
-    let metrics = Metrics::provide(state.scenario, runner.into());
+    let metrics = Metrics::provide(state.scenario, runner);
     // The answer waits until the clients are done retrying, when the peak has shown itself.
     let ready = Signal::derive(move || runner.track(|s| s.recovered_at().is_some()));
     let finished = Signal::derive(move || runner.track(|s| s.finished()));
-    let outcome = Signal::derive(move || Some(metrics.reading("prediction")).filter(|p| !p.is_empty()));
-    let answer = metrics.reading_signal("verdict");
-    let verdict = metrics.reading_signal("verdict");
+    let outcome = Signal::derive(move || Some(metrics.said(|w| &w.prediction)).filter(|p| !p.is_empty()));
+    let answer = metrics.said_signal(|w| &w.verdict);
+    let verdict = metrics.said_signal(|w| &w.verdict);
     let parts = vec![
         Part::new("cards", Role::Cards, move || view! { <HeadlineStats metrics/> }),
         Part::new("attempts", Role::Chart, move || view! { <AttemptsChart runner/> }),
@@ -142,41 +145,41 @@ fn RetryStormPage(state: SimState) -> impl IntoView {
 }
 
 #[component]
-fn HeadlineStats(metrics: Metrics) -> impl IntoView {
+fn HeadlineStats(metrics: Metrics<RetryStorm>) -> impl IntoView {
     let tone = Signal::derive(move || peak_tone(&metrics));
     view! {
         <div class="stats headline">
-            <StatCard metrics key="peak_after_recovery" note=metrics.reading_signal("peak_note") tone big=true/>
-            <StatCard metrics key="waves_after_recovery" note=metrics.reading_signal("waves_note")/>
-            <StatCard metrics key="recovered_ms" note=metrics.reading_signal("recovered_note")/>
-            <StatCard metrics key="outage_traffic_vs_normal" note=metrics.reading_signal("traffic_note")/>
+            <StatCard metrics key=RetryStormMetrics::peak_after_recovery note=metrics.said_signal(|w| &w.peak_note) tone big=true/>
+            <StatCard metrics key=RetryStormMetrics::waves_after_recovery note=metrics.said_signal(|w| &w.waves_note)/>
+            <StatCard metrics key=RetryStormMetrics::recovered_ms note=metrics.said_signal(|w| &w.recovered_note)/>
+            <StatCard metrics key=RetryStormMetrics::outage_traffic_vs_normal note=metrics.said_signal(|w| &w.traffic_note)/>
         </div>
     }
 }
 
 #[component]
-fn MoreStats(metrics: Metrics) -> impl IntoView {
+fn MoreStats(metrics: Metrics<RetryStorm>) -> impl IntoView {
     view! {
         <div class="stats">
-            <StatCard metrics key="amplification" note=metrics.reading_signal("amplification_note")/>
-            <StatCard metrics key="max_calls_per_user_action" note=metrics.reading_signal("calls_note")/>
-            <StatCard metrics key="outage_retry_pct" note=metrics.reading_signal("retry_note")/>
-            <StatCard metrics key="attempts_total" note=metrics.reading_signal("attempts_note")/>
-            <StatCard metrics key="calls_while_down" note=metrics.reading_signal("breaker_state")/>
-            <StatCard metrics key="drain_done_ms"/>
+            <StatCard metrics key=RetryStormMetrics::amplification note=metrics.said_signal(|w| &w.amplification_note)/>
+            <StatCard metrics key=RetryStormMetrics::max_calls_per_user_action note=metrics.said_signal(|w| &w.calls_note)/>
+            <StatCard metrics key=RetryStormMetrics::outage_retry_pct note=metrics.said_signal(|w| &w.retry_note)/>
+            <StatCard metrics key=RetryStormMetrics::attempts_total note=metrics.said_signal(|w| &w.attempts_note)/>
+            <StatCard metrics key=RetryStormMetrics::calls_while_down note=metrics.said_signal(|w| &w.breaker_state)/>
+            <StatCard metrics key=RetryStormMetrics::drain_done_ms/>
         </div>
     }
 }
 
 /// What the run's numbers mean, in the run's own sentences.
 #[component]
-fn Readings(metrics: Metrics) -> impl IntoView {
+fn Readings(metrics: Metrics<RetryStorm>) -> impl IntoView {
     view! {
         <dl class="readings">
             {READINGS
                 .iter()
-                .map(|&(key, title)| {
-                    let text = metrics.reading_signal(key);
+                .map(|&(key, title, sentence)| {
+                    let text = metrics.said_signal(sentence);
                     view! {
                         <div data-reading=key>
                             <dt>{title}</dt>

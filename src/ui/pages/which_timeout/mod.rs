@@ -11,7 +11,7 @@ mod timers;
 
 use leptos::prelude::*;
 
-use crate::scenarios::which_timeout::{Client, WhichTimeout, WhichTimeoutConfig};
+use crate::scenarios::which_timeout::{Client, WhichTimeout, WhichTimeoutConfig, WhichTimeoutMetrics};
 use crate::sim::Config;
 use crate::ui::kit::speed::speed_to_watch;
 use crate::format;
@@ -66,7 +66,7 @@ fn WhichTimeoutPage(state: SimState) -> impl IntoView {
     speed_to_watch(runner.into(), WATCH_SECONDS, move || {
         link_ms.unwrap_or_else(|| state.params.with(|p| scenario.duration_for(p))) as f64 / 1000.0
     });
-    let metrics = Metrics::provide(state.scenario, runner.into());
+    let metrics = Metrics::provide(state.scenario, runner);
     // A memo: it changes only when the settings do, so the cards are not rebuilt every frame.
     let fleet: Signal<bool> = Memo::new(move |_| runner.track(|s| s.failover().enabled())).into();
     let failover = Part::new("failover", Role::Chart, move || view! { <failover::FailoverChart runner/> });
@@ -102,62 +102,60 @@ fn WhichTimeoutPage(state: SimState) -> impl IntoView {
 /// With a failover, its calls: how many were answered, when the pool filled, the longest line,
 /// the slowest answer.
 #[component]
-fn Stats(metrics: Metrics, fleet: Signal<bool>) -> impl IntoView {
+fn Stats(metrics: Metrics<WhichTimeout>, fleet: Signal<bool>) -> impl IntoView {
     move || if fleet.get() { view! { <FleetStats metrics/> }.into_any() } else { view! { <CallStats metrics/> }.into_any() }
 }
 
 #[component]
-fn FleetStats(metrics: Metrics) -> impl IntoView {
-    let failed_tone = Signal::derive(move || Tone::bad_if(metrics.num("failover_failed").unwrap_or(0.0) > 0.0));
+fn FleetStats(metrics: Metrics<WhichTimeout>) -> impl IntoView {
+    let failed_tone = Signal::derive(move || Tone::bad_if(metrics.num(WhichTimeoutMetrics::failover_failed).unwrap_or(0.0) > 0.0));
     view! {
         <div class="stats">
-            <StatCard metrics key="failover_ok" lead=true/>
-            <StatCard metrics key="failover_failed" tone=failed_tone lead=true/>
-            <StatCard metrics key="failover_pool_full_at_ms" lead=true/>
-            <StatCard metrics key="failover_slowest_ok_ms" lead=true/>
+            <StatCard metrics key=WhichTimeoutMetrics::failover_ok lead=true/>
+            <StatCard metrics key=WhichTimeoutMetrics::failover_failed tone=failed_tone lead=true/>
+            <StatCard metrics key=WhichTimeoutMetrics::failover_pool_full_at_ms lead=true/>
+            <StatCard metrics key=WhichTimeoutMetrics::failover_slowest_ok_ms lead=true/>
         </div>
     }
 }
 
 #[component]
-fn CallStats(metrics: Metrics) -> impl IntoView {
-    let error_tone = Signal::derive(move || match metrics.text("error").as_deref() {
-        Some("none") | None => Tone::Plain,
-        _ => Tone::Bad,
-    });
-    let retry_tone = Signal::derive(move || match metrics.num("safe_to_retry_without_key").map(|v| v > 0.0) {
-        Some(true) => Tone::Good,
-        Some(false) if metrics.text("error").as_deref() != Some("none") => Tone::Bad,
-        _ => Tone::Plain,
+fn CallStats(metrics: Metrics<WhichTimeout>) -> impl IntoView {
+    let failed = move || metrics.get(|m| m.error != "none");
+    let error_tone = Signal::derive(move || Tone::bad_if(failed()));
+    let retry_tone = Signal::derive(move || match metrics.get(|m| m.safe_to_retry_without_key) {
+        true => Tone::Good,
+        false if failed() => Tone::Bad,
+        false => Tone::Plain,
     });
     view! {
         <div class="stats">
-            <StatCard metrics key="error" note=metrics.reading_signal("caller") tone=error_tone/>
-            <StatCard metrics key="gave_up_ms"/>
-            <StatCard metrics key="phase"/>
-            <StatCard metrics key="safe_to_retry_without_key" note=metrics.reading_signal("retry") tone=retry_tone/>
+            <StatCard metrics key=WhichTimeoutMetrics::error note=metrics.said_signal(|w| &w.caller) tone=error_tone/>
+            <StatCard metrics key=WhichTimeoutMetrics::gave_up_ms/>
+            <StatCard metrics key=WhichTimeoutMetrics::phase/>
+            <StatCard metrics key=WhichTimeoutMetrics::safe_to_retry_without_key note=metrics.said_signal(|w| &w.retry) tone=retry_tone/>
         </div>
     }
 }
 
 #[component]
-fn TimelineView(runner: Runner<WhichTimeout>, metrics: Metrics) -> impl IntoView {
+fn TimelineView(runner: Runner<WhichTimeout>, metrics: Metrics<WhichTimeout>) -> impl IntoView {
     let data = Signal::derive(move || runner.track(timeline::data));
-    let summary = metrics.reading_signal("first");
+    let summary = metrics.said_signal(|w| &w.first);
     view! { <Timeline id="timeline" title="The call, every armed timer, and the server" data summary/> }
 }
 
 /// The race and the server's side in numbers.
 #[component]
-fn MoreStats(metrics: Metrics) -> impl IntoView {
+fn MoreStats(metrics: Metrics<WhichTimeout>) -> impl IntoView {
     view! {
         <div class="stats">
-            <StatCard metrics key="first_fired"/>
-            <StatCard metrics key="first_fired_ms"/>
-            <StatCard metrics key="still_open_at_end"/>
-            <StatCard metrics key="pool_wait_ms"/>
-            <StatCard metrics key="reached_server_app"/>
-            <StatCard metrics key="server_did_work"/>
+            <StatCard metrics key=WhichTimeoutMetrics::first_fired/>
+            <StatCard metrics key=WhichTimeoutMetrics::first_fired_ms/>
+            <StatCard metrics key=WhichTimeoutMetrics::still_open_at_end/>
+            <StatCard metrics key=WhichTimeoutMetrics::pool_wait_ms/>
+            <StatCard metrics key=WhichTimeoutMetrics::reached_server_app/>
+            <StatCard metrics key=WhichTimeoutMetrics::server_did_work/>
         </div>
     }
 }
@@ -168,19 +166,19 @@ fn MoreStats(metrics: Metrics) -> impl IntoView {
 /// (the figure's cards say whether it did the work).
 /// With a failover, what its calls saw comes first.
 #[component]
-fn Readings(metrics: Metrics, fleet: Signal<bool>, embed: bool) -> impl IntoView {
+fn Readings(metrics: Metrics<WhichTimeout>, fleet: Signal<bool>, embed: bool) -> impl IntoView {
     let first = Signal::derive(move || {
-        let first = metrics.reading("first");
+        let first = metrics.said(|w| &w.first);
         if embed { format::first_sentences(&first, 1) } else { first }
     });
     // The figure's box has room for three lines: what the calls saw first, not the setting.
-    let fleet_key = if embed { "failover_outcome" } else { "failover" };
-    let verdict = Signal::derive(move || if fleet.get() { metrics.reading(fleet_key) } else { first.get() });
+    let fleet_words = move || metrics.said(|w| if embed { &w.failover_outcome } else { &w.failover });
+    let verdict = Signal::derive(move || if fleet.get() { fleet_words() } else { first.get() });
     view! {
         <section class="wt-readings" aria-label="What this run shows">
             <p class="verdict" role="status" data-verdict>{verdict}</p>
             {(!embed).then(|| view! { <Show when=move || fleet.get()><p data-reading="first">{first}</p></Show> })}
-            {(!embed).then(|| view! { <p data-reading="server">{metrics.reading_signal("server")}</p> })}
+            {(!embed).then(|| view! { <p data-reading="server">{metrics.said_signal(|w| &w.server)}</p> })}
         </section>
     }
 }
