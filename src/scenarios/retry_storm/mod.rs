@@ -45,6 +45,7 @@
 mod breaker;
 mod budget;
 mod client;
+mod facts;
 mod model;
 mod pending;
 mod reading;
@@ -56,6 +57,7 @@ pub use budget::BudgetWindow;
 pub use client::{Client, ClientState};
 pub use model::{Counts, Event, RetryStorm};
 pub use pending::{Pending, PendingCounts};
+pub use facts::{Backoff, LinedUp, Phase, RetriesEnded, RetryAfter, RetryStormFacts};
 pub use reading::prediction;
 pub use spec::{MAX_LAYERS, Mode, PARAMS, RetryAfterKind, RetryStormConfig, TICK};
 pub use ticks::{MAX_WAVES, TickSample, Wave};

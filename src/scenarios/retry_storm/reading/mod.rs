@@ -81,10 +81,11 @@ pub fn prediction(ratio: f64) -> &'static str {
 
 impl RetryStorm {
     pub(super) fn words_at(&self, now: Micros) -> RetryStormWords {
+        let facts = self.facts(now);
         RetryStormWords {
-            verdict: self.verdict(now),
-            prediction: self.peak_now(now).map(|(peak, _)| prediction(peak as f64 / self.capacity as f64).to_string()),
-            backoff: self.backoff_words(),
+            verdict: verdict::verdict(&facts),
+            prediction: facts.peak_vs_capacity.map(|r| prediction(r).to_string()),
+            backoff: backoff::backoff_words(&facts),
             traffic: self.traffic_words(now),
             budget: self.budget_words(now),
             layers: self.layers_words(now),
