@@ -20,6 +20,7 @@
 
 mod balancer;
 mod charts;
+mod facts;
 mod model;
 mod reading;
 mod request;
@@ -27,6 +28,7 @@ mod server;
 mod spec;
 
 pub use charts::{Charts, InFlightSample, LatencySample, QueueSample};
+pub use facts::{BChange, Busiest, SlowServerFacts, Spread, Why};
 pub use model::{Event, SAMPLE_EVERY, SlowServer};
 pub use reading::prediction;
 pub use request::RequestKey;

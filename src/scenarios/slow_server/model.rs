@@ -51,7 +51,7 @@ pub struct SlowServer {
     arrived: u64,
     completed: u64,
     pub(super) timed_out: u64,
-    refused: u64,
+    pub(super) refused: u64,
     pub(super) backlog_full: u64,
     in_flight: u64,
     /// ∫ in_flight dt, in request·µs, for the time-averaged in-flight count.

@@ -7,8 +7,9 @@
 //! `double` or `explodes`; absent when none does, e.g. p99 rose ×4 and then recovered),
 //! `limit` (only when a server's backlog overflowed: what was refused).
 
+use super::facts::{BChange, SlowServerFacts, Spread, Why};
 use super::model::SlowServer;
-use super::spec::{Policy, SlowServerConfig};
+use super::spec::SlowServerConfig;
 use crate::format;
 use crate::sim::Micros;
 use crate::sim::Explain;
@@ -41,38 +42,13 @@ impl Explain for SlowServer {
 const SAME: f64 = 1.5;
 const EXPLODES: f64 = 4.0;
 
-/// What each server can serve, and what arrives, in requests per second.
-struct Capacity {
-    rate: f64,
-    share: f64,
-    healthy: f64,
-    b: f64,
-    pool: f64,
-    without_b: f64,
-}
-
 impl SlowServer {
-    fn capacity(&self) -> Capacity {
-        let c = &self.config;
-        let servers = c.servers as f64;
-        let healthy = c.workers as f64 * 1000.0 / c.service_ms;
-        let b = healthy / c.slowdown;
-        Capacity {
-            rate: c.rate,
-            share: c.rate / servers,
-            healthy,
-            b,
-            pool: healthy * (servers - 1.0) + b,
-            without_b: healthy * (servers - 1.0),
-        }
-    }
-
     pub(super) fn words_at(&self, now: Micros) -> SlowServerWords {
-        let ratio = self.p99_ratio();
+        let facts = self.facts(now);
         SlowServerWords {
-            ratio: ratio.map(|r| self.ratio_sentence(r)),
-            prediction: ratio.and_then(|r| prediction(r, self.still_growing())).map(str::to_string),
-            answer: self.answer(now),
+            ratio: facts.p99_ratio.map(|r| ratio_sentence(&facts, r)),
+            prediction: facts.p99_ratio.and_then(|r| prediction(r, facts.still_growing)).map(str::to_string),
+            answer: answer(&facts),
             limit: (self.backlog_full > 0).then(|| self.backlog_sentence()),
         }
     }
@@ -84,240 +60,198 @@ impl SlowServer {
             format::count(self.config.backlog as u64)
         )
     }
+}
 
-    /// Whether B slows down at all in this run (a slowdown of ×1 changes nothing, and B going
-    /// down is not a slowdown).
-    fn b_slows(&self) -> bool {
-        self.config.slowdown > 1.0 && !self.config.b_fails
-    }
-
-    fn ratio_sentence(&self, ratio: f64) -> String {
-        let q = |h: &crate::sim::stats::Histogram| h.quantile_ms(0.99).map_or("—".into(), format::ms);
-        if !self.b_slows() && !self.config.b_fails {
-            // Nothing changes at "the slowdown": the two windows differ only in that the first
-            // starts from empty queues.
+fn ratio_sentence(f: &SlowServerFacts, ratio: f64) -> String {
+    let q = |p99: Option<f64>| p99.map_or("—".into(), format::ms);
+    let (before, after) = (
+        format::counted(f.before_count, "request", "requests"),
+        format::counted(f.after_count, "request", "requests"),
+    );
+    let event = match f.b_change {
+        // Nothing changes at "the slowdown": the two windows differ only in that the first
+        // starts from empty queues.
+        BChange::Unchanged => {
             return format!(
-                "B does not slow down (×1). p99 was {} in the first {} ({}), from empty queues, and {} after ({}): {}.",
-                q(&self.before),
-                format::seconds(self.slow_at),
-                format::counted(self.before.count(), "request", "requests"),
-                q(&self.after),
-                format::counted(self.after.count(), "request", "requests"),
+                "B does not slow down (×1). p99 was {} in the first {} ({before}), from empty queues, and {} after ({after}): {}.",
+                q(f.p99_before_ms),
+                format::seconds(f.slow_at),
+                q(f.p99_after_ms),
                 format::times(ratio)
             );
         }
-        let event = if self.config.b_fails { "B went down" } else { "the slowdown" };
-        format!(
-            "p99 went from {} before {event} ({}) to {} after it ({}): {}.",
-            q(&self.before),
-            format::counted(self.before.count(), "request", "requests"),
-            q(&self.after),
-            format::counted(self.after.count(), "request", "requests"),
-            format::times(ratio)
-        )
-    }
+        BChange::Fails => "B went down",
+        BChange::Slows => "the slowdown",
+    };
+    format!(
+        "p99 went from {} before {event} ({before}) to {} after it ({after}): {}.",
+        q(f.p99_before_ms),
+        q(f.p99_after_ms),
+        format::times(ratio)
+    )
+}
 
-    /// Why p99 did what it did: the load against what the servers can serve, what the policy
-    /// and the health checks did, and what the client timeout changed.
-    fn answer(&self, now: Micros) -> String {
-        let cap = self.capacity();
-        let c = &self.config;
-        if c.servers < 2 {
-            return self.one_server(&cap);
-        }
-        if !self.past_slowdown(now) {
-            let what = if c.b_fails { "goes down" } else { "slows down" };
-            return if self.slow_at >= self.end {
-                format!("B does not {} within this run: that comes after the end. Move it earlier or run longer.", if c.b_fails { "go down" } else { "slow down" })
-            } else {
-                format!("B {what} at {}; nothing has changed yet.", format::seconds(self.slow_at))
-            };
-        }
-        if c.b_fails {
-            return self.b_down(&cap, now) + &self.timeouts(false);
-        }
-        if cap.pool < cap.rate {
-            let grows = if self.cancels() { "" } else { " Queues grow whatever the policy." };
-            return format!(
+/// Why p99 did what it did: the load against what the servers can serve, what the policy
+/// and the health checks did, and what the client timeout changed.
+fn answer(f: &SlowServerFacts) -> String {
+    let (fails, slows) = (f.b_change == BChange::Fails, f.b_change == BChange::Slows);
+    match f.why {
+        Why::OneServerOverloaded | Why::OneServerBusy | Why::OneServerFits => one_server(f),
+        Why::ChangeAfterTheEnd => format!(
+            "B does not {} within this run: that comes after the end. Move it earlier or run longer.",
+            if fails { "go down" } else { "slow down" }
+        ),
+        Why::ChangeNotYet => format!(
+            "B {} at {}; nothing has changed yet.",
+            if fails { "goes down" } else { "slows down" },
+            format::seconds(f.slow_at)
+        ),
+        Why::BDown => b_down(f) + &timeouts(f, false),
+        Why::PoolOverloaded => {
+            let grows = if f.cancels() { "" } else { " Queues grow whatever the policy." };
+            format!(
                 "Even the whole pool cannot keep up: {} it serves about {} req/s in all, less than the {} req/s arriving.{grows}{}",
-                if self.b_slows() { "with B slowed" } else { "with B at full speed" },
-                format::number(cap.pool),
-                format::number(cap.rate),
-                self.timeouts(true)
-            );
-        }
-        if matches!(c.policy, Policy::LeastOutstanding | Policy::TwoChoices) {
-            return format!(
-                "This policy looks at the servers' load, so B gets only what it can handle and the others take the rest.{}",
-                self.timeouts(false)
-            );
-        }
-        self.b_share(&cap)
-    }
-
-    /// Whether the run has reached the slowdown (B slowed or went down).
-    fn past_slowdown(&self, now: Micros) -> bool {
-        now > self.slow_at || self.servers.get(1).is_some_and(|b| b.factor != 1.0 || b.down)
-    }
-
-    fn cancels(&self) -> bool {
-        self.timeout > 0 && self.config.cancel_on_timeout && self.timed_out > 0
-    }
-
-    fn one_server(&self, cap: &Capacity) -> String {
-        let load = cap.rate / cap.healthy;
-        let head = "There is one server, so there is no B to slow down";
-        if load > 1.0 {
-            let grows = if self.cancels() {
-                String::new()
-            } else {
-                format!(" Its queue grows by about {} every second.", format::number(cap.rate - cap.healthy))
-            };
-            format!(
-                "{head}, but it can serve only about {} req/s and {} arrive: it cannot keep up.{grows}{}",
-                format::number(cap.healthy),
-                format::number(cap.rate),
-                self.timeouts(true)
-            )
-        } else if load >= 0.9 {
-            format!(
-                "{head}. It is {} busy, so its queue swings long and short.{}",
-                format::pct(load * 100.0),
-                self.timeouts(false)
-            )
-        } else {
-            format!(
-                "{head}: it can serve about {} req/s, more than the {} arriving, so waits stay short.{}",
-                format::number(cap.healthy),
-                format::number(cap.rate),
-                self.timeouts(false)
+                if slows { "with B slowed" } else { "with B at full speed" },
+                format::number(f.pool_capacity),
+                format::number(f.rate),
+                timeouts(f, true)
             )
         }
-    }
-
-    fn b_down(&self, cap: &Capacity, now: Micros) -> String {
-        let from = format::seconds(self.slow_at);
-        let ejected = match self.ejected_by(now) {
-            Some(t) => format!("Health checks removed B at {}.", format::seconds(t)),
-            None if now >= self.end => format!(
-                "Health checks take {} to remove B and had not by the end of the run.",
-                format::seconds(self.eject_after)
-            ),
-            None => format!("Health checks take {} to remove B; they have not yet.", format::seconds(self.eject_after)),
-        };
-        let rest = if cap.without_b < cap.rate {
-            format!(
-                " The servers left can serve only about {} req/s of the {} arriving, so their queues grow.",
-                format::number(cap.without_b),
-                format::number(cap.rate)
-            )
-        } else {
-            String::new()
-        };
-        format!(
-            "B refused connections from {from}, so the balancer sent each refused request to another server. {ejected}{rest}{}",
-            self.busiest_other()
-        )
-    }
-
-    /// Where B's load went: the other server whose backlog grew longest, from the run.
-    fn busiest_other(&self) -> String {
-        let others = self.servers.iter().enumerate().filter(|(i, _)| *i != 1);
-        match others.max_by_key(|(i, s)| (s.max_outstanding(), std::cmp::Reverse(*i))) {
-            Some((i, s)) if s.max_outstanding() > 0 => format!(
-                " The most loaded of the others was {}, with up to {} at once.",
-                super::server_name(i),
-                format::counted(s.max_outstanding() as u64, "request", "requests")
-            ),
-            _ => String::new(),
-        }
-    }
-
-    /// Round robin and random choice send B its share whatever B's state.
-    fn b_share(&self, cap: &Capacity) -> String {
-        let load = cap.share / cap.b;
-        let (even, still, now) = if self.b_slows() { ("Even slowed, B", " still", " now") } else { ("B", "", "") };
-        if load < 0.9 {
-            return format!(
-                "{even} can serve {} req/s, more than its share of {} req/s: its queue stays short{}.{}",
-                format::number(cap.b),
-                format::number(cap.share),
-                if self.b_slows() { ", and only B's slower service shows in the tail" } else { "" },
-                self.timeouts(false)
-            );
-        }
-        if load <= 1.0 {
-            return format!(
-                "B's share, {} req/s, is{now} {} of what B can serve: so close to full, its queue grows long and swings without settling.{}",
-                format::number(cap.share),
-                format::pct(load * 100.0),
-                self.timeouts(false)
-            );
-        }
-        let (name, on_average) =
-            if self.config.policy == Policy::Random { ("Random choice", " on average") } else { ("Round robin", "") };
-        let grows = if self.cancels() {
-            String::new()
-        } else {
-            format!(
-                " Its queue grows by about {} requests every second, and every request sent to B waits behind all of them.",
-                format::number(cap.share - cap.b)
-            )
-        };
-        format!(
-            "{name}{still} sends B its share, {} req/s{on_average}, but B can{now} serve only {} req/s.{grows}{}",
-            format::number(cap.share),
-            format::number(cap.b),
-            self.timeouts(true)
-        )
-    }
-
-    /// What the client timeout did. `queues_grow`: the sentence may say that abandoned work
-    /// keeps the queue growing (only where it does).
-    fn timeouts(&self, queues_grow: bool) -> String {
-        if self.timeout == 0 {
-            return String::new();
-        }
-        let limit = format::us_as_ms(self.timeout);
-        if self.timed_out == 0 {
-            return format!(" No request waited the full {limit}, so the client timeout never fired.");
-        }
-        let share = self.timed_out_pct().map(format::pct).unwrap_or_default();
-        let n = format::counted(self.timed_out, "request", "requests");
-        let how = format!(" A timed-out request counts in the percentiles as {limit}, so they cannot go above it.");
-        if self.config.cancel_on_timeout {
-            format!(
-                " {n} ({share}) timed out after {limit}; each left its server's queue with its client, so queues stay bounded and slow requests became timeouts.{how}"
-            )
-        } else if queues_grow {
-            format!(
-                " {n} ({share}) timed out after {limit}, but the servers still work through every abandoned request, so the queue grows all the same.{how}"
-            )
-        } else {
-            format!(" {n} ({share}) timed out after {limit}; the servers still finished their work.{how}")
-        }
+        Why::LoadAware => format!(
+            "This policy looks at the servers' load, so B gets only what it can handle and the others take the rest.{}",
+            timeouts(f, false)
+        ),
+        Why::BShareFits | Why::BShareNearFull | Why::BShareOverloaded => b_share(f),
     }
 }
 
-impl SlowServer {
-    /// The tail is still getting worse: p99 of the last five seconds is above p99 of
-    /// everything since the slowdown.
-    /// The tail keeps growing: the last five seconds' p99 is worse than the whole time since
-    /// the slowdown, or (what that misses while the five seconds reach back before the
-    /// slowdown) the longest backlog grew over them by more than noise and no client timeout
-    /// caps the tail yet.
-    fn still_growing(&self) -> bool {
-        let (recent, after) = (self.recent.quantile_ms(0.99), self.after.quantile_ms(0.99));
-        let tail_worse = matches!((recent, after), (Some(r), Some(a)) if r > a);
-        let capped = self.config.timeout_ms > 0.0 && recent.is_some_and(|r| r >= self.config.timeout_ms);
-        tail_worse || (self.backlog_growing() && !capped)
-    }
-
-    fn backlog_growing(&self) -> bool {
-        match (self.longest_queue.front(), self.longest_queue.back()) {
-            (Some(&then), Some(&now)) => now >= then + (then / 4).max(10),
-            _ => false,
+fn one_server(f: &SlowServerFacts) -> String {
+    let head = "There is one server, so there is no B to slow down";
+    match f.why {
+        Why::OneServerOverloaded => {
+            let grows = if f.cancels() {
+                String::new()
+            } else {
+                format!(" Its queue grows by about {} every second.", format::number(f.rate - f.healthy_capacity))
+            };
+            format!(
+                "{head}, but it can serve only about {} req/s and {} arrive: it cannot keep up.{grows}{}",
+                format::number(f.healthy_capacity),
+                format::number(f.rate),
+                timeouts(f, true)
+            )
         }
+        Why::OneServerBusy => format!(
+            "{head}. It is {} busy, so its queue swings long and short.{}",
+            format::pct(f.rate / f.healthy_capacity * 100.0),
+            timeouts(f, false)
+        ),
+        _ => format!(
+            "{head}: it can serve about {} req/s, more than the {} arriving, so waits stay short.{}",
+            format::number(f.healthy_capacity),
+            format::number(f.rate),
+            timeouts(f, false)
+        ),
+    }
+}
+
+/// B went down: what the health checks did, whether the others can carry the load, and
+/// where B's load went.
+fn b_down(f: &SlowServerFacts) -> String {
+    let from = format::seconds(f.slow_at);
+    let ejected = match f.b_ejected_at {
+        Some(t) => format!("Health checks removed B at {}.", format::seconds(t)),
+        None if f.run_over => format!(
+            "Health checks take {} to remove B and had not by the end of the run.",
+            format::seconds(f.eject_after)
+        ),
+        None => format!("Health checks take {} to remove B; they have not yet.", format::seconds(f.eject_after)),
+    };
+    let rest = if f.capacity_without_b < f.rate {
+        format!(
+            " The servers left can serve only about {} req/s of the {} arriving, so their queues grow.",
+            format::number(f.capacity_without_b),
+            format::number(f.rate)
+        )
+    } else {
+        String::new()
+    };
+    let busiest = match f.busiest_other {
+        Some(b) => format!(
+            " The most loaded of the others was {}, with up to {} at once.",
+            b.server,
+            format::counted(b.max_queue as u64, "request", "requests")
+        ),
+        None => String::new(),
+    };
+    format!(
+        "B refused connections from {from}, so the balancer sent each refused request to another server. {ejected}{rest}{busiest}"
+    )
+}
+
+/// Round robin and random choice send B its share whatever B's state.
+fn b_share(f: &SlowServerFacts) -> String {
+    let slows = f.b_change == BChange::Slows;
+    let (even, still, now) = if slows { ("Even slowed, B", " still", " now") } else { ("B", "", "") };
+    match f.why {
+        Why::BShareFits => {
+            return format!(
+                "{even} can serve {} req/s, more than its share of {} req/s: its queue stays short{}.{}",
+                format::number(f.b_capacity),
+                format::number(f.share),
+                if slows { ", and only B's slower service shows in the tail" } else { "" },
+                timeouts(f, false)
+            );
+        }
+        Why::BShareNearFull => {
+            return format!(
+                "B's share, {} req/s, is{now} {} of what B can serve: so close to full, its queue grows long and swings without settling.{}",
+                format::number(f.share),
+                format::pct(f.b_load * 100.0),
+                timeouts(f, false)
+            );
+        }
+        _ => {}
+    }
+    let (name, on_average) =
+        if f.spread == Spread::Random { ("Random choice", " on average") } else { ("Round robin", "") };
+    let grows = if f.cancels() {
+        String::new()
+    } else {
+        format!(
+            " Its queue grows by about {} requests every second, and every request sent to B waits behind all of them.",
+            format::number(f.share - f.b_capacity)
+        )
+    };
+    format!(
+        "{name}{still} sends B its share, {} req/s{on_average}, but B can{now} serve only {} req/s.{grows}{}",
+        format::number(f.share),
+        format::number(f.b_capacity),
+        timeouts(f, true)
+    )
+}
+
+/// What the client timeout did. `queues_grow`: the sentence may say that abandoned work
+/// keeps the queue growing (only where it does).
+fn timeouts(f: &SlowServerFacts, queues_grow: bool) -> String {
+    let Some(timeout) = f.timeout else { return String::new() };
+    let limit = format::us_as_ms(timeout);
+    if f.timed_out == 0 {
+        return format!(" No request waited the full {limit}, so the client timeout never fired.");
+    }
+    let share = f.timed_out_pct.map(format::pct).unwrap_or_default();
+    let n = format::counted(f.timed_out, "request", "requests");
+    let how = format!(" A timed-out request counts in the percentiles as {limit}, so they cannot go above it.");
+    if f.cancel_on_timeout {
+        format!(
+            " {n} ({share}) timed out after {limit}; each left its server's queue with its client, so queues stay bounded and slow requests became timeouts.{how}"
+        )
+    } else if queues_grow {
+        format!(
+            " {n} ({share}) timed out after {limit}, but the servers still work through every abandoned request, so the queue grows all the same.{how}"
+        )
+    } else {
+        format!(" {n} ({share}) timed out after {limit}; the servers still finished their work.{how}")
     }
 }
 
