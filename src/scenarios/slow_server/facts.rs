@@ -97,14 +97,15 @@ pub struct SlowServerFacts {
     pub share: f64,
     /// What a healthy server serves per second.
     pub healthy_capacity: f64,
-    /// What B serves per second once slowed.
+    /// What B serves per second once changed (0 when it is down).
     pub b_capacity: f64,
-    /// What the pool serves per second with B slowed.
+    /// What the pool serves per second once B changed.
     pub pool_capacity: f64,
     /// What the servers other than B serve per second.
     pub capacity_without_b: f64,
-    /// B's share against what B can serve (above 1: B's queue grows).
-    pub b_load: f64,
+    /// B's share against what B can serve once changed (above 1: B's queue grows; none when
+    /// B is down).
+    pub b_load: Option<f64>,
     /// The arrivals against what the others serve without B (above 1: their queues grow;
     /// none with one server).
     pub load_without_b: Option<f64>,
@@ -151,7 +152,9 @@ impl SlowServer {
         let c = &self.config;
         let servers = c.servers as f64;
         let healthy = c.workers as f64 * 1000.0 / c.service_ms;
-        let b = healthy / c.slowdown;
+        // A down B serves nothing; a slowed one `slowdown` times less than the others.
+        let b = if c.b_fails { 0.0 } else { healthy / c.slowdown };
+        let b_load = (b > 0.0).then(|| c.rate / servers / b);
         let pool = healthy * (servers - 1.0) + b;
         let without_b = healthy * (servers - 1.0);
         let q99 = |h: &crate::sim::stats::Histogram| h.quantile_ms(0.99);
@@ -165,7 +168,7 @@ impl SlowServer {
             slow_at: self.slow_at,
             end: self.end,
             run_over: now >= self.end,
-            why: self.why(now, c.rate, healthy, pool, b),
+            why: self.why(now, c.rate, healthy, pool, b_load),
             servers: c.servers,
             spread: match c.policy {
                 Policy::RoundRobin => Spread::RoundRobin,
@@ -178,7 +181,7 @@ impl SlowServer {
             b_capacity: b,
             pool_capacity: pool,
             capacity_without_b: without_b,
-            b_load: c.rate / servers / b,
+            b_load,
             load_without_b: (without_b > 0.0).then(|| c.rate / without_b),
             b_refused: self.refused,
             busiest_other: self.busiest_other(),
@@ -199,7 +202,7 @@ impl SlowServer {
 
     /// Which case explains the run: one server, before the change, B down, the pool short,
     /// a load-aware policy, or B's share against what B can serve.
-    fn why(&self, now: Micros, rate: f64, healthy: f64, pool: f64, b: f64) -> Why {
+    fn why(&self, now: Micros, rate: f64, healthy: f64, pool: f64, b_load: Option<f64>) -> Why {
         let c = &self.config;
         if c.servers < 2 {
             return match rate / healthy {
@@ -218,7 +221,7 @@ impl SlowServer {
         } else if matches!(c.policy, Policy::LeastOutstanding | Policy::TwoChoices) {
             Why::LoadAware
         } else {
-            match rate / c.servers as f64 / b {
+            match b_load.expect("B is up") {
                 load if load < 0.9 => Why::BShareFits,
                 load if load <= 1.0 => Why::BShareNearFull,
                 _ => Why::BShareOverloaded,

@@ -207,7 +207,7 @@ fn b_share(f: &SlowServerFacts) -> String {
             return format!(
                 "B's share, {} req/s, is{now} {} of what B can serve: so close to full, its queue grows long and swings without settling.{}",
                 format::number(f.share),
-                format::pct(f.b_load * 100.0),
+                format::pct(f.b_load.expect("B is up") * 100.0),
                 timeouts(f, false)
             );
         }
