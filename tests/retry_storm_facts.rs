@@ -63,6 +63,15 @@ fn an_outage_from_zero_lines_nothing_up() {
     assert_eq!(f.calls_per_tick_before, None);
 }
 
+/// The facts serialise for `run --json`, enums in kebab-case.
+#[test]
+fn the_facts_serialise() {
+    let json = serde_json::to_value(facts(&run("fixed", &[]))).unwrap();
+    assert_eq!(json["phase"], "back");
+    assert_eq!(json["lined_up"], serde_json::json!({ "together": { "calls": 34 } }));
+    assert_eq!(json["waves"], 5);
+}
+
 /// Any parameters from the declared ranges, with long times kept short enough to matter in a
 /// short run (as in tests/retry_storm.rs).
 fn any_params() -> impl Strategy<Value = Params> {

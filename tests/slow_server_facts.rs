@@ -87,6 +87,14 @@ fn no_slowdown_is_credited_to_none() {
     assert_eq!((f.p99_ratio, f.before_count), (Some(2.0), 312));
 }
 
+/// The facts serialise for `run --json`, enums in kebab-case.
+#[test]
+fn the_facts_serialise() {
+    let json = serde_json::to_value(facts(&run("b-fails", &[]))).unwrap();
+    assert_eq!((&json["b_change"], &json["why"]), (&serde_json::json!("fails"), &serde_json::json!("b-down")));
+    assert_eq!(json["busiest_other"], serde_json::json!({ "server": "A", "max_queue": 12 }));
+}
+
 /// Any parameters from the declared ranges, with the moments and the load kept where a run
 /// of a few seconds shows them (as in tests/slow_server.rs).
 fn any_params() -> impl Strategy<Value = Params> {

@@ -1,6 +1,7 @@
-//! What a slow-server run means, in words. Every sentence is computed from the run's
-//! configuration and its metrics at the moment it is read, so it is true of the run on screen
-//! whatever the reader changed (the tests check each claim against random runs).
+//! What a slow-server run means, in words. `ratio` and `answer` restate the run's facts
+//! ([`super::SlowServerFacts`], taken once per reading) and nothing else, so they are true of
+//! the run on screen whatever the reader changed (tests/slow_server_facts.rs checks the facts
+//! and each claim's precondition against random runs).
 //!
 //! Keys: `ratio` (p99 before and after, the one ratio the page quotes), `answer` (why p99 did
 //! what it did), `prediction` (which of the page's predictions this run bears out: `same`,

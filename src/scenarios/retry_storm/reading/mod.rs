@@ -1,6 +1,8 @@
 //! What a retry-storm run means, in words. Every sentence is computed from the run's
 //! configuration and its counts at the moment it is read, so it is true of the run on screen
 //! whatever the reader changed (tests/retry_storm.rs checks each claim against random runs).
+//! The verdict and the backoff sentence restate the run's facts ([`super::RetryStormFacts`],
+//! taken once per reading) and nothing else; tests/retry_storm_facts.rs checks those facts.
 //!
 //! Keys: `verdict` (the peak after recovery against the capacity, the waves, when the clients
 //! were done retrying), `prediction` (which of the page's answers the peak bears out: `near`,
