@@ -68,11 +68,18 @@ fn facts_of_b_failing() {
     let f = facts(&run("b-fails", &[]));
     assert_eq!((f.b_change, f.why, f.b_capacity, f.b_load), (BChange::Fails, Why::BDown, 0.0, None));
     assert_eq!((f.b_refused, f.b_ejected_at, f.eject_after), (102, Some(3_000 * MS), 2_000 * MS));
-    assert_eq!(f.busiest_other, Some(Busiest { server: 'A', max_queue: 12 }));
+    let busiest = f.busiest_other.expect("the others held requests");
+    assert_eq!((busiest.server, busiest.max_queue), ('A', 12));
     assert_eq!(f.load_without_b, Some(0.75));
     let slow = facts(&run("b-fails", &[("eject_after_ms", "60000")]));
     assert_eq!((slow.b_refused, slow.b_ejected_at), (2961, Some(61_000 * MS)));
-    assert_eq!(slow.busiest_other, Some(Busiest { server: 'C', max_queue: 19 }));
+    // C served 4,872 requests of 10 ms in 66 s: 74% busy, the even split of 150 req/s over
+    // the 200 the two others serve.
+    let busiest = slow.busiest_other.expect("the others held requests");
+    assert_eq!(
+        busiest,
+        Busiest { server: 'C', max_queue: 19, served: 4872, utilisation: Some(4872.0 * 10.0 / 66_000.0) }
+    );
     assert_eq!(slow.p99_ratio, Some(2.5));
 }
 
@@ -92,7 +99,10 @@ fn no_slowdown_is_credited_to_none() {
 fn the_facts_serialise() {
     let json = serde_json::to_value(facts(&run("b-fails", &[]))).unwrap();
     assert_eq!((&json["b_change"], &json["why"]), (&serde_json::json!("fails"), &serde_json::json!("b-down")));
-    assert_eq!(json["busiest_other"], serde_json::json!({ "server": "A", "max_queue": 12 }));
+    assert_eq!(
+        (&json["busiest_other"]["server"], &json["busiest_other"]["max_queue"]),
+        (&serde_json::json!("A"), &serde_json::json!(12))
+    );
 }
 
 /// Any parameters from the declared ranges, with the moments and the load kept where a run
@@ -116,8 +126,8 @@ fn any_params() -> impl Strategy<Value = Params> {
     })
 }
 
-/// Each other server's name and most requests held at once, from the metrics.
-fn others_max_queues(servers: &Value) -> Vec<(char, u32)> {
+/// Each other server's name, most requests held at once and requests served, from the metrics.
+fn others_max_queues(servers: &Value) -> Vec<(char, u32, u64)> {
     let Value::List(rows) = servers else { panic!("servers is not a list") };
     let field = |r: &[(&str, Value)], k: &str| r.iter().find(|(f, _)| *f == k).expect("field").1.clone();
     rows.iter()
@@ -125,7 +135,8 @@ fn others_max_queues(servers: &Value) -> Vec<(char, u32)> {
         .filter(|(i, _)| *i != 1)
         .map(|(_, r)| {
             let Value::Text(name) = field(r, "name") else { panic!("name is not text") };
-            (name.chars().next().unwrap(), field(r, "max_queue").as_f64().unwrap() as u32)
+            let n = |k: &str| field(r, k).as_f64().unwrap();
+            (name.chars().next().unwrap(), n("max_queue") as u32, n("served") as u64)
         })
         .collect()
 }
@@ -148,9 +159,14 @@ fn check_facts_are_the_runs(sim: &SlowServer, p: &Params) -> Result<(), TestCase
     prop_assert_eq!(f.run_over, sim.finished());
     // Where B's load went: the other server that held the most at once.
     let others = others_max_queues(&m.servers);
-    let most = others.iter().map(|(_, q)| *q).max().unwrap_or(0);
+    let most = others.iter().map(|(_, q, _)| *q).max().unwrap_or(0);
     match f.busiest_other {
-        Some(b) => prop_assert!(b.max_queue == most && others.contains(&(b.server, most)), "{:?} {:?}", b, others),
+        Some(b) => {
+            prop_assert!(b.max_queue == most && others.contains(&(b.server, most, b.served)), "{:?} {:?}", b, others);
+            let busy_ms = b.served as f64 * p.get("service_ms");
+            let utilisation = (sim.now() > 0).then(|| busy_ms / (p.get("workers") * sim.now() as f64 / 1000.0));
+            prop_assert_eq!(b.utilisation, utilisation);
+        }
         None => prop_assert_eq!(most, 0),
     }
     Ok(())

@@ -69,6 +69,10 @@ pub struct Busiest {
     pub server: char,
     /// The most requests it held at once.
     pub max_queue: u32,
+    /// Requests it served.
+    pub served: u64,
+    /// Its workers' busy share so far, from what it served at the mean service time.
+    pub utilisation: Option<f64>,
 }
 
 /// What a slow-server run did, and why.
@@ -184,7 +188,7 @@ impl SlowServer {
             b_load,
             load_without_b: (without_b > 0.0).then(|| c.rate / without_b),
             b_refused: self.refused,
-            busiest_other: self.busiest_other(),
+            busiest_other: self.busiest_other(now),
             b_ejected_at: self.ejected_by(now),
             eject_after: self.eject_after,
             p99_before_ms: q99(&self.before),
@@ -235,10 +239,17 @@ impl SlowServer {
     }
 
     /// Where B's load went: the other server whose backlog grew longest (the first on a tie).
-    fn busiest_other(&self) -> Option<Busiest> {
+    fn busiest_other(&self, now: Micros) -> Option<Busiest> {
         let others = self.servers.iter().enumerate().filter(|(i, _)| *i != 1);
         let (i, s) = others.max_by_key(|(i, s)| (s.max_outstanding(), std::cmp::Reverse(*i)))?;
-        (s.max_outstanding() > 0).then(|| Busiest { server: server_name(i), max_queue: s.max_outstanding() })
+        let busy_ms = s.served() as f64 * self.config.service_ms;
+        let utilisation = (now > 0).then(|| busy_ms / (self.config.workers as f64 * now as f64 / 1000.0));
+        (s.max_outstanding() > 0).then(|| Busiest {
+            server: server_name(i),
+            max_queue: s.max_outstanding(),
+            served: s.served(),
+            utilisation,
+        })
     }
 
     /// The tail keeps growing: the last five seconds' p99 is worse than the whole time since
