@@ -68,6 +68,16 @@ fn long_window_late_copies_are_told_by_event() {
     assert!(f.settled && f.ended && f.judged);
 }
 
+/// `run --json` will carry the facts: choices by their parameter ids, counts as numbers.
+#[test]
+fn facts_serialize_with_the_parameters_ids() {
+    let json = serde_json::to_value(facts_at("delivery-id", &[])).unwrap();
+    assert_eq!(json["order"], "txn-dedupe");
+    assert_eq!(json["dedupe"], "delivery-id");
+    assert_eq!(json["guarantee"], "at-least-once");
+    assert_eq!(json["republished_copies"]["duplicated"], 52);
+}
+
 #[test]
 fn the_chapters_orders_at_their_presets() {
     let ack = facts_at("ack-first", &[]);

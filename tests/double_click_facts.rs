@@ -77,6 +77,16 @@ fn same_ms_race_charges_through_one_key() {
     assert_eq!((atomic.claim, atomic.charge_ids.len()), (Claim::Atomic, 1));
 }
 
+/// `run --json` will carry the facts: choices by their parameter ids, times in µs.
+#[test]
+fn facts_serialize_with_the_parameters_ids() {
+    let json = serde_json::to_value(facts_at("disable", &[("attempt_timeout_ms", "100")])).unwrap();
+    assert_eq!(json["fix"], "disable");
+    assert_eq!(json["buyer"], "failed");
+    assert_eq!(json["key_store"], "same-transaction");
+    assert_eq!(json["reenabled"]["click_at"], 600_000);
+}
+
 /// Each fact against the metrics, and each claim's precondition.
 fn check(f: &DoubleClickFacts, sim: &DoubleClick) -> Result<(), TestCaseError> {
     let m = sim.metrics_now();

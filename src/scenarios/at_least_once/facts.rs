@@ -8,7 +8,7 @@ use super::spec::{DedupeOn, Order};
 use crate::sim::Micros;
 
 /// What the extra copies of events that came back for one cause did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
 pub struct Copies {
     /// Events among them credited more than once (by this copy or another).
