@@ -60,7 +60,12 @@ impl RunRow {
     /// Whether the row may be marked as agreeing or disagreeing with the chapter's: not when it
     /// shows better than the chapter's result without a crash in the middle to test the order.
     pub fn judged(&self) -> bool {
-        let chapter = CHAPTER_TABLE[self.order as usize].guarantee;
-        self.tested || self.guarantee != Guarantee::EffectivelyOnce || chapter == Guarantee::EffectivelyOnce
+        judged(self.order, self.guarantee, self.tested)
     }
+}
+
+/// Whether a run of `order` showing `guarantee` may be set against the chapter's row.
+pub(super) fn judged(order: Order, guarantee: Guarantee, tested: bool) -> bool {
+    let chapter = CHAPTER_TABLE[order as usize].guarantee;
+    tested || guarantee != Guarantee::EffectivelyOnce || chapter == Guarantee::EffectivelyOnce
 }

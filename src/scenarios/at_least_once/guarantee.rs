@@ -3,6 +3,7 @@
 
 /// What a run showed, named as the chapter's table names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "kebab-case"))]
 pub enum Guarantee {
     /// Nothing lost, nothing credited twice.
     EffectivelyOnce,

@@ -78,6 +78,7 @@
 //!   ack usually comes before a second consumer is free).
 
 mod chapter;
+mod facts;
 mod guarantee;
 mod model;
 mod reading;
@@ -85,6 +86,7 @@ mod run_length;
 mod spec;
 
 pub use chapter::{CHAPTER_TABLE, ChapterRow, RunRow};
+pub use facts::{AtLeastOnceFacts, Copies};
 pub use guarantee::Guarantee;
 pub use model::{
     AtLeastOnce, BrokerSample, BrokerTotals, ByCause, Cause, Consumer, ConsumerState, DeliveryKey, DeliveryRecord,

@@ -25,6 +25,7 @@ pub(super) const DEFAULT_DURATION_MS: u64 = 300_000;
 
 crate::choice! {
     /// The order of the consumer's steps.
+    #[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "kebab-case"))]
     pub enum Order {
         AckThenProcess = ("ack-then-process", "Ack, then process",
             "The consumer acks as soon as it receives a message, then does the work: a crash after the ack loses the work."),
@@ -37,6 +38,7 @@ crate::choice! {
 
 crate::choice! {
     /// Which ID the dedupe store keys on.
+    #[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "kebab-case"))]
     pub enum DedupeOn {
         EventId = ("event-id", "Producer's event ID",
             "The ID the producer gave the event: the same on every copy, republished or redelivered."),

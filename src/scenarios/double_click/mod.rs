@@ -80,11 +80,13 @@
 //! here, so a replay never finds an expired key.
 
 mod chapter;
+mod facts;
 mod model;
 mod reading;
 mod spec;
 
 pub use chapter::chapter_charges;
+pub use facts::{DoubleClickFacts, Reenabled};
 pub use model::{
     AttemptOutcome, AttemptRecord, ButtonState, BuyerOutcome, ClickEffect, ClickRecord, DisabledSpan, DoubleClick, Event,
     LedgerCharge, ProviderCallKey, RecoveryRecord, ServerRecord, ServerResult, Timeline,

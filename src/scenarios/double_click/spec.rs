@@ -15,6 +15,7 @@ const DAY_MS: f64 = 24.0 * 60.0 * 60.0 * 1000.0;
 
 crate::choice! {
     /// What the page does so that one purchase is charged once.
+    #[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "kebab-case"))]
     pub enum Fix {
         None = ("none", "No fix", "Every click and every retry is a new request to charge."),
         Disable = ("disable", "Disable the button", "The button is disabled after the first click; the helper still retries."),
@@ -26,6 +27,7 @@ crate::choice! {
 
 crate::choice! {
     /// How the server claims an idempotency key before it charges.
+    #[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "kebab-case"))]
     pub enum Claim {
         Atomic = ("atomic", "Atomic", "Looking the key up and inserting it is one step (INSERT … ON CONFLICT): exactly one request wins."),
         ReadThenInsert = ("read-then-insert", "Read, then insert", "The server looks the key up and inserts it a moment later, into a table with no unique constraint on the key: requests that look before the insert is visible all find nothing."),
@@ -34,6 +36,7 @@ crate::choice! {
 
 crate::choice! {
     /// Where the server keeps the key and its stored response.
+    #[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "kebab-case"))]
     pub enum KeyStore {
         SameTransaction = ("same-transaction", "With the charge", "The key's row and its stored response are in the charge's Postgres transaction."),
         Separate = ("separate", "Separate store", "The key lives in another store, say Redis, and is marked done after the charge commits."),

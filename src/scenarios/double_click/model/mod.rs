@@ -153,32 +153,16 @@ impl DoubleClick {
 
     /// One sentence: what the buyer saw against what the card shows.
     pub fn summary(&self) -> String {
-        let paid_with = self.attempts.iter().rev().find_map(|a| match a.outcome {
+        let ids: Vec<u32> = self.ledger.iter().map(|c| c.id).collect();
+        summary_sentence(self.buyer_outcome(), self.receipt(), &ids, self.runs_in_progress() as u64)
+    }
+
+    /// The charge of the last attempt answered 200: the receipt the page shows.
+    pub fn receipt(&self) -> Option<u32> {
+        self.attempts.iter().rev().find_map(|a| match a.outcome {
             AttemptOutcome::Ok { charge, .. } => Some(charge),
             _ => None,
-        });
-        let buyer = match (self.buyer_outcome(), paid_with) {
-            (BuyerOutcome::Paid, Some(charge)) => format!("The buyer saw \u{201c}paid\u{201d} (ch_{charge})"),
-            (BuyerOutcome::Failed, _) => "The buyer was told the payment failed".to_string(),
-            (BuyerOutcome::Processing, _) => "The buyer was told the payment is processing".to_string(),
-            (BuyerOutcome::Rejected, _) => {
-                "The buyer saw an error (422: the key was already used for another amount)".to_string()
-            }
-            _ => "The buyer is still waiting".to_string(),
-        };
-        let ids = charge_list(&self.ledger);
-        let card = match self.ledger.len() {
-            0 => "the card was not charged".to_string(),
-            1 => format!("the card was charged once ({ids})"),
-            2 => format!("the card was charged twice ({ids})"),
-            n => format!("the card was charged {n} times ({ids})"),
-        };
-        let later = match self.runs_in_progress() {
-            0 => String::new(),
-            1 => ", and one more charge is still in progress on the server".to_string(),
-            n => format!(", and {n} more charges are still in progress on the server"),
-        };
-        format!("{buyer}; {card}{later}.")
+        })
     }
 
     /// Each click's attempts as the client saw them, e.g. "click 1: AbortError · click 2: 409, 200 ch_1 (replayed)".
@@ -317,6 +301,31 @@ impl Model for DoubleClick {
         let seconds = libm::ceil((last + 500.0) / 1000.0) as u64;
         Some((seconds * 1000).max(DEFAULT_DURATION_MS))
     }
+}
+
+/// What the buyer saw against what the card shows, from the buyer's outcome, the receipt, the
+/// charges' ids and the handler runs still charging.
+pub fn summary_sentence(buyer: BuyerOutcome, receipt: Option<u32>, charge_ids: &[u32], in_progress: u64) -> String {
+    let buyer = match (buyer, receipt) {
+        (BuyerOutcome::Paid, Some(charge)) => format!("The buyer saw \u{201c}paid\u{201d} (ch_{charge})"),
+        (BuyerOutcome::Failed, _) => "The buyer was told the payment failed".to_string(),
+        (BuyerOutcome::Processing, _) => "The buyer was told the payment is processing".to_string(),
+        (BuyerOutcome::Rejected, _) => "The buyer saw an error (422: the key was already used for another amount)".to_string(),
+        _ => "The buyer is still waiting".to_string(),
+    };
+    let ids = charge_ids.iter().map(|id| format!("ch_{id}")).collect::<Vec<_>>().join(", ");
+    let card = match charge_ids.len() {
+        0 => "the card was not charged".to_string(),
+        1 => format!("the card was charged once ({ids})"),
+        2 => format!("the card was charged twice ({ids})"),
+        n => format!("the card was charged {n} times ({ids})"),
+    };
+    let later = match in_progress {
+        0 => String::new(),
+        1 => ", and one more charge is still in progress on the server".to_string(),
+        n => format!(", and {n} more charges are still in progress on the server"),
+    };
+    format!("{buyer}; {card}{later}.")
 }
 
 fn charge_list(ledger: &[LedgerCharge]) -> String {

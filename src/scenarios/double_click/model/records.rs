@@ -16,6 +16,7 @@ pub enum ClickEffect {
 
 /// What the page tells the buyer about one click.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "kebab-case"))]
 pub enum BuyerOutcome {
     /// The helper is still trying.
     Waiting,
