@@ -44,6 +44,8 @@ fn without_a_timeout_home_grows_and_checkouts_fail_queued() {
     assert!(f.shared.full_of_hung_at_us.is_some());
     assert_eq!((f.checkout.ok, f.checkout.failed), (4, 95));
     assert!(f.checkout.failed_queued > 0 && !f.checkout.recs_timeout_longer);
+    // Full from when the hung calls took the last connection to the end, without a gap.
+    assert_eq!(f.shared_full_since_us, f.shared.full_of_hung_at_us);
 }
 
 /// Issue 24, case 13: a 6 s recommendations timeout is longer than /checkout's 5 s, so it frees no connection in time.
@@ -54,6 +56,10 @@ fn a_timeout_longer_than_checkouts_own_fails_the_checkouts() {
     assert_eq!(f.checkout.failed, 95);
     assert!(f.checkout.recs_timeout_longer);
     assert!(f.recs_timeout_ms > f.checkout_timeout_ms);
+    // Full for over 90% of the time since it filled, but with gaps as the 6 s timeouts fire.
+    let full_at = f.pool_full_at_us.expect("the shared pool fills");
+    assert!(f.shared.full_for_us * 10 > (f.now_us - full_at) * 9, "{:?}", f.shared);
+    assert!(f.shared_full_since_us.is_some_and(|t| t > full_at));
     let short = facts_at("timeout", &[]);
     assert!(!short.checkout.recs_timeout_longer);
     assert_eq!(short.little, Little::TimeoutCaps);
@@ -166,6 +172,15 @@ fn check_claims(sim: &Cascade, f: &CascadeFacts) -> Result<(), TestCaseError> {
     }
     if c.close_to_giving_up {
         prop_assert!(c.p99_ms.is_some_and(|p| p >= 0.8 * f.checkout_timeout_ms));
+    }
+    // Full throughout only if it filled, and never full longer than since it first filled.
+    match f.pool_full_at_us {
+        Some(t) => {
+            prop_assert!(f.shared.full_for_us <= f.now_us - t);
+            let since = f.shared_full_since_us.unwrap_or(f.now_us);
+            prop_assert!(since >= t && f.shared.full_for_us >= f.now_us - since);
+        }
+        None => prop_assert!(f.shared.full_for_us == 0 && f.shared_full_since_us.is_none()),
     }
     if let Some(t) = f.shared.full_of_hung_at_us {
         prop_assert!(f.pool_exhausted_at_us.is_some_and(|e| e <= t) && t >= f.recs_stops_at_us);

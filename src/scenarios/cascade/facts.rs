@@ -1,7 +1,7 @@
 //! What a cascade run shows, taken from the run once: what recommendations did, /home in flight
-//! and why it grew, who held the shared pool, what /checkout's clients got. The verdict
-//! (`reading/verdict.rs`) restates these and nothing else, so the tests check each claim here
-//! against the metrics.
+//! and why it grew, who held the shared pool and whether it stayed full, what /checkout's
+//! clients got. The verdict (`reading/verdict.rs`) restates these and nothing else, so the tests
+//! check each claim here against the metrics.
 
 use super::model::{Cascade, SHARED};
 use super::pool::Pool;
@@ -59,6 +59,9 @@ pub struct CascadeFacts {
     pub pool_exhausted_at_us: Option<Micros>,
     /// When every connection of the shared pool was first in use, by any calls.
     pub pool_full_at_us: Option<Micros>,
+    /// Since when the shared pool has been full without a gap (None: not full now); with
+    /// `shared.full_for_us`, whether it was full throughout or at times.
+    pub shared_full_since_us: Option<Micros>,
     /// What /checkout's clients got.
     pub checkout: CheckoutFacts,
 }
@@ -105,6 +108,8 @@ pub struct PoolFacts {
     pub waiting_max: u32,
     /// When every connection it may open was first held by a call that will never be answered.
     pub full_of_hung_at_us: Option<Micros>,
+    /// How long every connection was in use, in all (0 without a limit).
+    pub full_for_us: Micros,
 }
 
 /// What /checkout's clients got.
@@ -156,12 +161,13 @@ impl Cascade {
             load_ended: self.load_ended(),
             load_end_us: self.load_end,
             little: self.little(now),
-            shared: pool_facts(&self.pools[SHARED]),
-            recs_pool: self.recs_pool().map(pool_facts),
+            shared: pool_facts(&self.pools[SHARED], now),
+            recs_pool: self.recs_pool().map(|p| pool_facts(p, now)),
             unbounded_pool: c.unbounded_pool,
             downstream_open_max: self.downstream_open_max,
             pool_exhausted_at_us: self.pool_exhausted_at,
             pool_full_at_us: self.pool_full_at,
+            shared_full_since_us: self.pools[SHARED].full_since(),
             checkout: self.checkout_facts(),
         }
     }
@@ -243,8 +249,14 @@ impl Cascade {
     }
 }
 
-fn pool_facts(p: &Pool) -> PoolFacts {
-    PoolFacts { limit: p.limit, in_use_max: p.in_use_max, waiting_max: p.waiting_max, full_of_hung_at_us: p.full_of_hung_at }
+fn pool_facts(p: &Pool, now: Micros) -> PoolFacts {
+    PoolFacts {
+        limit: p.limit,
+        in_use_max: p.in_use_max,
+        waiting_max: p.waiting_max,
+        full_of_hung_at_us: p.full_of_hung_at,
+        full_for_us: p.full_for(now),
+    }
 }
 
 /// A number as the metrics report it (to 0.1), so that a sentence and a card never disagree.
