@@ -75,6 +75,10 @@ pub struct Pool {
     /// When every connection it may open was first held by such a call.
     pub(super) full_of_hung_at: Option<Micros>,
     pub(super) open: u32,
+    /// Since when every connection it may open is in use (None: not now).
+    full_since: Option<Micros>,
+    /// How long every connection was in use, before `full_since`.
+    full_for: Micros,
     pub(super) in_use_max: u32,
     pub(super) waiting_max: u32,
 }
@@ -94,6 +98,8 @@ impl Pool {
             hung: 0,
             full_of_hung_at: None,
             open: 0,
+            full_since: None,
+            full_for: 0,
             in_use_max: 0,
             waiting_max: 0,
         }
@@ -135,6 +141,16 @@ impl Pool {
         self.full_of_hung_at
     }
 
+    /// Since when every connection it may open has been in use without a gap (None: not now).
+    pub fn full_since(&self) -> Option<Micros> {
+        self.full_since
+    }
+
+    /// How long, by `now`, every connection it may open was in use (0 without a limit).
+    pub fn full_for(&self, now: Micros) -> Micros {
+        self.full_for + self.full_since.map_or(0, |since| now.saturating_sub(since))
+    }
+
     /// Every connection the pool may open is held by a recommendations call.
     pub(super) fn full_of_recs(&self) -> bool {
         self.limit.is_some_and(|l| l > 0 && self.recs_held == l)
@@ -157,16 +173,22 @@ impl Pool {
         Some((slot, true))
     }
 
-    pub(super) fn hold(&mut self, slot: u32, kind: CallKind) {
+    pub(super) fn hold(&mut self, now: Micros, slot: u32, kind: CallKind) {
         self.slots[slot as usize] = kind.slot();
         self.in_use += 1;
         self.in_use_max = self.in_use_max.max(self.in_use);
+        if self.limit.is_some_and(|l| l > 0 && self.in_use == l) && self.full_since.is_none() {
+            self.full_since = Some(now);
+        }
         if matches!(kind, CallKind::Recs(_)) {
             self.recs_held += 1;
         }
     }
 
-    pub(super) fn unhold(&mut self, slot: u32) {
+    pub(super) fn unhold(&mut self, now: Micros, slot: u32) {
+        if let Some(since) = self.full_since.take() {
+            self.full_for += now - since;
+        }
         if self.slots[slot as usize] == Slot::Recs {
             self.recs_held -= 1;
         }

@@ -8,6 +8,7 @@ const MAX_MARKS: usize = 24;
 
 /// Why a hop stopped waiting or working.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "kebab-case"))]
 pub enum Reason {
     /// The call's own timeout fired.
     Timeout,
@@ -41,6 +42,7 @@ pub enum Phase {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "kebab-case"))]
 pub enum WorkOutcome {
     Finished,
     Stopped(Reason),
@@ -171,6 +173,7 @@ pub struct UserAnswer {
 
 /// Why the user stopped waiting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "kebab-case"))]
 pub enum StoppedWaiting {
     /// A's answer came within the user's budget.
     Answered,

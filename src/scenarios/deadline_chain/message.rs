@@ -4,6 +4,7 @@ use crate::sim::Micros;
 
 /// Who sends or receives a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "kebab-case"))]
 pub enum Party {
     User,
     Hop(usize),

@@ -29,6 +29,7 @@
 //! hung up; `stop_at_deadline` makes every hop's work also stop at its own deadline.
 
 mod chapter;
+mod facts;
 mod lane;
 mod message;
 mod model;
@@ -39,7 +40,8 @@ pub use chapter::{CHAPTER_FIXED, CHAPTER_PROPAGATED, Cell, ChapterRun, Row};
 pub use lane::{Answer, Lane, Mark, MarkKind, Phase, Reason, StoppedWaiting, UserAnswer, UserLane, WorkOutcome};
 pub use message::{Message, MsgKind, Party};
 pub use model::{DeadlineChain, Event, HOP_NAMES, HOPS};
-pub use reading::{after_shown, kept_working_past_deadline};
+pub use facts::{CWork, DeadlineChainFacts, GaveUp, UserGot, after_shown};
+pub use reading::kept_working_past_deadline;
 pub use spec::{DeadlineChainConfig, Mode, PARAMS};
 pub use reading::DeadlineChainWords;
 pub use spec::DeadlineChainMetrics;

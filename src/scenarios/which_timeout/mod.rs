@@ -52,6 +52,7 @@
 //! handler never finishes (so the server did not do the work, and the client cannot know).
 
 mod chapter;
+mod facts;
 mod failover;
 mod failover_words;
 mod model;
@@ -60,6 +61,9 @@ mod spec;
 mod undici_clock;
 
 pub use chapter::{FaultRow, MEASURED, Measured, every_fault, measured_with};
+pub use facts::{
+    Caller, FirstFired, NextTimer, NotFirst, OtherTimer, Retry, Server, WhichTimeoutFacts, WhyThen, Work,
+};
 pub use failover::{Failover, FleetSample, HangEnd, MAX_ATTEMPTS};
 pub use model::{ArmedTimer, CallError, Event, Outcome, Phase, PhaseSpan, TimerClock, TimerKind, WhichTimeout};
 pub use spec::{Client, Fault, Os, PARAMS, WhichTimeoutConfig};

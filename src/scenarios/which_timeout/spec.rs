@@ -36,6 +36,7 @@ crate::choice! {
 
 crate::choice! {
     /// Which Node client makes the call.
+    #[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "kebab-case"))]
     pub enum Client {
         Fetch = ("fetch", "fetch (undici)",
             "Node's built-in fetch: undici's connect, headers and body timeouts, and an AbortSignal if you pass one."),

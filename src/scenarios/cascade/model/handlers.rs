@@ -105,7 +105,7 @@ impl Cascade {
         c.state = CallState::Sent { slot, answer: None };
         let (kind, pool_id) = (c.kind, c.pool);
         let pool = &mut self.pools[pool_id];
-        pool.hold(slot, kind);
+        pool.hold(now, slot, kind);
         if pool_id == SHARED && pool.full_of_recs() && self.pool_exhausted_at.is_none() {
             self.pool_exhausted_at = Some(now);
         }
@@ -151,7 +151,7 @@ impl Cascade {
 
     /// The connection goes back to the pool: the first live waiter gets it, else it idles.
     fn release(&mut self, q: &mut EventQueue<Event>, now: Micros, pool_id: usize, slot: u32) {
-        self.pools[pool_id].unhold(slot);
+        self.pools[pool_id].unhold(now, slot);
         match self.next_waiter(pool_id) {
             Some(next) => self.start_call(q, now, next, slot, false),
             None => {
@@ -166,7 +166,7 @@ impl Cascade {
     /// a new connection in its place.
     fn destroy(&mut self, q: &mut EventQueue<Event>, now: Micros, pool_id: usize, slot: u32) {
         let pool = &mut self.pools[pool_id];
-        pool.unhold(slot);
+        pool.unhold(now, slot);
         pool.open -= 1;
         pool.slots[slot as usize] = Slot::Closed;
         match self.next_waiter(pool_id) {

@@ -4,7 +4,7 @@
 //!
 //! Keys:
 //! - `fix`: what the chosen fix does, with this run's numbers.
-//! - `verdict`: what happened, and why.
+//! - `verdict`: what happened, and why, rendered from the run's facts only ([`CascadeFacts`](super::CascadeFacts)).
 //! - `row_label`, `row_home`, `row_ok`, `row_failed`: this run's row of the chapter's table.
 //! - `note_home`, `note_growth`, `note_ok`, `note_failed`, `note_p99`, `note_pool`,
 //!   `note_downstream`: the lines under the stat cards.
@@ -73,7 +73,7 @@ impl Cascade {
         let m = moment.as_ref();
         CascadeWords {
             fix: self.fix(),
-            verdict: self.verdict(now),
+            verdict: verdict::verdict(&self.facts(now)),
             row_label: self.row_label(),
             row_home: self.row_home(now),
             row_ok: self.row_ok(),

@@ -1,6 +1,7 @@
 //! The lines under the stat cards, and the pools' titles.
 
-use super::words::{connections, count, growth_words, seconds, shown, tenths};
+use super::words::{connections, count, growth_words, seconds, tenths};
+use crate::scenarios::cascade::facts::shown;
 use crate::format;
 use crate::scenarios::cascade::Cascade;
 use crate::scenarios::cascade::model::GROWTH_WINDOW;

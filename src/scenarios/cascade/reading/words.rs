@@ -1,14 +1,9 @@
 //! The reading's vocabulary: how it writes counts, times, pools and this run's settings.
 
 use crate::format;
+use crate::scenarios::cascade::facts::FLAT;
 use crate::scenarios::cascade::{Cascade, PoolNow};
 use crate::sim::{MS, Micros};
-
-/// A growth of /home in flight below this, either way, is "flat" (requests per second).
-pub(super) const FLAT: f64 = 1.0;
-
-/// A p99 at or above this share of the /checkout client's timeout is "close to" it.
-pub(super) const CLOSE_TO_GIVING_UP: f64 = 0.8;
 
 /// The chapter's way of saying a slope: "flat", "growing about 48 per second".
 pub(super) fn growth_words(g: f64) -> String {
@@ -31,11 +26,6 @@ pub(super) fn count(n: u64) -> String {
 #[inline(never)]
 pub(super) fn seconds(t: Micros) -> String {
     format::seconds(t)
-}
-
-/// A number as the metrics report it (to 0.1), so that a sentence and a card never disagree.
-pub(super) fn shown(x: f64) -> f64 {
-    libm::round(x * 10.0) / 10.0
 }
 
 /// A time rounded to a tenth of a second, as the chapter quotes "the first 0.4 s".
@@ -103,29 +93,5 @@ impl Cascade {
         } else {
             connections(self.config.recs_pool_size.into())
         }
-    }
-
-    /// /home in flight when the load stopped (or now, before), and its growth.
-    /// (the growth rounded as its metric is).
-    pub(super) fn home_now(&self) -> (u64, Option<f64>) {
-        let (n, g) = self.at_load_end.unwrap_or_else(|| (self.counts().home_in_flight, self.growth_now()));
-        (n, g.map(shown))
-    }
-
-    pub(super) fn load_ended(&self) -> bool {
-        self.at_load_end.is_some()
-    }
-
-    /// Whether the checkouts that succeeded were all sent before any that failed.
-    pub(super) fn successes_came_first(&self) -> Option<Micros> {
-        match (self.last_ok_sent, self.first_failed_sent) {
-            (Some(ok), Some(failed)) if ok < failed => Some(ok),
-            _ => None,
-        }
-    }
-
-    /// /checkout's p99 (ms, rounded as its metric is).
-    pub(super) fn p99(&self) -> Option<f64> {
-        self.checkout_latency.quantile_ms(0.99).map(shown)
     }
 }

@@ -20,7 +20,7 @@ mod verdict;
 mod window;
 mod words;
 
-pub use words::{after_shown, kept_working_past_deadline};
+pub use words::kept_working_past_deadline;
 
 use words::when;
 use crate::format;
@@ -68,7 +68,7 @@ impl DeadlineChain {
                 .map(|r| format!("{}\t{}\t{}", r.label, r.this.render(), r.chapter.render()))
         };
         DeadlineChainWords {
-            verdict: self.verdict(now),
+            verdict: verdict::verdict(&self.facts(now)),
             answer_note: self.answer_note(),
             b_note: self.b_note(now),
             c_note: self.c_note(now),

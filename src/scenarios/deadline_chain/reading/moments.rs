@@ -1,6 +1,7 @@
 //! Every moment of the run so far, in words: the text equivalent of the timeline.
 
-use super::words::{hop, kept_working_past_deadline, ms_of, when};
+use super::words::{hop, kept_working_past_deadline, when};
+use crate::scenarios::deadline_chain::facts::ms_of;
 use crate::format;
 use crate::scenarios::deadline_chain::{DeadlineChain, HOPS, Lane, MarkKind, MsgKind, Party, StoppedWaiting, WorkOutcome};
 use crate::scenarios::deadline_chain::model::C;

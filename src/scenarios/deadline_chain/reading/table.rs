@@ -1,7 +1,7 @@
 //! The chapter's table for the run's mode: this run's cells beside the chapter's, and how
 //! they compare.
 
-use super::words::{after_shown, ms_f};
+use crate::scenarios::deadline_chain::facts::{after_shown, ms_f};
 use crate::format;
 use crate::scenarios::deadline_chain::{CHAPTER_FIXED, CHAPTER_PROPAGATED, Cell, ChapterRun, DeadlineChain, Mode, Party, Phase, Row, WorkOutcome};
 use crate::sim::Micros;

@@ -1,59 +1,58 @@
 //! The verdict: what the user got and what C's work was for; and the notes under the stat cards.
 
-use super::words::{after_shown, ms_of, when};
+use super::words::when;
 use crate::format;
-use crate::scenarios::deadline_chain::{DeadlineChain, Party, Phase, WorkOutcome};
+use crate::scenarios::deadline_chain::facts::{CWork, DeadlineChainFacts, UserGot, after_shown};
 use crate::scenarios::deadline_chain::model::C;
+use crate::scenarios::deadline_chain::{DeadlineChain, Party, WorkOutcome};
 use crate::sim::Micros;
 
-impl DeadlineChain {
-    pub(super) fn verdict(&self, now: Micros) -> String {
-        let user = self.user();
-        let budget = when(ms_of(self.user_budget_ms()));
-        let budget_end = ms_of(self.user_budget_ms());
-        let mut out = match (user.answer, user.gave_up) {
-            (Some(a), _) => {
-                let from =
-                    if a.origin != Party::Hop(0) { format!(" (from {})", a.origin.name()) } else { String::new() };
-                let timing = if self.in_budget(a) {
-                    format!("within the user's {budget}")
-                } else {
-                    format!(
-                        "{} after the user's {budget} had run out: too late to be of use",
-                        when(a.answered_at.saturating_sub(budget_end))
-                    )
-                };
-                format!("A answered the user with a {}{from} at {}, {timing}.", a.status, when(a.answered_at))
-            }
-            (None, Some(g)) => format!("The browser gave up at {} with no answer.", when(g)),
-            _ if now == 0 => "Press play or step: the user's request is on its way to A.".to_string(),
-            _ if now >= budget_end => {
-                format!("The user's {budget} ran out with no answer: whatever comes now comes too late.")
-            }
-            _ => format!("The user is waiting; they will wait {budget}."),
-        };
-        let Some(stop) = self.stopped(now) else { return out };
-        let c = &self.lanes()[C];
-        match (c.work_outcome, c.work_end, c.work_start) {
-            (Some(WorkOutcome::Finished), Some(t), _) if after_shown(stop, t) => {
-                out += &format!(
-                    " C committed at {}, {} after the user stopped waiting: for nobody.",
-                    when(t),
-                    when(t - stop)
-                );
-            }
-            (Some(WorkOutcome::Finished), Some(t), _) => out += &format!(" C committed at {}.", when(t)),
-            (Some(WorkOutcome::Stopped(why)), Some(t), _) => {
-                out += &format!(" C stopped at {} ({}).", when(t), why.label());
-            }
-            (None, _, Some(_)) => out += " C is still working, for nobody.",
-            _ if self.finished(now) || self.lanes()[1].phase == Phase::Done => out += " C was never called.",
-            _ => out += " C has not been called yet.",
-        }
-        let so_far = if self.finished(now) { "" } else { " so far" };
-        out + &format!(" Work done for nobody{so_far}: {}.", format::ms(self.wasted_ms(now)))
+/// The verdict: what the user got, then (once they stopped waiting) what C's work came to and
+/// the work done for nobody.
+pub fn verdict(f: &DeadlineChainFacts) -> String {
+    let out = user_sentence(f);
+    if f.user_stopped_at_us.is_none() {
+        return out;
     }
+    let so_far = if f.finished { "" } else { " so far" };
+    format!("{out}{} Work done for nobody{so_far}: {}.", c_sentence(f), format::ms(f.wasted_ms))
+}
 
+fn user_sentence(f: &DeadlineChainFacts) -> String {
+    let budget = when(f.user_budget_us);
+    match f.user {
+        UserGot::Answered { status, origin, at_us, in_budget, late_by_us } => {
+            let from = if origin != Party::Hop(0) { format!(" (from {})", origin.name()) } else { String::new() };
+            let timing = if in_budget {
+                format!("within the user's {budget}")
+            } else {
+                format!("{} after the user's {budget} had run out: too late to be of use", when(late_by_us))
+            };
+            format!("A answered the user with a {status}{from} at {}, {timing}.", when(at_us))
+        }
+        UserGot::BrowserGaveUp { at_us } => format!("The browser gave up at {} with no answer.", when(at_us)),
+        UserGot::NotStarted => "Press play or step: the user's request is on its way to A.".to_string(),
+        UserGot::BudgetRanOut => {
+            format!("The user's {budget} ran out with no answer: whatever comes now comes too late.")
+        }
+        UserGot::Waiting => format!("The user is waiting; they will wait {budget}."),
+    }
+}
+
+fn c_sentence(f: &DeadlineChainFacts) -> String {
+    match f.c_work {
+        CWork::Committed { at_us, for_nobody_by_us: Some(by) } => {
+            format!(" C committed at {}, {} after the user stopped waiting: for nobody.", when(at_us), when(by))
+        }
+        CWork::Committed { at_us, for_nobody_by_us: None } => format!(" C committed at {}.", when(at_us)),
+        CWork::Stopped { at_us, why } => format!(" C stopped at {} ({}).", when(at_us), why.label()),
+        CWork::Working => " C is still working, for nobody.".to_string(),
+        CWork::NeverCalled => " C was never called.".to_string(),
+        CWork::NotCalledYet => " C has not been called yet.".to_string(),
+    }
+}
+
+impl DeadlineChain {
     pub(super) fn answer_note(&self) -> String {
         let user = self.user();
         match (user.answer, user.gave_up) {

@@ -6,6 +6,7 @@ use crate::sim::{Micros, TimerKey};
 
 /// The six phases of a call (Chapter 1, Part 1), and done.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "kebab-case"))]
 pub enum Phase {
     Pool,
     Dns,
@@ -40,6 +41,7 @@ pub struct PhaseSpan {
 
 /// The timers a call may arm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "kebab-case"))]
 pub enum TimerKind {
     /// `AbortSignal.timeout`, the call's signal.
     Total,
@@ -157,6 +159,7 @@ impl ArmedTimer {
 
 /// What the caller's code gets when the call fails.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "kebab-case"))]
 pub enum CallError {
     ConnectTimeout,
     HeadersTimeout,
@@ -205,6 +208,7 @@ impl CallError {
 
 /// How the call ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "kebab-case"))]
 pub enum Outcome {
     /// The last byte of the body arrived.
     Completed { at: Micros },
