@@ -90,10 +90,17 @@ pub struct RunReport<'a> {
     pub metrics: Pairs<'a, Value>,
     /// Sentences that explain the run, computed from it (keyed by what they explain).
     pub reading: Pairs<'a, String>,
+    /// What the run did and why, as typed values: the facts the reading is rendered from.
+    pub facts: serde_json::Value,
 }
 
 impl<'a> RunReport<'a> {
-    pub fn new(state: &'a State, metrics: &'a [(&'static str, Value)], reading: &'a Reading) -> Self {
+    pub fn new(
+        state: &'a State,
+        metrics: &'a [(&'static str, Value)],
+        reading: &'a Reading,
+        facts: serde_json::Value,
+    ) -> Self {
         Self {
             scenario: state.scenario.id,
             seed: state.seed,
@@ -104,6 +111,7 @@ impl<'a> RunReport<'a> {
             top_level: Pairs(metrics),
             metrics: Pairs(metrics),
             reading: Pairs(reading),
+            facts,
         }
     }
 }

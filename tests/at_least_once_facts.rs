@@ -27,7 +27,7 @@ fn run(p: &Params, seed: u64) -> AtLeastOnce {
 
 fn facts_at(preset: &str, set: &[(&str, &str)]) -> AtLeastOnceFacts {
     let sim = run(&params(preset, set), 7);
-    sim.model().facts(sim.now())
+    sim.facts_now()
 }
 
 /// Issue 24, case 2: the duplicates came through the republished copies the delivery ID does
@@ -166,7 +166,7 @@ proptest! {
         let p = draw(&fractions, messages);
         let mut sim = AtLeastOnce::new(&p, seed, SPEC.duration_for(&p) * MS);
         sim.advance((sim.end() as f64 * share) as u64, u64::MAX);
-        let f = sim.model().facts(sim.now());
+        let f = sim.facts_now();
         check(&f, &sim)?;
         prop_assert_eq!(f.ended, sim.now() >= sim.end());
     }

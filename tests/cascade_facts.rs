@@ -28,7 +28,7 @@ fn run(p: &Params) -> Cascade {
 
 fn facts_at(preset: &str, sets: &[(&str, &str)]) -> CascadeFacts {
     let sim = run(&params(preset, sets));
-    sim.facts(sim.now())
+    sim.facts_now()
 }
 
 fn ms(us: Micros) -> f64 {
@@ -90,7 +90,7 @@ fn no_home_traffic_calls_nothing_and_before_play_nothing_happened() {
     let f = facts_at("no-timeout", &[("home_rate", "0")]);
     assert_eq!((f.cause, f.home_in_flight, f.little), (Cause::NoHome, 0, Little::Unexplained));
     let p = params("no-timeout", &[]);
-    assert!(!Cascade::new(&p, 7, SPEC.duration_for(&p) * MS).facts(0).started);
+    assert!(!Cascade::new(&p, 7, SPEC.duration_for(&p) * MS).facts_now().started);
 }
 
 fn any_params() -> impl Strategy<Value = Params> {
@@ -198,7 +198,7 @@ proptest! {
         let mut sim = Cascade::new(&p, 7, end);
         sim.advance((end as f64 * part) as Micros, u64::MAX);
         for _ in 0..2 {
-            let f = sim.facts(sim.now());
+            let f = sim.facts_now();
             check_counts(&sim, &f)?;
             check_claims(&sim, &f)?;
             sim.run_to_end();

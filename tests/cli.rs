@@ -171,6 +171,23 @@ fn run_json_retry_storm_prints_its_reading() {
     assert_eq!(out["amplification"], 1.0);
 }
 
+/// `run --json` prints the facts the reading rests on, typed: for retry-storm, the waves after
+/// recovery (as the metric counts them) and whether the outage lined the clients up; an outage
+/// from 0 lines nothing up (issue 24, case 4).
+#[test]
+fn run_json_prints_the_facts() {
+    let out = json(&["run", "retry-storm", "--preset", "fixed", "--json"]);
+    let facts = out["facts"].as_object().expect("a facts object");
+    assert_eq!(facts["waves"], out["waves_after_recovery"]);
+    assert!(facts["lined_up"]["together"]["calls"].as_u64().unwrap() > 0, "{}", out["facts"]);
+    let out = json(&["run", "retry-storm", "--preset", "fixed", "--set", "down_from_ms=0", "--json"]);
+    assert_eq!(out["facts"]["lined_up"], "nothing-in-flight");
+    for spec in resilience_lab::scenarios::ALL {
+        let out = json(&["run", spec.id, "--duration-ms", "2000", "--json"]);
+        assert!(out["facts"].is_object(), "{}: facts is an object", spec.id);
+    }
+}
+
 #[test]
 fn the_seed_changes_the_run_and_repeats_it_exactly() {
     let a = ok(&["run", "slow-server", "--json", "--seed", "7"]);

@@ -26,7 +26,7 @@ fn facts_at(preset: &str) -> DeadlineChainFacts {
     let p = params(preset);
     let mut sim = DeadlineChain::new(&p, 7, SPEC.duration_for(&p) * MS);
     sim.run_to_end();
-    sim.facts(sim.now())
+    sim.facts_now()
 }
 
 fn ms(us: Micros) -> f64 {
@@ -79,7 +79,7 @@ fn when_the_browser_gives_up_first_c_commits_in_the_window() {
 fn before_play_the_request_is_on_its_way() {
     let p = params("fixed");
     let sim = DeadlineChain::new(&p, 7, SPEC.duration_for(&p) * MS);
-    let f = sim.facts(0);
+    let f = sim.facts_now();
     assert_eq!((f.user, f.user_stopped_at_us, f.c_work), (UserGot::NotStarted, None, CWork::NotCalledYet));
 }
 
@@ -161,7 +161,7 @@ proptest! {
         let mut sim = DeadlineChain::new(&p, seed, end);
         sim.advance((end as f64 * part) as Micros, u64::MAX);
         for _ in 0..2 {
-            let f = sim.facts(sim.now());
+            let f = sim.facts_now();
             check_user(&sim, &f)?;
             check_c(&sim, &f)?;
             sim.run_to_end();

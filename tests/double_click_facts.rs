@@ -23,7 +23,7 @@ fn facts_at(preset: &str, set: &[(&str, &str)]) -> DoubleClickFacts {
     let p = params(preset, set);
     let mut sim = DoubleClick::new(&p, 7, SPEC.duration_for(&p) * MS);
     sim.run_to_end();
-    sim.model().facts(sim.now())
+    sim.facts_now()
 }
 
 #[test]
@@ -168,7 +168,7 @@ proptest! {
         let mut sim = DoubleClick::new(&p, seed, SPEC.duration_for(&p) * MS);
         let end = (SPEC.duration_for(&p) as f64 * share) as u64 * MS;
         sim.advance(end, u64::MAX);
-        let f = sim.model().facts(sim.now());
+        let f = sim.facts_now();
         check(&f, &sim)?;
     }
 }

@@ -23,7 +23,7 @@ fn run(preset: &str, sets: &[(&str, &str)]) -> RetryStorm {
 }
 
 fn facts(sim: &RetryStorm) -> RetryStormFacts {
-    sim.facts(sim.now())
+    sim.facts_now()
 }
 
 /// The chapter's three runs: Fixed and Exponential keep the 34 clients the outage failed

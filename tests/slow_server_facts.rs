@@ -23,7 +23,7 @@ fn run(preset: &str, sets: &[(&str, &str)]) -> SlowServer {
 }
 
 fn facts(sim: &SlowServer) -> SlowServerFacts {
-    sim.facts(sim.now())
+    sim.facts_now()
 }
 
 /// The chapter's run: B slowed ×5 gets its round-robin share of 50 req/s against the 20 it

@@ -28,7 +28,7 @@ fn run(p: &Params) -> WhichTimeout {
 
 fn facts_at(preset: &str) -> WhichTimeoutFacts {
     let sim = run(&params(preset));
-    sim.facts(sim.now())
+    sim.facts_now()
 }
 
 fn ms(us: Micros) -> f64 {
@@ -109,7 +109,7 @@ fn before_play_nothing_has_started() {
     for preset in ["fetch-silent", "fetch-blackhole", "pool-wait"] {
         let p = params(preset);
         let sim = WhichTimeout::new(&p, 7, SPEC.duration_for(&p) * MS);
-        assert_eq!(sim.facts(0).caller, Caller::NotStarted, "{preset}");
+        assert_eq!(sim.facts_now().caller, Caller::NotStarted, "{preset}");
     }
 }
 
@@ -245,7 +245,7 @@ fn check_retry(sim: &WhichTimeout, f: &WhichTimeoutFacts) -> Result<(), TestCase
 }
 
 fn check_facts(sim: &WhichTimeout) -> Result<(), TestCaseError> {
-    let f = sim.facts(sim.now());
+    let f = sim.facts_now();
     check_first(sim, &f)?;
     check_others(sim, &f)?;
     check_caller(sim, &f)?;

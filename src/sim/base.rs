@@ -72,6 +72,9 @@ pub trait Simulation: std::any::Any {
     fn metrics(&self) -> Vec<(&'static str, Value)>;
     /// Sentences that explain this run, computed from its configuration and its metrics.
     fn reading(&self) -> Reading;
+    /// What the run did and why, as JSON (`run --json`'s `facts`).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn facts(&self) -> serde_json::Value;
 
     fn finished(&self) -> bool {
         self.now() >= self.end()

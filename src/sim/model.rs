@@ -9,7 +9,7 @@ use std::ops::Deref;
 
 use super::base::{MAX_DURATION_MS, Reading, Runs, Simulation, Value};
 use super::engine::{EventQueue, Micros, StepOutcome};
-use super::metrics::{MetricSet, WordSet};
+use super::metrics::{FactSet, MetricSet, WordSet};
 use super::params::{Config, Params};
 
 /// One scenario's model of the world.
@@ -49,8 +49,13 @@ pub trait Model: Sized + 'static {
 /// What a model says about its runs, in words: written apart from the model (a scenario's
 /// `reading.rs`), which reads the model and is never called by it.
 pub trait Explain: Model {
+    /// What a run did and why, as the scenario types it (see [`FactSet`]).
+    type Facts: FactSet;
     /// The scenario's sentences, as its `words!` declaration types them.
     type Words: WordSet;
+
+    /// What the run has done by `now`, and why.
+    fn facts(&self, now: Micros) -> Self::Facts;
 
     /// Sentences that explain the run so far.
     fn words(&self, now: Micros) -> Self::Words;
@@ -104,6 +109,11 @@ impl<M: Explain> Host<M> {
     pub fn words_now(&self) -> M::Words {
         self.model.words(self.queue.now())
     }
+
+    /// The facts now, typed.
+    pub fn facts_now(&self) -> M::Facts {
+        self.model.facts(self.queue.now())
+    }
 }
 
 impl<M: Model> Deref for Host<M> {
@@ -141,6 +151,11 @@ impl<M: Explain> Simulation for Host<M> {
 
     fn reading(&self) -> Reading {
         self.words_now().reading()
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn facts(&self) -> serde_json::Value {
+        serde_json::to_value(self.facts_now()).expect("facts are plain values")
     }
 }
 

@@ -106,7 +106,7 @@ mod native {
         let metrics = sim.metrics();
         let reading = sim.reading();
         if json {
-            let report = RunReport::new(&state, &metrics, &reading);
+            let report = RunReport::new(&state, &metrics, &reading, sim.facts());
             outln!("{}", serde_json::to_string_pretty(&report).expect("JSON of plain values"));
             return Ok(());
         }

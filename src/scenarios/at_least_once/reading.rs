@@ -24,7 +24,12 @@ crate::words! {
 }
 
 impl Explain for AtLeastOnce {
+    type Facts = super::AtLeastOnceFacts;
     type Words = AtLeastOnceWords;
+
+    fn facts(&self, now: Micros) -> super::AtLeastOnceFacts {
+        AtLeastOnce::facts(self, now)
+    }
 
     fn words(&self, now: Micros) -> AtLeastOnceWords {
         self.words_at(now)

@@ -14,6 +14,7 @@ use crate::sim::{Explain, Micros};
 
 /// What the words say, taken from the run once.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
 pub struct Facts {
     pub finished: u64,
     /// The per-attempt timeout (ms), if set.
@@ -168,10 +169,15 @@ crate::words! {
 }
 
 impl Explain for ChoosingNumbers {
+    type Facts = Facts;
     type Words = ChoosingNumbersWords;
 
+    fn facts(&self, _now: Micros) -> Facts {
+        ChoosingNumbers::facts(self)
+    }
+
     fn words(&self, _now: Micros) -> ChoosingNumbersWords {
-        let facts = self.facts();
+        let facts = ChoosingNumbers::facts(self);
         let [chapter_timeouts, chapter_fan_out, chapter_fit, chapter_worst] = facts.chapter_rows();
         ChoosingNumbersWords {
             verdict: facts.verdict(),

@@ -26,7 +26,12 @@ crate::words! {
 }
 
 impl Explain for SlowServer {
+    type Facts = super::SlowServerFacts;
     type Words = SlowServerWords;
+
+    fn facts(&self, now: Micros) -> super::SlowServerFacts {
+        SlowServer::facts(self, now)
+    }
 
     fn words(&self, now: Micros) -> SlowServerWords {
         self.words_at(now)

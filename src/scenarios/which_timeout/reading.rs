@@ -28,7 +28,12 @@ crate::words! {
 }
 
 impl Explain for WhichTimeout {
+    type Facts = super::WhichTimeoutFacts;
     type Words = WhichTimeoutWords;
+
+    fn facts(&self, now: Micros) -> super::WhichTimeoutFacts {
+        WhichTimeout::facts(self, now)
+    }
 
     fn words(&self, now: Micros) -> WhichTimeoutWords {
         self.words_at(now)

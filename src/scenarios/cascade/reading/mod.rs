@@ -54,7 +54,12 @@ crate::words! {
 }
 
 impl Explain for Cascade {
+    type Facts = super::CascadeFacts;
     type Words = CascadeWords;
+
+    fn facts(&self, now: Micros) -> super::CascadeFacts {
+        Cascade::facts(self, now)
+    }
 
     fn words(&self, now: Micros) -> CascadeWords {
         self.words_at(now)

@@ -47,7 +47,12 @@ crate::words! {
 }
 
 impl Explain for DeadlineChain {
+    type Facts = super::DeadlineChainFacts;
     type Words = DeadlineChainWords;
+
+    fn facts(&self, now: Micros) -> super::DeadlineChainFacts {
+        DeadlineChain::facts(self, now)
+    }
 
     fn words(&self, now: Micros) -> DeadlineChainWords {
         self.words_at(now)

@@ -41,7 +41,12 @@ crate::words! {
 }
 
 impl Explain for DoubleClick {
+    type Facts = super::DoubleClickFacts;
     type Words = DoubleClickWords;
+
+    fn facts(&self, now: Micros) -> super::DoubleClickFacts {
+        DoubleClick::facts(self, now)
+    }
 
     fn words(&self, now: Micros) -> DoubleClickWords {
         self.words_at(now)

@@ -54,7 +54,12 @@ crate::words! {
 }
 
 impl Explain for RetryStorm {
+    type Facts = super::RetryStormFacts;
     type Words = RetryStormWords;
+
+    fn facts(&self, now: Micros) -> super::RetryStormFacts {
+        RetryStorm::facts(self, now)
+    }
 
     fn words(&self, now: Micros) -> RetryStormWords {
         self.words_at(now)
