@@ -5,6 +5,10 @@ use proptest::prelude::*;
 use resilience_lab::scenarios::cascade::{self, CHAPTER_TABLE, CascadeConfig, GUIDED_STEPS, SPEC, Slot, Variant};
 use resilience_lab::sim::{Config, Host, MS, Model, ParamKind, Params, Simulation, Value};
 
+#[path = "strategies/cascade.rs"]
+mod strategies;
+use strategies::any_params;
+
 type Cascade = Host<cascade::Cascade>;
 
 fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
@@ -256,25 +260,6 @@ fn page_data_is_exposed_and_bounded() {
     sim.run_to_end();
     assert!(sim.charts().pool.len() <= 1200);
     assert!(sim.checkout_log().len() <= 1024);
-}
-
-/// Any parameter value within its declared range, drawn per parameter.
-fn any_params() -> impl Strategy<Value = Params> {
-    let specs = SPEC.params;
-    proptest::collection::vec(0.0f64..=1.0, specs.len()).prop_map(move |fractions| {
-        let mut p = SPEC.defaults();
-        for (spec, f) in specs.iter().zip(fractions) {
-            let v = match spec.kind {
-                ParamKind::Number if spec.id.ends_with("_ms") && spec.max > 20_000.0 => {
-                    // Keep long times inside short test runs often enough to matter.
-                    spec.min + (spec.max.min(5_000.0) - spec.min) * f
-                }
-                _ => spec.at_fraction(f),
-            };
-            p.set(spec.id, v);
-        }
-        p
-    })
 }
 
 /// Checks the pool's bookkeeping against its slots, and its limit.

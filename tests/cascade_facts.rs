@@ -5,7 +5,11 @@
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use resilience_lab::scenarios::cascade::{self, CascadeFacts, Cause, Little, SPEC};
-use resilience_lab::sim::{Host, MS, Micros, ParamKind, Params, Simulation};
+use resilience_lab::sim::{Host, MS, Micros, Params, Simulation};
+
+#[path = "strategies/cascade.rs"]
+mod strategies;
+use strategies::any_params;
 
 type Cascade = Host<cascade::Cascade>;
 
@@ -91,24 +95,6 @@ fn no_home_traffic_calls_nothing_and_before_play_nothing_happened() {
     assert_eq!((f.cause, f.home_in_flight, f.little), (Cause::NoHome, 0, Little::Unexplained));
     let p = params("no-timeout", &[]);
     assert!(!Cascade::new(&p, 7, SPEC.duration_for(&p) * MS).facts_now().started);
-}
-
-fn any_params() -> impl Strategy<Value = Params> {
-    let specs = SPEC.params;
-    proptest::collection::vec(0.0f64..=1.0, specs.len()).prop_map(move |fractions| {
-        let mut p = SPEC.defaults();
-        for (spec, f) in specs.iter().zip(fractions) {
-            let v = match spec.kind {
-                ParamKind::Number if spec.id.ends_with("_ms") && spec.max > 20_000.0 => {
-                    // Keep long times inside short test runs often enough to matter.
-                    spec.min + (spec.max.min(5_000.0) - spec.min) * f
-                }
-                _ => spec.at_fraction(f),
-            };
-            p.set(spec.id, v);
-        }
-        p
-    })
 }
 
 /// The verdict quotes the growth and the p99 to 0.1.

@@ -7,7 +7,11 @@ use resilience_lab::format;
 use resilience_lab::scenarios::retry_storm::{
     Admit, Breaker, BreakerState, Caller, ClientState, Mode, RetryStorm as Model, SPEC,
 };
-use resilience_lab::sim::{Host, MS, Model as _, ParamKind, Params, Simulation, Value};
+use resilience_lab::sim::{Host, MS, Model as _, Params, Simulation, Value};
+
+#[path = "strategies/retry_storm.rs"]
+mod strategies;
+use strategies::any_params;
 
 type RetryStorm = Host<Model>;
 
@@ -331,26 +335,6 @@ fn long_runs_chart_every_wave_at_its_height() {
             assert!(get(&sim, "amplification") > 5.0, "every action spends its 10 attempts");
         }
     }
-}
-
-/// Any parameters from the declared ranges, with long times kept short enough to matter in a
-/// short run.
-fn any_params() -> impl Strategy<Value = Params> {
-    let specs = SPEC.params;
-    proptest::collection::vec(0.0f64..=1.0, specs.len()).prop_map(move |fractions| {
-        let mut p = SPEC.defaults();
-        for (spec, f) in specs.iter().zip(fractions) {
-            let v = match spec.kind {
-                ParamKind::Number if spec.id.ends_with("_ms") && spec.max > 10_000.0 => {
-                    spec.min + (spec.max.min(5_000.0) - spec.min) * f
-                }
-                ParamKind::Number if spec.id == "clients" => spec.min + 60.0 * f,
-                _ => spec.at_fraction(f),
-            };
-            p.set(spec.id, v);
-        }
-        p
-    })
 }
 
 proptest! {

@@ -7,7 +7,11 @@ use proptest::test_runner::TestCaseError;
 use resilience_lab::scenarios::retry_storm::{
     Backoff, LinedUp, Phase, RetriesEnded, RetryStorm as Model, RetryStormFacts, SPEC,
 };
-use resilience_lab::sim::{Host, MS, ParamKind, Params, Simulation};
+use resilience_lab::sim::{Host, MS, Simulation};
+
+#[path = "strategies/retry_storm.rs"]
+mod strategies;
+use strategies::any_params;
 
 type RetryStorm = Host<Model>;
 
@@ -70,26 +74,6 @@ fn the_facts_serialise() {
     assert_eq!(json["phase"], "back");
     assert_eq!(json["lined_up"], serde_json::json!({ "together": { "calls": 34 } }));
     assert_eq!(json["waves"], 5);
-}
-
-/// Any parameters from the declared ranges, with long times kept short enough to matter in a
-/// short run (as in tests/retry_storm.rs).
-fn any_params() -> impl Strategy<Value = Params> {
-    let specs = SPEC.params;
-    proptest::collection::vec(0.0f64..=1.0, specs.len()).prop_map(move |fractions| {
-        let mut p = SPEC.defaults();
-        for (spec, f) in specs.iter().zip(fractions) {
-            let v = match spec.kind {
-                ParamKind::Number if spec.id.ends_with("_ms") && spec.max > 10_000.0 => {
-                    spec.min + (spec.max.min(5_000.0) - spec.min) * f
-                }
-                ParamKind::Number if spec.id == "clients" => spec.min + 60.0 * f,
-                _ => spec.at_fraction(f),
-            };
-            p.set(spec.id, v);
-        }
-        p
-    })
 }
 
 /// Each fact against the metrics, and each claim's precondition.

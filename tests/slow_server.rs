@@ -10,6 +10,9 @@ use resilience_lab::sim::Host;
 type SlowServer = Host<Model>;
 use resilience_lab::sim::{Params, SEC, Simulation, Value};
 
+#[path = "strategies/slow_server.rs"]
+mod strategies;
+
 const SEEDS: [u64; 6] = [1, 2, 3, 4, 5, 42];
 
 fn params(preset: &str, set: &[(&str, &str)]) -> Params {
@@ -520,27 +523,7 @@ mod readings {
     use proptest::prelude::*;
     use resilience_lab::scenarios::slow_server::prediction;
     use resilience_lab::sim::{MS, Model};
-
-    /// Any parameters from the declared ranges, with the moments and the load kept where a
-    /// run of a few seconds shows them.
-    fn any_params() -> impl Strategy<Value = Params> {
-        let specs = SPEC.params;
-        proptest::collection::vec(0.0f64..=1.0, specs.len()).prop_map(move |fractions| {
-            let mut p = SPEC.defaults();
-            for (spec, f) in specs.iter().zip(fractions) {
-                let v = match spec.id {
-                    "slow_at_ms" | "eject_after_ms" => 3_000.0 * f,
-                    "rate" => 1.0 + 400.0 * f,
-                    "timeout_ms" if f < 0.4 => 0.0,
-                    "timeout_ms" => 2_000.0 * f,
-                    "backlog" if f < 0.7 => 10_000.0,
-                    _ => spec.at_fraction(f),
-                };
-                p.set(spec.id, v);
-            }
-            p
-        })
-    }
+    use strategies::any_params;
 
     /// Every claim of the reading against the metrics of the same moment.
     fn check(sim: &SlowServer) -> Result<(), TestCaseError> {

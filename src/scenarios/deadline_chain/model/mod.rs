@@ -5,6 +5,7 @@ mod handlers;
 use super::lane::{Lane, Reason, StoppedWaiting, UserAnswer, UserLane, WorkOutcome};
 use super::message::{Message, MsgKind, Party};
 use super::spec::{DEFAULT_DURATION_MS, DeadlineChainConfig, Mode};
+use crate::sim::metrics::MetricValue;
 use crate::sim::rng::{SimRng, ms_to_us};
 use crate::sim::{EventQueue, MS, Micros, Model, TimerKey, Value};
 
@@ -189,8 +190,9 @@ fn millis(t: Option<Micros>) -> Option<f64> {
     t.map(|t| t as f64 / 1000.0)
 }
 
+/// The same as a record's value.
 fn ms_value(t: Option<Micros>) -> Value {
-    t.map_or(Value::Null, |t| Value::num(t as f64 / 1000.0))
+    millis(t).to_value()
 }
 
 fn int_value(v: Option<i64>) -> Value {

@@ -12,6 +12,7 @@ pub use call::{ArmedTimer, CallError, Event, Outcome, Phase, PhaseSpan, TimerClo
 use super::failover::Failover;
 use super::spec::{Client, Os, WhichTimeoutConfig};
 use super::undici_clock::{TICK_MS, UndiciClock};
+use crate::sim::metrics::MetricValue;
 use crate::sim::base::MAX_DURATION_MS;
 use crate::sim::rng::ms_to_us;
 use crate::sim::{EventQueue, MS, Micros, Model, SEC, Value};
@@ -336,8 +337,9 @@ fn millis(t: Option<Micros>) -> Option<f64> {
     t.map(|t| t as f64 / 1000.0)
 }
 
+/// The same as a record's value.
 fn opt_ms(t: Option<Micros>) -> Value {
-    t.map_or(Value::Null, ms)
+    millis(t).to_value()
 }
 
 fn timer_record(t: &ArmedTimer) -> Vec<(&'static str, Value)> {
