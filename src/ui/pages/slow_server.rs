@@ -67,11 +67,11 @@ fn SlowServerPage(state: SimState) -> impl IntoView {
     let config = Memo::new(move |_| state.params.with(SlowServerConfig::from_params));
     let setup = Signal::derive(move || config.with(|c| setup_sentence(c, &chapter)));
     let intro = Signal::derive(move || {
-        let policy = config.with(|c| c.policy.label().to_lowercase());
+        let policy = config.with(|c| c.policy.label().to_ascii_lowercase());
         format!("{} Predict what happens to p99 under {policy}, then watch B's queue.", setup.get())
     });
     let question = Signal::derive(move || {
-        let policy = config.with(|c| c.policy.label().to_lowercase());
+        let policy = config.with(|c| c.policy.label().to_ascii_lowercase());
         format!("{} Predict: under {policy}, what happens to p99?", setup.get())
     });
     // The figure's verdict: the numbers once there are some, what has happened until then.
