@@ -6,6 +6,7 @@ pub(super) const BUDGET_SLOTS: usize = 100;
 
 /// What a retry budget's 10 s window holds at one moment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
 pub struct BudgetWindow {
     /// User calls (first attempts) in the window.
     pub firsts: u64,

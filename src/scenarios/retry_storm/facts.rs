@@ -1,7 +1,8 @@
-//! What a retry-storm run did, as typed facts taken from the model once: the verdict and the
-//! backoff sentence restate these and nothing else (issue 24, item 2).
+//! What a retry-storm run did, as typed facts taken from the model once: every sentence of the
+//! reading restates these (and, where it says what the settings are, the configuration) and
+//! nothing else (issue 24, item 2).
 
-use super::{ClientState, MAX_WAVES, Mode, RetryAfterKind, RetryStorm, TICK};
+use super::{BreakerState, BudgetWindow, ClientState, MAX_WAVES, Mode, RetryAfterKind, RetryStorm, TICK};
 use crate::sim::Micros;
 
 /// Where the run is against the outage, which decides what the verdict can say.
@@ -77,6 +78,87 @@ pub enum RetryAfter {
     UniformSeconds { seconds: f64 },
 }
 
+/// Why the outage's retries stand where they do against a retry budget's percentage.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
+#[cfg_attr(not(target_arch = "wasm32"), serde(rename_all = "kebab-case"))]
+pub enum BudgetWhy {
+    /// The outage's retries were at most the budget's percentage of its user calls.
+    Within,
+    /// Above the percentage, with a floor whose retries come on top of it.
+    AboveWithFloor,
+    /// Above the budget: the window at recovery (or now) still holds calls from before the outage.
+    WindowReachesBack,
+    /// Above the budget: calls were made before the outage, which the window counted during its
+    /// first 10 s (they have left it since).
+    EarlyWindow,
+    /// Above the budget, with none of those reasons.
+    Above,
+}
+
+/// The outage's user calls and retries, and why they stand where they do against a budget.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
+pub struct OutageRetries {
+    /// User calls (first attempts) made during the outage so far.
+    pub user_calls: u64,
+    /// Retries made during the outage so far: its provider calls that were not first attempts.
+    pub retries: u64,
+    /// Those retries per 100 user calls, to 0.1 (the `outage_retry_pct` metric, rounded).
+    pub retry_pct: f64,
+    /// Why they stand where they do against the budget (with a budget only).
+    pub why: Option<BudgetWhy>,
+}
+
+/// The circuit breaker's state now.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
+#[cfg_attr(not(target_arch = "wasm32"), serde(rename_all = "kebab-case"))]
+pub enum BreakerNow {
+    /// Calls go through.
+    Closed,
+    /// Calls fail fast until this moment (µs).
+    Open { until: Micros },
+    /// One probe is out; every other call fails fast.
+    HalfOpen,
+}
+
+/// What the circuit breaker did, when there is one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
+pub struct BreakerFacts {
+    /// The failures within the window that open it.
+    pub failure_threshold: u32,
+    /// Times it opened, reopening after a failed probe included (the `breaker_opens` metric).
+    pub opens: u64,
+    /// Of those, the times a failed half-open probe opened it again.
+    pub failed_probes: u64,
+    /// When it first opened (µs).
+    pub first_open: Option<Micros>,
+    /// Its state now.
+    pub now: BreakerNow,
+}
+
+/// What the pending orders came to, when actions are accepted as pending.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
+pub struct PendingFacts {
+    /// Time between two of the worker's calls (µs).
+    pub interval: Micros,
+    /// Orders accepted as pending (the `pending_accepted` metric).
+    pub accepted: u64,
+    /// The longest the backlog was (the `pending_max` metric).
+    pub backlog_max: u64,
+    /// Orders not yet served: waiting, or at the provider.
+    pub unserved: u64,
+    /// Calls the worker sent to the provider, failed ones included.
+    pub sent: u64,
+    /// The backlog when the provider came back (once it is back after an outage).
+    pub backlog_at_recovery: Option<u64>,
+    /// When the worker had charged every order (µs; the `drain_done_ms` metric).
+    pub drained_at: Option<Micros>,
+}
+
 /// What a retry-storm run did, and why.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
@@ -123,6 +205,47 @@ pub struct RetryStormFacts {
     pub max_attempts: u32,
     /// What Retry-After tells the clients, when they honour it.
     pub retry_after: Option<RetryAfter>,
+    /// Whether the run has reached its end (sentences say "so far" until it has).
+    pub run_ended: bool,
+    /// Provider calls so far (the `attempts_total` metric).
+    pub attempts: u64,
+    /// Calls the provider turned away with a 503 (the `rejected_total` metric).
+    pub rejected: u64,
+    /// Calls that failed because the provider was down (the `failed_total` metric).
+    pub failed: u64,
+    /// User actions begun (the `user_actions` metric).
+    pub actions: u64,
+    /// User actions that failed (the `user_actions_failed` metric).
+    pub actions_failed: u64,
+    /// Retrying layers, the client's own loop included.
+    pub layers: usize,
+    /// Attempts each layer below the client makes at most for one attempt from above.
+    pub attempts_per_layer: u32,
+    /// The most provider calls one user action made (the `max_calls_per_user_action` metric).
+    pub most_calls_per_action: u64,
+    /// The most attempts the layers made for one action, those a breaker failed fast included
+    /// (the `max_attempts_per_user_action` metric).
+    pub most_attempts_per_action: u64,
+    /// Provider calls per tick during the outage so far (none before it has begun).
+    pub calls_per_tick_outage: Option<f64>,
+    /// Of those, user actions' first calls per tick.
+    pub user_calls_per_tick_outage: Option<f64>,
+    /// User calls and retries during the outage, once a user call was made in it.
+    pub outage_retries: Option<OutageRetries>,
+    /// Whether the layers retry under a budget: a percentage, a floor, or both.
+    pub has_budget: bool,
+    /// The budget floor's retries over the budget's 10 s.
+    pub budget_reserve: f64,
+    /// The client's budget window, when the provider came back or now during the outage.
+    pub budget_window: Option<BudgetWindow>,
+    /// Calls that reached the provider while it was down (the `calls_while_down` metric).
+    pub calls_while_down: u64,
+    /// Attempts the breaker failed at once (the `short_circuited` metric).
+    pub short_circuited: u64,
+    /// The circuit breaker, when there is one.
+    pub breaker: Option<BreakerFacts>,
+    /// The pending orders, when actions are accepted as pending.
+    pub pending: Option<PendingFacts>,
 }
 
 impl RetryStormFacts {
@@ -130,6 +253,26 @@ impl RetryStormFacts {
     /// jitter kept clients that failed together in step, and some tick went over capacity.
     pub fn in_waves(&self) -> bool {
         matches!(self.lined_up, LinedUp::Together { calls } if calls > 0) && self.waves > 0
+    }
+
+    /// Whether the outage has begun and time has passed in it.
+    pub fn outage_begun(&self) -> bool {
+        self.calls_per_tick_outage.is_some()
+    }
+
+    /// Whether there is an outage in this run.
+    pub fn has_outage(&self) -> bool {
+        self.phase != Phase::NoOutage
+    }
+
+    /// Whether any layer makes more than one attempt.
+    pub fn retries_at_all(&self) -> bool {
+        self.max_attempts > 1 || (self.layers > 1 && self.attempts_per_layer > 1)
+    }
+
+    /// The most calls one user action can make: the product of the layers' attempts.
+    pub fn calls_per_action_bound(&self) -> u64 {
+        (1..self.layers).fold(self.max_attempts as u64, |n, _| n * self.attempts_per_layer as u64)
     }
 }
 
@@ -164,7 +307,102 @@ impl RetryStorm {
                 RetryAfterKind::IdealSlots => RetryAfter::IdealSlots,
                 RetryAfterKind::UniformSeconds => RetryAfter::UniformSeconds { seconds: c.retry_after_s },
             }),
+            run_ended: now >= self.end,
+            attempts: self.attempts,
+            rejected: self.rejected,
+            failed: self.failed,
+            actions: self.actions,
+            actions_failed: self.actions_failed,
+            layers: self.layers,
+            attempts_per_layer: self.attempts_per_layer,
+            most_calls_per_action: self.most_per_action(|c| c.action_calls, self.max_calls_per_action),
+            most_attempts_per_action: self.most_per_action(|c| c.action_attempts, self.max_attempts_per_action),
+            calls_per_tick_outage: self.calls_per_tick_outage(now),
+            user_calls_per_tick_outage: self.user_calls_per_tick_outage(now),
+            outage_retries: self.outage_retries(now),
+            has_budget: self.has_budget(),
+            budget_reserve: self.budget_reserve,
+            budget_window: self.budget_window(now),
+            calls_while_down: self.calls_while_down,
+            short_circuited: self.short_circuited,
+            breaker: self.breaker.as_ref().map(|b| BreakerFacts {
+                failure_threshold: b.failure_threshold(),
+                opens: b.opens(),
+                failed_probes: b.failed_probes(),
+                first_open: b.first_open(),
+                now: match b.state() {
+                    BreakerState::Closed => BreakerNow::Closed,
+                    BreakerState::Open { until } => BreakerNow::Open { until },
+                    BreakerState::HalfOpen { .. } => BreakerNow::HalfOpen,
+                },
+            }),
+            pending: self.pending.as_ref().map(|p| {
+                let counts = p.counts();
+                PendingFacts {
+                    interval: p.interval(),
+                    accepted: counts.accepted,
+                    backlog_max: counts.backlog_max,
+                    unserved: counts.backlog + counts.in_flight,
+                    sent: counts.sent,
+                    backlog_at_recovery: self.backlog_at_recovery.filter(|_| self.has_outage() && now >= self.down_until),
+                    drained_at: p.drained_at(),
+                }
+            }),
         }
+    }
+
+    fn has_outage(&self) -> bool {
+        self.down_until > self.down_from
+    }
+
+    /// The most of `per_action` one user action reached: the ended actions' `ended`, or an
+    /// action under way.
+    fn most_per_action(&self, per_action: impl Fn(&super::Client) -> u32, ended: u32) -> u64 {
+        self.clients.iter().map(per_action).max().unwrap_or(0).max(ended) as u64
+    }
+
+    /// User actions' first calls per tick during the outage so far (none before it has begun).
+    fn user_calls_per_tick_outage(&self, now: Micros) -> Option<f64> {
+        self.calls_per_tick_outage(now)?;
+        let elapsed = (now.min(self.down_until) - self.down_from) as f64 / TICK as f64;
+        Some(self.outage_user_calls as f64 / elapsed)
+    }
+
+    /// The outage's user calls and retries, once a user call was made in it.
+    fn outage_retries(&self, now: Micros) -> Option<OutageRetries> {
+        let users = self.outage_user_calls;
+        if users == 0 {
+            return None;
+        }
+        let retries = self.outage_attempts - users;
+        let retry_pct = libm::round(100.0 * retries as f64 / users as f64 * 10.0) / 10.0;
+        let why = self.has_budget().then(|| self.budget_why(now, retry_pct));
+        Some(OutageRetries { user_calls: users, retries, retry_pct, why })
+    }
+
+    fn budget_why(&self, now: Micros, retry_pct: f64) -> BudgetWhy {
+        if retry_pct <= self.config.budget_pct {
+            BudgetWhy::Within
+        } else if self.config.budget_min_retries_per_s > 0.0 {
+            BudgetWhy::AboveWithFloor
+        } else if self.budget_window(now).is_some_and(|w| w.firsts_before_outage > 0) {
+            BudgetWhy::WindowReachesBack
+        } else if self.attempts_before > 0 {
+            BudgetWhy::EarlyWindow
+        } else {
+            BudgetWhy::Above
+        }
+    }
+
+    /// The budget's window when the provider came back, or now during the outage.
+    fn budget_window(&self, now: Micros) -> Option<BudgetWindow> {
+        if !self.has_outage() || now <= self.down_from {
+            return None;
+        }
+        if now >= self.down_until {
+            return self.budget_at_recovery;
+        }
+        self.budgets.first().map(|b| b.window(self.outage_first_tick()))
     }
 
     fn phase(&self, now: Micros) -> Phase {

@@ -57,7 +57,10 @@ pub use budget::BudgetWindow;
 pub use client::{Client, ClientState};
 pub use model::{Counts, Event, RetryStorm};
 pub use pending::{Pending, PendingCounts};
-pub use facts::{Backoff, LinedUp, Phase, RetriesEnded, RetryAfter, RetryStormFacts};
+pub use facts::{
+    Backoff, BreakerFacts, BreakerNow, BudgetWhy, LinedUp, OutageRetries, PendingFacts, Phase, RetriesEnded, RetryAfter,
+    RetryStormFacts,
+};
 pub use reading::prediction;
 pub use spec::{MAX_LAYERS, Mode, PARAMS, RetryAfterKind, RetryStormConfig, TICK};
 pub use ticks::{MAX_WAVES, TickSample, Wave};

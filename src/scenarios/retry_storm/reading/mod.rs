@@ -1,8 +1,9 @@
-//! What a retry-storm run means, in words. Every sentence is computed from the run's
-//! configuration and its counts at the moment it is read, so it is true of the run on screen
-//! whatever the reader changed (tests/retry_storm.rs checks each claim against random runs).
-//! The verdict and the backoff sentence restate the run's facts ([`super::RetryStormFacts`],
-//! taken once per reading) and nothing else; tests/retry_storm_facts.rs checks those facts.
+//! What a retry-storm run means, in words. Every sentence restates the run's facts
+//! ([`super::RetryStormFacts`], taken once per reading at the moment it is read) and, where it
+//! says what the settings are, the configuration: nothing else, so it is true of the run on
+//! screen whatever the reader changed. tests/retry_storm_facts.rs and tests/retry_storm.rs check
+//! those facts, and each claim's precondition, against the metrics of random runs; the wording
+//! is kept by snapshot (tests/golden/words/retry-storm.json).
 //!
 //! Keys: `verdict` (the peak after recovery against the capacity, the waves, when the clients
 //! were done retrying), `prediction` (which of the page's answers the peak bears out: `near`,
@@ -24,7 +25,7 @@ mod notes;
 mod verdict;
 mod words;
 
-use super::{ClientState, RetryStorm, RetryStormConfig};
+use super::{RetryStorm, RetryStormConfig};
 use crate::sim::Explain;
 use crate::sim::Micros;
 use crate::format;
@@ -88,35 +89,27 @@ pub fn prediction(ratio: f64) -> &'static str {
 
 impl RetryStorm {
     pub(super) fn words_at(&self, now: Micros) -> RetryStormWords {
-        let facts = self.facts(now);
+        let (f, c) = (self.facts(now), &self.config);
         RetryStormWords {
-            verdict: verdict::verdict(&facts),
-            prediction: facts.peak_vs_capacity.map(|r| prediction(r).to_string()),
-            backoff: backoff::backoff_words(&facts),
-            traffic: self.traffic_words(now),
-            budget: self.budget_words(now),
-            layers: self.layers_words(now),
-            breaker: self.breaker_words(now),
-            pending: self.pending_words(now),
-            summary: self.summary(now),
-            peak_note: self.peak_note(now),
-            waves_note: self.waves_note(now),
-            recovered_note: self.recovered_note(now),
-            amplification_note: self.amplification_note(),
-            attempts_note: self.attempts_note(),
-            calls_note: self.calls_note(),
-            traffic_note: self.traffic_note(now),
-            retry_note: self.retry_note(),
-            breaker_state: self.breaker_state(),
+            verdict: verdict::verdict(&f),
+            prediction: f.peak_vs_capacity.map(|r| prediction(r).to_string()),
+            backoff: backoff::backoff_words(&f),
+            traffic: budget::traffic_words(&f),
+            budget: budget::budget_words(&f, c),
+            layers: layers::layers_words(&f),
+            breaker: breaker::breaker_words(&f, c),
+            pending: breaker::pending_words(&f, c),
+            summary: verdict::summary(&f),
+            peak_note: notes::peak_note(&f),
+            waves_note: notes::waves_note(&f),
+            recovered_note: notes::recovered_note(&f),
+            amplification_note: notes::amplification_note(&f),
+            attempts_note: notes::attempts_note(&f),
+            calls_note: notes::calls_note(&f),
+            traffic_note: notes::traffic_note(&f),
+            retry_note: notes::retry_note(&f),
+            breaker_state: breaker::breaker_state(&f),
         }
-    }
-
-    pub(super) fn has_outage(&self) -> bool {
-        self.down_until > self.down_from
-    }
-
-    pub(super) fn waiting_clients(&self) -> usize {
-        self.clients.iter().filter(|c| c.state == ClientState::WaitingToRetry).count()
     }
 }
 

@@ -1,85 +1,80 @@
-//! The lines under the stat cards.
+//! The lines under the stat cards, from the run's facts only.
 
+use super::layers::product;
 use super::words::round1;
 use crate::format;
-use crate::scenarios::retry_storm::RetryStorm;
+use crate::scenarios::retry_storm::facts::{RetriesEnded, RetryStormFacts};
 use crate::sim::Micros;
 
-impl RetryStorm {
-    pub(super) fn peak_note(&self, now: Micros) -> String {
-        match self.peak_now(now) {
-            Some((peak, _)) => format!(
-                "{} of capacity ({} per tick)",
-                format::times(round1(peak as f64 / self.capacity as f64)),
-                self.capacity
-            ),
-            None => format!("capacity {} per tick", self.capacity),
-        }
+pub(super) fn peak_note(f: &RetryStormFacts) -> String {
+    match f.peak_after_recovery {
+        Some(peak) => format!(
+            "{} of capacity ({} per tick)",
+            format::times(round1(peak as f64 / f.capacity as f64)),
+            f.capacity
+        ),
+        None => format!("capacity {} per tick", f.capacity),
     }
+}
 
-    pub(super) fn waves_note(&self, now: Micros) -> String {
-        if self.peak_now(now).is_none() {
-            return "after recovery".to_string();
-        }
-        let starts = self.wave_starts();
-        let gaps: Vec<Micros> = starts.windows(2).map(|w| w[1] - w[0]).collect();
-        match (starts.first(), gaps.first()) {
-            (None, _) => "no tick over capacity".to_string(),
-            (Some(s), Some(g)) if gaps.iter().all(|x| x == g) => {
-                format!("from {}, {} apart", format::seconds(*s), format::seconds(*g))
-            }
-            (Some(s), _) => format!("from {}", format::seconds(*s)),
-        }
+pub(super) fn waves_note(f: &RetryStormFacts) -> String {
+    if f.peak_after_recovery.is_none() {
+        return "after recovery".to_string();
     }
-
-    pub(super) fn recovered_note(&self, now: Micros) -> String {
-        match self.recovered {
-            Some(r) if r == self.down_until => "as the provider came back".to_string(),
-            Some(r) => format!("{} after the provider came back", format::seconds(r - self.down_until)),
-            None if now >= self.end && now < self.down_until => "the provider was still down at the end".to_string(),
-            None if now >= self.end => "still retrying at the end".to_string(),
-            None => String::new(),
+    let starts = &f.wave_starts;
+    let gaps: Vec<Micros> = starts.windows(2).map(|w| w[1] - w[0]).collect();
+    match (starts.first(), gaps.first()) {
+        (None, _) => "no tick over capacity".to_string(),
+        (Some(s), Some(g)) if gaps.iter().all(|x| x == g) => {
+            format!("from {}, {} apart", format::seconds(*s), format::seconds(*g))
         }
+        (Some(s), _) => format!("from {}", format::seconds(*s)),
     }
+}
 
-    pub(super) fn amplification_note(&self) -> String {
-        format!(
+pub(super) fn recovered_note(f: &RetryStormFacts) -> String {
+    match f.retries_ended {
+        Some(RetriesEnded::NoneWaiting) => "as the provider came back".to_string(),
+        Some(RetriesEnded::At { at }) => format!("{} after the provider came back", format::seconds(at - f.down_until)),
+        Some(RetriesEnded::NotByTheEnd) => "still retrying at the end".to_string(),
+        None if f.run_ended => "the provider was still down at the end".to_string(),
+        Some(RetriesEnded::NotYet) | None => String::new(),
+    }
+}
+
+pub(super) fn amplification_note(f: &RetryStormFacts) -> String {
+    format!(
+        "{} for {}",
+        format::counted(f.attempts, "call", "calls"),
+        format::counted(f.actions, "user action", "user actions")
+    )
+}
+
+pub(super) fn attempts_note(f: &RetryStormFacts) -> String {
+    format!("{} rejected (503), {} failed while down", format::count(f.rejected), format::count(f.failed))
+}
+
+pub(super) fn calls_note(f: &RetryStormFacts) -> String {
+    if f.layers > 1 { format!("at most {}", product(f)) } else { format!("at most {} (max attempts)", f.max_attempts) }
+}
+
+pub(super) fn traffic_note(f: &RetryStormFacts) -> String {
+    match (f.calls_per_tick_outage, f.calls_per_tick_before) {
+        (Some(d), Some(b)) => {
+            format!("{} calls per tick, {} before", format::number(round1(d)), format::number(round1(b)))
+        }
+        (Some(d), None) => format!("{} calls per tick", format::number(round1(d))),
+        _ => String::new(),
+    }
+}
+
+pub(super) fn retry_note(f: &RetryStormFacts) -> String {
+    match f.outage_retries {
+        Some(o) => format!(
             "{} for {}",
-            format::counted(self.attempts, "call", "calls"),
-            format::counted(self.actions, "user action", "user actions")
-        )
-    }
-
-    pub(super) fn attempts_note(&self) -> String {
-        format!("{} rejected (503), {} failed while down", format::count(self.rejected), format::count(self.failed))
-    }
-
-    pub(super) fn calls_note(&self) -> String {
-        if self.layers > 1 {
-            format!("at most {}", self.product())
-        } else {
-            format!("at most {} (max attempts)", self.max_attempts)
-        }
-    }
-
-    pub(super) fn traffic_note(&self, now: Micros) -> String {
-        match (self.calls_per_tick_outage(now), self.calls_per_tick_before()) {
-            (Some(d), Some(b)) => {
-                format!("{} calls per tick, {} before", format::number(round1(d)), format::number(round1(b)))
-            }
-            (Some(d), None) => format!("{} calls per tick", format::number(round1(d))),
-            _ => String::new(),
-        }
-    }
-
-    pub(super) fn retry_note(&self) -> String {
-        match self.outage_retries() {
-            Some((r, u, _)) => format!(
-                "{} for {}",
-                format::counted(r, "retry", "retries"),
-                format::counted(u, "user call", "user calls")
-            ),
-            None => "while the provider is down".to_string(),
-        }
+            format::counted(o.retries, "retry", "retries"),
+            format::counted(o.user_calls, "user call", "user calls")
+        ),
+        None => "while the provider is down".to_string(),
     }
 }

@@ -3,7 +3,6 @@
 
 use super::words::round1;
 use crate::format;
-use crate::scenarios::retry_storm::RetryStorm;
 use crate::scenarios::retry_storm::facts::{Phase, RetriesEnded, RetryStormFacts};
 use crate::sim::Micros;
 
@@ -86,26 +85,24 @@ fn done_sentence(f: &RetryStormFacts) -> String {
     }
 }
 
-impl RetryStorm {
-    /// One line for a comparison column.
-    pub(super) fn summary(&self, now: Micros) -> String {
-        let Some((peak, _)) = self.peak_now(now) else {
-            return if now < self.down_from {
-                "The provider is up.".to_string()
-            } else {
-                format!("The provider is down; {} waiting to retry.", self.waiting_clients())
-            };
+/// One line for a comparison column.
+pub(super) fn summary(f: &RetryStormFacts) -> String {
+    let Some(peak) = f.peak_after_recovery else {
+        return if f.phase == Phase::Down {
+            format!("The provider is down; {} waiting to retry.", f.waiting)
+        } else {
+            "The provider is up.".to_string()
         };
-        let waves = self.waves_so_far();
-        let done = match self.recovered {
-            Some(r) => format!("done retrying at {}", format::seconds(r)),
-            None if now >= self.end => "still retrying at the end".to_string(),
-            None => "still retrying".to_string(),
-        };
-        format!(
-            "{} of capacity · {} over capacity · {done}",
-            format::times(round1(peak as f64 / self.capacity as f64)),
-            format::counted(waves, "wave", "waves")
-        )
-    }
+    };
+    let done = match f.retries_ended.expect("the peak is after recovery") {
+        RetriesEnded::NoneWaiting => format!("done retrying at {}", format::seconds(f.down_until)),
+        RetriesEnded::At { at } => format!("done retrying at {}", format::seconds(at)),
+        RetriesEnded::NotByTheEnd => "still retrying at the end".to_string(),
+        RetriesEnded::NotYet => "still retrying".to_string(),
+    };
+    format!(
+        "{} of capacity · {} over capacity · {done}",
+        format::times(round1(peak as f64 / f.capacity as f64)),
+        format::counted(f.waves, "wave", "waves")
+    )
 }
