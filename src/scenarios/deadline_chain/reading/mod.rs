@@ -79,7 +79,7 @@ impl DeadlineChain {
             b_note: verdict::b_note(&facts),
             c_note: verdict::c_note(&facts),
             told_note: self.told_note(),
-            commit_window: self.window_words(now),
+            commit_window: window::window_words(&facts, &self.config),
             moments: self.moments(now).into_iter().map(|(t, s)| format!("{}: {s}", when(t))).collect::<Vec<_>>().join("\n"),
             table_answer: row("table_answer"),
             table_b_gives_up: row("table_b_gives_up"),
