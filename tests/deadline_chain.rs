@@ -3,7 +3,7 @@
 use proptest::prelude::*;
 use resilience_lab::format;
 use resilience_lab::scenarios::deadline_chain::{
-    CHAPTER_PROPAGATED, DeadlineChain as Model, MarkKind, Mode, MsgKind, Party, Phase, Reason, SPEC, WorkOutcome,
+    CHAPTER_PROPAGATED, CWork, DeadlineChain as Model, MarkKind, Mode, MsgKind, Party, Phase, Reason, SPEC, WorkOutcome,
 };
 use resilience_lab::sim::{Host, MS, Micros, ParamKind, Params, Simulation, Value};
 
@@ -394,6 +394,11 @@ fn reading(sim: &DeadlineChain, key: &str) -> String {
     sim.reading().into_iter().find(|(k, _)| *k == key).map(|(_, v)| v).unwrap_or_default()
 }
 
+/// A time in µs, in ms.
+fn ms(us: Micros) -> f64 {
+    us as f64 / 1000.0
+}
+
 fn opt(sim: &DeadlineChain, key: &str) -> Option<f64> {
     metric(sim, key).as_f64()
 }
@@ -631,9 +636,14 @@ fn break_3_c_finishes_its_3_s_of_work_1_5_s_after_the_users_error() {
     let after = num(&sim, "c_end_ms") - gave_up;
     assert!((after - 1500.0).abs() < 25.0, "C committed {after} ms after the user's error");
     assert_eq!(num(&sim, "commit_window_ms"), after, "the window runs from the browser's close to C's commit");
-    let words = reading(&sim, "commit_window");
-    assert!(words.starts_with("The browser gave up at 2,001 ms"), "{words}");
-    assert!(words.contains(&format!("{} after the user's error", format::ms(after))), "{words}");
+    // The window's words: "The browser gave up at 2,001 ms, and nothing passed it on: C finished
+    // … {after} after the user's error, for nobody."
+    let f = sim.facts_now();
+    let hang = f.first_hang_up.expect("the browser hung up");
+    assert_eq!(hang.on_hop, 0, "the browser hung up first");
+    assert!((2000.5..2001.5).contains(&ms(hang.at_us)), "{hang:?}");
+    assert!(!f.listens_for_close && matches!(f.c_work, CWork::Committed { .. }), "{:?}", f.c_work);
+    assert_eq!(f.commit_window_us.map(ms), Some(after));
 }
 
 /// The follow-up: "Cancellation narrows the window but can't close it: the commit can succeed
@@ -648,7 +658,10 @@ fn break_3_cancellation_narrows_the_window_and_cannot_close_it() {
     let trip = 3.0 * cancel.delivery() as f64 / 1000.0 + cancel.abort_delay() as f64 / 1000.0;
     assert!(window > 0.0 && window <= trip + 1.0, "{window} ms, the close's trip and the abort are {trip} ms");
     assert!(window * 100.0 < num(&fixed, "commit_window_ms"));
-    assert!(reading(&cancel, "commit_window").contains("would still have landed"));
+    // "C stopped at … : a commit due in those … would still have landed".
+    let f = cancel.facts_now();
+    assert!(f.first_hang_up.is_some() && f.commit_window_us.is_some());
+    assert!(matches!(f.c_work, CWork::Stopped { .. }), "{:?}", f.c_work);
 
     // C's work shortened so that it ends inside that window: it commits, with the user gone.
     let write = finished("ch1-break-3-follow-up", &[]);
@@ -658,8 +671,12 @@ fn break_3_cancellation_narrows_the_window_and_cannot_close_it() {
     assert!(committed > gave_up && committed - gave_up < window, "{committed} after {gave_up}");
     // B relays C's 200, but A has aborted its call: the user never hears it.
     assert_eq!(metric(&write, "user_answer_ms"), Value::Null, "the 200 reaches nobody");
-    let words = reading(&write, "commit_window");
-    assert!(words.contains("before the close reached it") && words.contains("cannot close it"), "{words}");
+    // "every hop passes the close on, yet C committed … before the close reached it: cancellation
+    // narrows the window, it cannot close it".
+    let f = write.facts_now();
+    assert!(f.first_hang_up.is_some() && f.commit_window_us.is_some() && f.listens_for_close);
+    assert!(matches!(f.c_work, CWork::Committed { .. }), "{:?}", f.c_work);
+    assert_eq!(f.c_saw_close_before_commit, Some(false));
 
     // Every work length: C commits exactly when its work ends inside the window, and stops
     // otherwise; the window never closes.
@@ -706,11 +723,15 @@ proptest! {
                 let expected = (end - hang.max(start)) as f64 / 1000.0;
                 prop_assert!((w - expected).abs() < 0.06, "{} vs {}", w, expected);
                 prop_assert!(w > 0.0);
-                let words = reading(&sim, "commit_window");
-                prop_assert!(words.contains(&format::ms(w)), "{}", words);
-                if !sim.listens_for_close() && text(&sim, "c_outcome") == "committed" {
-                    prop_assert!(words.contains("nothing passed it on"), "{}", words);
-                }
+                // The words quote the window and who hung up first, and say "nothing passed it
+                // on" exactly when no hop listens and C committed.
+                let f = sim.facts_now();
+                prop_assert_eq!(f.commit_window_us.map(ms), sim.metrics_now().commit_window_ms);
+                prop_assert_eq!(f.first_hang_up.map(|h| (h.at_us, h.on_hop)), sim.first_hang_up());
+                prop_assert_eq!(f.listens_for_close, sim.listens_for_close());
+                let committed = text(&sim, "c_outcome") == "committed";
+                prop_assert_eq!(matches!(f.c_work, CWork::Committed { .. }), committed);
+                prop_assert_eq!(f.c_saw_close_before_commit.is_some(), committed);
             }
             (w, None) => prop_assert!(false, "a window {:?} with nobody hanging up", w),
         }

@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use resilience_lab::scenarios::double_click::{
-    self, AttemptOutcome, BuyerOutcome, ClickEffect, DoubleClickConfig, SPEC, ServerResult,
+    self, AttemptOutcome, BuyerOutcome, ClickEffect, DoubleClickConfig, Fix, SPEC, ServerResult,
 };
 use resilience_lab::sim::{Config, Host, MS, Params, Simulation, Value};
 
@@ -552,68 +552,50 @@ fn reading(sim: &DoubleClick, key: &str) -> String {
     sim.reading().into_iter().find(|(k, _)| *k == key).map(|(_, v)| v).unwrap_or_default()
 }
 
-/// What the verdict must say about the buyer, from the `client_outcome` metric.
-fn told(outcome: &str) -> &'static str {
-    match outcome {
-        "paid" => "The buyer saw \u{201c}paid\u{201d}",
-        "failed" => "The buyer was told the payment failed",
-        "processing" => "The buyer was told the payment is processing",
-        "rejected" => "The buyer saw an error",
-        _ => "The buyer is still waiting",
-    }
-}
-
-/// What the verdict must say about the card, from the `card_charged` metric.
-fn charged(n: i64) -> String {
-    match n {
-        0 => "the card was not charged".to_string(),
-        1 => "the card was charged once".to_string(),
-        2 => "the card was charged twice".to_string(),
-        n => format!("the card was charged {n} times"),
-    }
-}
-
-/// Checks the verdict, the list of events and the last-event line against the run's metrics.
+/// Checks the facts the verdict is rendered from, the list of events and the last-event line
+/// against the run's metrics.
 fn check_readings(sim: &DoubleClick) -> Result<(), TestCaseError> {
-    let verdict = reading(sim, "verdict");
-    if sim.timeline().clicks.is_empty() {
-        prop_assert!(verdict.starts_with("Press Play"));
+    let f = sim.facts_now();
+    let m = sim.metrics_now();
+    let t = sim.timeline();
+    // "Press Play": the verdict's first branch is taken exactly before the first click.
+    prop_assert_eq!(f.clicks == 0, t.clicks.is_empty());
+    if t.clicks.is_empty() {
         return Ok(());
     }
-    let outcome = text(sim, "client_outcome");
-    let n = count(sim, "card_charged");
-    prop_assert!(verdict.starts_with(told(&outcome)), "{} for {}", verdict, outcome);
-    let card = charged(n);
-    prop_assert!(verdict.contains(&card), "{} for {} charges", verdict, n);
-    prop_assert!(verdict.starts_with(&text(sim, "summary")));
+    // What the buyer was told and what the card shows (the summary the verdict begins with is
+    // rendered from these four facts, as the `summary` metric is from the model).
+    prop_assert_eq!(f.buyer.as_str(), m.client_outcome.as_str());
+    prop_assert_eq!(f.charge_ids.len() as u64, m.card_charged);
+    prop_assert_eq!(f.charge_ids.clone(), t.ledger.iter().map(|c| c.id).collect::<Vec<_>>());
+    prop_assert_eq!(f.receipt, sim.receipt());
+    prop_assert_eq!(f.in_progress, sim.runs_in_progress() as u64);
     // "It came back at": a later click started after a disabled span had ended.
-    if verdict.contains("The button was disabled only until the page answered") {
-        let t = sim.timeline();
-        let ended: Vec<_> = t.disabled.iter().filter_map(|d| d.until).collect();
-        let started_after =
-            t.clicks.iter().skip(1).any(|c| c.effect == ClickEffect::Started && ended.iter().any(|&u| u <= c.at));
-        prop_assert!(started_after, "{}", verdict);
+    if let Some(r) = f.reenabled {
+        prop_assert!(t.disabled.iter().any(|d| d.until == Some(r.at)));
+        prop_assert!(r.at <= r.click_at);
+        let started = t.clicks.iter().skip(1).any(|c| c.effect == ClickEffect::Started && c.at == r.click_at);
+        prop_assert!(started, "{:?}", r);
     }
-    // Once settled, the judgement agrees with the counts.
-    let truth = match outcome.as_str() {
-        "paid" | "processing" => n == 1,
-        "failed" | "rejected" => n == 0,
+    // Once settled, the judgement ("That is the truth" or not) agrees with the counts.
+    let truth = match m.client_outcome.as_str() {
+        "paid" | "processing" => m.card_charged == 1,
+        "failed" | "rejected" => m.card_charged == 0,
         _ => false,
     };
-    match sim.story_matches_card(sim.now()) {
-        Some(true) => prop_assert!(truth && verdict.contains("That is the truth"), "{}", verdict),
-        Some(false) => prop_assert!(!truth && !verdict.contains("That is the truth"), "{}", verdict),
-        None => prop_assert!(!verdict.contains("truth") && !verdict.contains("money left")),
+    prop_assert_eq!(f.story_matches_card, sim.story_matches_card(sim.now()));
+    prop_assert_eq!(f.settled, f.story_matches_card.is_some());
+    if let Some(matches) = f.story_matches_card {
+        prop_assert_eq!(matches, truth);
     }
     let events = reading(sim, "events");
-    let lines: Vec<&str> = events.lines().collect();
-    prop_assert_eq!(lines.len(), sim.happenings(sim.now()).len());
-    let charge_line =
-        |l: &&&str| l.contains(": Card: The server commits ch_") || l.contains(": Card: The provider charges ch_");
-    let charges_listed = lines.iter().filter(charge_line).count() as i64;
-    prop_assert_eq!(charges_listed, n, "the list names every charge");
+    let happenings = sim.happenings(sim.now());
+    prop_assert_eq!(events.lines().count(), happenings.len());
+    // The list names every charge: one line on the card per charge.
+    let charges_listed = happenings.iter().filter(|h| h.place == "Card").count() as u64;
+    prop_assert_eq!(charges_listed, m.card_charged, "the list names every charge");
     if sim.finished() {
-        let over = format!("The run is over ({} events).", lines.len());
+        let over = format!("The run is over ({} events).", happenings.len());
         prop_assert!(reading(sim, "last_event").starts_with(&over));
     }
     Ok(())
@@ -622,58 +604,55 @@ fn check_readings(sim: &DoubleClick) -> Result<(), TestCaseError> {
 #[test]
 fn the_chapters_three_two_one_read_true() {
     for seed in SEEDS {
-        for (preset, charges, says, chapter) in [
-            ("double-click", 3, "charged 3 times", "The chapter: 3, no fix"),
-            ("disable", 2, "charged twice", "The chapter: 2, button disabled"),
-            ("key", 1, "charged once", "The chapter: 1, one key"),
-        ] {
+        for (preset, charges, fix) in
+            [("double-click", 3, Fix::None), ("disable", 2, Fix::Disable), ("key", 1, Fix::Key)]
+        {
             let sim = run(&params(preset, &[]), seed);
             assert_eq!(count(&sim, "card_charged"), charges, "{preset}, seed {seed}");
-            let verdict = reading(&sim, "verdict");
-            assert!(verdict.contains(says), "{preset}: {verdict}");
-            assert_eq!(reading(&sim, "chapter"), chapter);
+            // The verdict's count ("charged 3 times") and the chapter's line ("The chapter: 3, no fix").
+            let f = sim.facts_now();
+            assert_eq!(f.charge_ids.len() as i64, charges, "{preset}, seed {seed}");
+            assert_eq!((f.fix, f.chapter_charges), (fix, Some(charges as u64)), "{preset}, seed {seed}");
         }
     }
-    let none = run(&params("double-click", &[]), 1);
+    // "The page said it failed, but the money left the card."
+    let none = run(&params("double-click", &[]), 1).facts_now();
     assert_eq!(
-        reading(&none, "verdict"),
-        "The buyer was told the payment failed; the card was charged 3 times (ch_1, ch_2, ch_3). The page said it failed, but the money left the card."
+        (none.buyer, none.charge_ids.as_slice(), none.story_matches_card),
+        (BuyerOutcome::Failed, &[1, 2, 3][..], Some(false))
     );
-    let key = run(&params("key", &[]), 1);
-    assert!(reading(&key, "verdict").ends_with("That is the truth: one purchase, one charge."));
-    assert_eq!(reading(&key, "buyer_sees"), "Thank you! Receipt ch_1.");
-    assert!(
-        reading(&run(&params("key-in-retry-loop", &[]), 1), "chapter").is_empty(),
-        "the chapter names no count for this bug"
+    assert_eq!((none.reenabled, none.in_progress), (None, 0));
+    // "That is the truth: one purchase, one charge." and "Thank you! Receipt ch_1."
+    let key = run(&params("key", &[]), 1).facts_now();
+    assert_eq!(
+        (key.buyer, key.receipt, key.charge_ids.as_slice(), key.story_matches_card),
+        (BuyerOutcome::Paid, Some(1), &[1][..], Some(true))
     );
+    assert_eq!(key.reenabled, None);
+    // The chapter names no count for this bug.
+    assert_eq!(run(&params("key-in-retry-loop", &[]), 1).facts_now().chapter_charges, None);
     // Issue 24, case 11: the chapter's count is for the chapter's run; a crash, another store
     // or a race is a different run, and its card says nothing of the chapter's.
     for preset in ["crash-separate-store", "crash-after-charge", "same-ms-race", "amount-changed"] {
-        assert!(reading(&run(&params(preset, &[]), 1), "chapter").is_empty(), "{preset}");
+        assert_eq!(run(&params(preset, &[]), 1).facts_now().chapter_charges, None, "{preset}");
     }
-    assert!(
-        reading(&run(&params("key", &[("handler_ms", "300"), ("crash_after_charge", "true")]), 1), "chapter")
-            .is_empty()
-    );
+    let crash = [("handler_ms", "300"), ("crash_after_charge", "true")];
+    assert_eq!(run(&params("key", &crash), 1).facts_now().chapter_charges, None);
     // Part 3's table: one click, three attempts; 3 charges without a key, 1 with.
     for (preset, charges) in [("part3-table", 3), ("part3-table-key", 1)] {
         let sim = run(&params(preset, &[]), 1);
         assert_eq!(count(&sim, "card_charged"), charges, "{preset}");
-        assert!(reading(&sim, "chapter").starts_with(&format!("The chapter: {charges}, ")), "{preset}");
+        assert_eq!(sim.facts_now().chapter_charges, Some(charges as u64), "{preset}");
     }
-    assert!(reading(&run(&params("part3-table", &[("fix", "disable")]), 1), "chapter").is_empty());
-    // A disabled button that comes back before the second click: the verdict says when.
+    assert_eq!(run(&params("part3-table", &[("fix", "disable")]), 1).facts_now().chapter_charges, None);
+    // A disabled button that comes back before the second click: the verdict says when ("it
+    // came back at 425 ms, so the click at 600 ms started a new payment").
     let short = run(&params("disable", &[("attempt_timeout_ms", "100")]), 1);
     assert_eq!(count(&short, "card_charged"), 4);
-    assert!(
-        reading(&short, "verdict").ends_with(
-            "The button was disabled only until the page answered: it came back at 425 ms, so the click at 600 ms \
-             started a new payment."
-        ),
-        "{}",
-        reading(&short, "verdict")
-    );
-    assert!(!reading(&run(&params("disable", &[]), 1), "verdict").contains("came back"));
+    let back = short.facts_now().reenabled.expect("the button came back before the second click");
+    assert!((424_500..425_500).contains(&back.at), "{back:?}");
+    assert_eq!(back.click_at, 600 * MS);
+    assert_eq!(run(&params("disable", &[]), 1).facts_now().reenabled, None, "nothing came back");
     // Two claim rows for one key exist only where nothing forbids them.
     let race = reading(&run(&params("same-ms-race", &[]), 1), "events");
     assert_eq!(race.matches("inserts a claim row for key k1").count(), 3, "{race}");

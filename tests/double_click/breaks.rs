@@ -5,7 +5,7 @@
 //! number comes from the run; the tests check the mechanism, not a table of outcomes.
 
 use super::*;
-use resilience_lab::scenarios::double_click::ProviderCallKey;
+use resilience_lab::scenarios::double_click::{ProviderCallKey, RecoverySettled};
 use resilience_lab::sim::Model;
 
 /// Break 1: "the client retries with the same idempotency key ... if the first attempt is still
@@ -48,15 +48,14 @@ fn ch2_break_1_same_key_409_processing_then_recovery_and_replay() {
         assert!(events.contains("The recovery job finds key k1's order still pending, 3,000 ms after it committed"));
         assert!(events.contains("it returns ch_1 to the recovery job and takes no money"), "{events}");
         assert!(events.contains("(ch_1, 3,000 ms ago, within its 24 h key window)"), "{events}");
-        assert_eq!(
-            reading(&sim, "recovery"),
-            "The recovery job settled 1 order still pending: the provider recognised the order's key and charged nothing more."
-        );
+        // "The recovery job settled 1 order still pending: the provider recognised the order's key
+        // and charged nothing more."
+        assert_eq!(sim.facts_now().recovery, Some(RecoverySettled { orders: 1, charged_again: 0 }));
     }
     // Without the recovery job the order stays pending: the later click gets 409 too.
     let stuck = run(&params("ch2-break-1", &[("recovery_after_ms", "0")]), 1);
     assert_eq!(*outcomes(&stuck).last().unwrap(), AttemptOutcome::Conflict);
-    assert!(stuck.timeline().recoveries.is_empty() && reading(&stuck, "recovery").is_empty());
+    assert!(stuck.timeline().recoveries.is_empty() && stuck.facts_now().recovery.is_none());
     // With the recovery job, an answer that never came is 'processing'; without one, 'failed'.
     let timed_out = [("second_click", "false"), ("retries", "0"), ("crash_after_charge", "false")];
     let with_job = run(&params("ch2-break-1", &timed_out), 1);
@@ -74,12 +73,18 @@ fn the_page_shows_processing_between_a_409_and_the_retry() {
     let p = params("part3-table-key", &[]);
     let mut sim = DoubleClick::new(&p, 1, SPEC.duration_for(&p) * MS);
     sim.advance(1100 * MS, u64::MAX);
-    assert_eq!(reading(&sim, "buyer_sees"), "Please wait\u{2026}", "a timeout is not a 409");
+    // "Please wait…": a timeout is not a 409.
+    let f = sim.facts_now();
+    assert_eq!((f.buyer, f.processing_409), (BuyerOutcome::Waiting, false), "a timeout is not a 409");
     let conflict = run(&p, 1).timeline().attempts[1].end.unwrap();
     sim.advance(conflict + 1, u64::MAX);
-    assert!(reading(&sim, "buyer_sees").starts_with("Processing\u{2026}"));
+    // "Processing… Your payment is in progress".
+    let f = sim.facts_now();
+    assert_eq!((f.buyer, f.processing_409), (BuyerOutcome::Waiting, true));
     sim.run_to_end();
-    assert_eq!(reading(&sim, "buyer_sees"), "Thank you! Receipt ch_1.");
+    // "Thank you! Receipt ch_1."
+    let f = sim.facts_now();
+    assert_eq!((f.buyer, f.receipt), (BuyerOutcome::Paid, Some(1)));
 }
 
 /// Break 4: "INSERT … ON CONFLICT DO NOTHING. Exactly one gets the row. ... if the first is still
@@ -149,7 +154,9 @@ fn ch2_break_4_external_work_derived_key_against_a_fresh_key_and_the_window() {
         let fresh = run(&params("ch2-break-4-external", &[("provider_key", "per-attempt")]), seed);
         assert_eq!((count(&fresh, "charges"), count(&fresh, "recovery_charges")), (2, 1));
         assert_eq!(fresh.story_matches_card(fresh.now()), Some(false));
-        assert!(reading(&fresh, "recovery").contains("its calls charged the card 1 time"));
+        // "its calls charged the card 1 time"
+        assert_eq!(fresh.facts_now().recovery.map(|r| r.charged_again), Some(1));
+        assert_eq!(fresh.facts_now().recovery.map(|r| r.charged_again), Some(count(&fresh, "recovery_charges") as u64));
 
         // The first charge is 1,500 ms after the claim committed; the recovery job calls 3,000 ms
         // after it and its call ends 1,500 ms later: 3 s after the first charge. A window of 2 s
@@ -375,12 +382,19 @@ fn check_new_sentences(sim: &DoubleClick) -> Result<(), TestCaseError> {
             .rev()
             .find(|c| c.effect == ClickEffect::Started)
             .is_some_and(|c| c.processing_from.is_some());
-    prop_assert_eq!(reading(sim, "buyer_sees").starts_with("Processing"), waiting_after_409);
-    let recovery = reading(sim, "recovery");
-    let settled_any = t.recoveries.iter().any(|r| r.end.is_some());
-    prop_assert_eq!(!recovery.is_empty(), settled_any);
-    if settled_any {
-        prop_assert_eq!(recovery.contains("charged nothing more"), t.recoveries.iter().all(|r| !r.new_charge));
+    let f = sim.facts_now();
+    // buyer_sees says "Processing…" exactly then.
+    prop_assert_eq!(f.buyer == BuyerOutcome::Waiting && f.processing_409, waiting_after_409);
+    // The recovery sentence is said once the job settled an order, and says how many of its
+    // calls charged anew ("charged nothing more" when none did).
+    let done: Vec<_> = t.recoveries.iter().filter(|r| r.end.is_some()).collect();
+    let settled = (!done.is_empty()).then(|| RecoverySettled {
+        orders: done.len() as u64,
+        charged_again: done.iter().filter(|r| r.new_charge).count() as u64,
+    });
+    prop_assert_eq!(f.recovery, settled);
+    if let Some(r) = f.recovery {
+        prop_assert!(r.charged_again <= sim.metrics_now().recovery_charges);
     }
     Ok(())
 }

@@ -34,6 +34,25 @@ pub struct DeadlineChainFacts {
     pub wasted_ms: f64,
     /// The commit-before-abort window: from the first hang-up to the end of C's work.
     pub commit_window_us: Option<Micros>,
+    /// Who hung up first, and when (the window's start, unless C started later).
+    pub first_hang_up: Option<HangUp>,
+    /// Whether every hop stops when its caller's connection closes (a propagated budget, or
+    /// listening for the close).
+    pub listens_for_close: bool,
+    /// Once C committed: whether it had already seen its caller hang up (its abort had not yet
+    /// taken effect) rather than committing before the close reached it.
+    pub c_saw_close_before_commit: Option<bool>,
+}
+
+/// The first hang-up of the chain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
+pub struct HangUp {
+    /// When the connection closed.
+    pub at_us: Micros,
+    /// The hop whose caller hung up on it: 0 when the browser hung up on A, 1 when A hung up on
+    /// B, 2 when B hung up on C.
+    pub on_hop: usize,
 }
 
 /// What the user got.
@@ -95,6 +114,17 @@ impl DeadlineChain {
             c_work: self.c_work(now),
             wasted_ms: self.wasted_ms(now),
             commit_window_us: self.commit_window(now),
+            first_hang_up: self.first_hang_up().map(|(at_us, on_hop)| HangUp { at_us, on_hop }),
+            listens_for_close: self.listens_for_close(),
+            c_saw_close_before_commit: self.c_saw_close_before_commit(),
+        }
+    }
+
+    fn c_saw_close_before_commit(&self) -> Option<bool> {
+        let c = &self.lanes()[C];
+        match (c.work_outcome, c.work_end) {
+            (Some(WorkOutcome::Finished), Some(end)) => Some(c.caller_left_noticed.is_some_and(|t| t <= end)),
+            _ => None,
         }
     }
 

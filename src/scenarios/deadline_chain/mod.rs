@@ -40,7 +40,7 @@ pub use chapter::{CHAPTER_FIXED, CHAPTER_PROPAGATED, Cell, ChapterRun, Row};
 pub use lane::{Answer, Lane, Mark, MarkKind, Phase, Reason, StoppedWaiting, UserAnswer, UserLane, WorkOutcome};
 pub use message::{Message, MsgKind, Party};
 pub use model::{DeadlineChain, Event, HOP_NAMES, HOPS};
-pub use facts::{CWork, DeadlineChainFacts, GaveUp, UserGot, after_shown};
+pub use facts::{CWork, DeadlineChainFacts, GaveUp, HangUp, UserGot, after_shown};
 pub use reading::kept_working_past_deadline;
 pub use spec::{DeadlineChainConfig, Mode, PARAMS};
 pub use reading::DeadlineChainWords;

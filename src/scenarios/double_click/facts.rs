@@ -17,6 +17,17 @@ pub struct Reenabled {
     pub click_at: Micros,
 }
 
+/// What the recovery job settled so far (only once it has settled an order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
+pub struct RecoverySettled {
+    /// Pending orders the recovery job settled.
+    pub orders: u64,
+    /// Of those, the ones whose provider call charged the card anew (0: the provider
+    /// recognised every order's key).
+    pub charged_again: u64,
+}
+
 /// What a double-click run did, and why.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
@@ -57,6 +68,8 @@ pub struct DoubleClickFacts {
     pub crash_after_charge: bool,
     /// Whether the two clicks come in the same millisecond (a race on the key's claim).
     pub same_ms_clicks: bool,
+    /// What the recovery job settled, once it has settled an order.
+    pub recovery: Option<RecoverySettled>,
 }
 
 impl DoubleClick {
@@ -86,7 +99,17 @@ impl DoubleClick {
             claim: c.claim,
             crash_after_charge: c.crash_after_charge,
             same_ms_clicks: c.second_click && c.second_click_ms < 1.0,
+            recovery: self.recovery_settled(),
         }
+    }
+
+    /// What the recovery job settled (None while it has settled nothing).
+    fn recovery_settled(&self) -> Option<RecoverySettled> {
+        let done: Vec<_> = self.recoveries.iter().filter(|r| r.end.is_some()).collect();
+        (!done.is_empty()).then(|| RecoverySettled {
+            orders: done.len() as u64,
+            charged_again: done.iter().filter(|r| r.new_charge).count() as u64,
+        })
     }
 
     /// Whether this is the chapter's run for its fix (Part 3: the double click, or its table's

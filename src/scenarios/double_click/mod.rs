@@ -86,7 +86,7 @@ mod reading;
 mod spec;
 
 pub use chapter::chapter_charges;
-pub use facts::{DoubleClickFacts, Reenabled};
+pub use facts::{DoubleClickFacts, RecoverySettled, Reenabled};
 pub use model::{
     AttemptOutcome, AttemptRecord, ButtonState, BuyerOutcome, ClickEffect, ClickRecord, DisabledSpan, DoubleClick, Event,
     LedgerCharge, ProviderCallKey, RecoveryRecord, ServerRecord, ServerResult, Timeline,

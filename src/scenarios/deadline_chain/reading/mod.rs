@@ -65,6 +65,7 @@ impl Explain for DeadlineChain {
 
 impl DeadlineChain {
     fn words_at(&self, now: Micros) -> DeadlineChainWords {
+        let facts = self.facts(now);
         let rows = self.table(now);
         let (table_caption, table_claim) = self.table_claim(now, &rows);
         let row = |key: &str| {
@@ -73,12 +74,12 @@ impl DeadlineChain {
                 .map(|r| format!("{}\t{}\t{}", r.label, r.this.render(), r.chapter.render()))
         };
         DeadlineChainWords {
-            verdict: verdict::verdict(&self.facts(now)),
-            answer_note: self.answer_note(),
-            b_note: self.b_note(now),
-            c_note: self.c_note(now),
+            verdict: verdict::verdict(&facts),
+            answer_note: verdict::answer_note(&facts),
+            b_note: verdict::b_note(&facts),
+            c_note: verdict::c_note(&facts),
             told_note: self.told_note(),
-            commit_window: self.window_words(now),
+            commit_window: window::window_words(&facts, &self.config),
             moments: self.moments(now).into_iter().map(|(t, s)| format!("{}: {s}", when(t))).collect::<Vec<_>>().join("\n"),
             table_answer: row("table_answer"),
             table_b_gives_up: row("table_b_gives_up"),

@@ -3,9 +3,7 @@
 use super::words::when;
 use crate::format;
 use crate::scenarios::deadline_chain::facts::{CWork, DeadlineChainFacts, UserGot, after_shown};
-use crate::scenarios::deadline_chain::model::C;
-use crate::scenarios::deadline_chain::{DeadlineChain, Party, WorkOutcome};
-use crate::sim::Micros;
+use crate::scenarios::deadline_chain::{DeadlineChain, Party};
 
 /// The verdict: what the user got, then (once they stopped waiting) what C's work came to and
 /// the work done for nobody.
@@ -52,36 +50,36 @@ fn c_sentence(f: &DeadlineChainFacts) -> String {
     }
 }
 
+/// The note under the answer's card: what the user got.
+pub fn answer_note(f: &DeadlineChainFacts) -> String {
+    match f.user {
+        UserGot::Answered { status, origin, .. } => format!("{status} from {}", origin.name()),
+        UserGot::BrowserGaveUp { at_us } => format!("none: browser gave up at {}", when(at_us)),
+        _ => "the user is waiting".to_string(),
+    }
+}
+
+/// The note under B's card: why B gave up on C, and whether the user had left by then.
+pub fn b_note(f: &DeadlineChainFacts) -> String {
+    match (f.b_gave_up, f.user_stopped_at_us) {
+        (Some(g), Some(s)) if after_shown(s, g.at_us) => format!("{}, after the user left", g.why.label()),
+        (Some(g), _) => g.why.label().to_string(),
+        _ => String::new(),
+    }
+}
+
+/// The note under C's card: what C's work came to.
+pub fn c_note(f: &DeadlineChainFacts) -> String {
+    match f.c_work {
+        CWork::Committed { for_nobody_by_us: Some(_), .. } => "committed, for nobody".to_string(),
+        CWork::Committed { .. } => "committed".to_string(),
+        CWork::Stopped { why, .. } => format!("stopped ({})", why.label()),
+        CWork::Working => "working".to_string(),
+        CWork::NeverCalled | CWork::NotCalledYet => "not called yet".to_string(),
+    }
+}
+
 impl DeadlineChain {
-    pub(super) fn answer_note(&self) -> String {
-        let user = self.user();
-        match (user.answer, user.gave_up) {
-            (Some(a), _) => format!("{} from {}", a.status, a.origin.name()),
-            (None, Some(g)) => format!("none: browser gave up at {}", when(g)),
-            _ => "the user is waiting".to_string(),
-        }
-    }
-
-    pub(super) fn b_note(&self, now: Micros) -> String {
-        let b = &self.lanes()[1];
-        match (b.gave_up, self.stopped(now)) {
-            (Some((t, why)), Some(s)) if after_shown(s, t) => format!("{}, after the user left", why.label()),
-            (Some((_, why)), _) => why.label().to_string(),
-            _ => String::new(),
-        }
-    }
-
-    pub(super) fn c_note(&self, now: Micros) -> String {
-        let c = &self.lanes()[C];
-        match (c.work_outcome, c.work_end, self.stopped(now)) {
-            (Some(WorkOutcome::Finished), Some(t), Some(s)) if after_shown(s, t) => "committed, for nobody".to_string(),
-            (Some(WorkOutcome::Finished), _, _) => "committed".to_string(),
-            (Some(WorkOutcome::Stopped(why)), _, _) => format!("stopped ({})", why.label()),
-            _ if c.work_start.is_some() => "working".to_string(),
-            _ => "not called yet".to_string(),
-        }
-    }
-
     pub(super) fn told_note(&self) -> String {
         if self.propagated() {
             "in x-request-timeout-ms".to_string()

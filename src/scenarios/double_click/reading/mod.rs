@@ -1,4 +1,4 @@
-//! What a double-click run means, in words. The verdict, `buyer_sees` and `chapter` are rendered
+//! What a double-click run means, in words. The verdict, `buyer_sees`, `chapter` and `recovery` are rendered
 //! from the run's facts ([`DoubleClickFacts`](super::DoubleClickFacts)) only; the list of events
 //! from its records at the moment it is read (`tests/double_click.rs` and
 //! `tests/double_click_facts.rs` check the claims against the metrics over random parameters).
@@ -61,7 +61,6 @@ impl DoubleClick {
     pub(super) fn words_at(&self, now: Micros) -> DoubleClickWords {
         let events = self.happenings(now);
         let facts = self.facts(now);
-        let recovery = self.recovery_sentence();
         DoubleClickWords {
             verdict: facts.verdict(),
             buyer_sees: facts.buyer_sees(),
@@ -72,7 +71,7 @@ impl DoubleClick {
                 .join("\n"),
             last_event: self.last_event(now, &events),
             chapter: facts.chapter(),
-            recovery: (!recovery.is_empty()).then_some(recovery),
+            recovery: facts.recovery(),
         }
     }
 

@@ -4,6 +4,7 @@
 
 use super::words::{key_name, money, when};
 use crate::format;
+use crate::scenarios::double_click::facts::{DoubleClickFacts, RecoverySettled};
 use crate::scenarios::double_click::model::{DoubleClick, LedgerCharge, ProviderCallKey, ServerResult};
 use crate::scenarios::double_click::spec::ProviderKey;
 use crate::sim::Micros;
@@ -180,22 +181,17 @@ impl DoubleClick {
             );
         }
     }
+}
 
-    /// The recovery job's settlements, in a sentence (empty when it settled nothing).
-    pub(super) fn recovery_sentence(&self) -> String {
-        let done: Vec<_> = self.recoveries.iter().filter(|r| r.end.is_some()).collect();
-        if done.is_empty() {
-            return String::new();
-        }
-        let again = done.iter().filter(|r| r.new_charge).count() as u64;
-        let how = if again == 0 {
+impl DoubleClickFacts {
+    /// The recovery job's settlements, in a sentence (None while it has settled nothing).
+    pub fn recovery(&self) -> Option<String> {
+        let RecoverySettled { orders, charged_again } = self.recovery?;
+        let how = if charged_again == 0 {
             "the provider recognised the order's key and charged nothing more".to_string()
         } else {
-            format!("its calls charged the card {}", format::counted(again, "time", "times"))
+            format!("its calls charged the card {}", format::counted(charged_again, "time", "times"))
         };
-        format!(
-            "The recovery job settled {} still pending: {how}.",
-            format::counted(done.len() as u64, "order", "orders")
-        )
+        Some(format!("The recovery job settled {} still pending: {how}.", format::counted(orders, "order", "orders")))
     }
 }
