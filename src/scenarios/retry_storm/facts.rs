@@ -282,6 +282,7 @@ impl RetryStorm {
         let c = &self.config;
         let peak = self.peak_now(now).map(|(p, _)| p);
         let before = self.calls_per_tick_before();
+        let budget_window = self.budget_window(now);
         RetryStormFacts {
             phase: self.phase(now),
             down_from: self.down_from,
@@ -319,10 +320,10 @@ impl RetryStorm {
             most_attempts_per_action: self.most_per_action(|c| c.action_attempts, self.max_attempts_per_action),
             calls_per_tick_outage: self.calls_per_tick_outage(now),
             user_calls_per_tick_outage: self.user_calls_per_tick_outage(now),
-            outage_retries: self.outage_retries(now),
+            outage_retries: self.outage_retries(budget_window.as_ref()),
             has_budget: self.has_budget(),
             budget_reserve: self.budget_reserve,
-            budget_window: self.budget_window(now),
+            budget_window,
             calls_while_down: self.calls_while_down,
             short_circuited: self.short_circuited,
             breaker: self.breaker.as_ref().map(|b| BreakerFacts {
@@ -368,24 +369,25 @@ impl RetryStorm {
         Some(self.outage_user_calls as f64 / elapsed)
     }
 
-    /// The outage's user calls and retries, once a user call was made in it.
-    fn outage_retries(&self, now: Micros) -> Option<OutageRetries> {
+    /// The outage's user calls and retries, once a user call was made in it; `window` is the
+    /// budget's window the facts hold.
+    fn outage_retries(&self, window: Option<&BudgetWindow>) -> Option<OutageRetries> {
         let users = self.outage_user_calls;
         if users == 0 {
             return None;
         }
         let retries = self.outage_attempts - users;
         let retry_pct = libm::round(100.0 * retries as f64 / users as f64 * 10.0) / 10.0;
-        let why = self.has_budget().then(|| self.budget_why(now, retry_pct));
+        let why = self.has_budget().then(|| self.budget_why(window, retry_pct));
         Some(OutageRetries { user_calls: users, retries, retry_pct, why })
     }
 
-    fn budget_why(&self, now: Micros, retry_pct: f64) -> BudgetWhy {
+    fn budget_why(&self, window: Option<&BudgetWindow>, retry_pct: f64) -> BudgetWhy {
         if retry_pct <= self.config.budget_pct {
             BudgetWhy::Within
         } else if self.config.budget_min_retries_per_s > 0.0 {
             BudgetWhy::AboveWithFloor
-        } else if self.budget_window(now).is_some_and(|w| w.firsts_before_outage > 0) {
+        } else if window.is_some_and(|w| w.firsts_before_outage > 0) {
             BudgetWhy::WindowReachesBack
         } else if self.attempts_before > 0 {
             BudgetWhy::EarlyWindow

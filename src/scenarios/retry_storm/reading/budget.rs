@@ -50,7 +50,7 @@ pub(super) fn traffic_words(f: &RetryStormFacts) -> String {
 }
 
 /// "120 retries for 6 user calls".
-fn retries_for(o: &OutageRetries) -> String {
+pub(super) fn retries_for(o: &OutageRetries) -> String {
     format!(
         "{} for {}",
         format::counted(o.retries, "retry", "retries"),

@@ -1,5 +1,6 @@
 //! The lines under the stat cards, from the run's facts only.
 
+use super::budget::retries_for;
 use super::layers::product;
 use super::words::round1;
 use crate::format;
@@ -70,11 +71,7 @@ pub(super) fn traffic_note(f: &RetryStormFacts) -> String {
 
 pub(super) fn retry_note(f: &RetryStormFacts) -> String {
     match f.outage_retries {
-        Some(o) => format!(
-            "{} for {}",
-            format::counted(o.retries, "retry", "retries"),
-            format::counted(o.user_calls, "user call", "user calls")
-        ),
+        Some(o) => retries_for(&o),
         None => "while the provider is down".to_string(),
     }
 }
