@@ -258,8 +258,15 @@ pub struct Params {
 impl PartialEq for Params {
     /// Equal when they belong to the same declaration and hold the same values.
     fn eq(&self, other: &Self) -> bool {
-        std::ptr::eq(self.specs, other.specs) && self.values == other.values
+        same_declaration(self.specs, other.specs) && self.values == other.values
     }
+}
+
+/// Whether two declarations are the same scenario's. Not by address alone: a declaration
+/// reached through a `const` may sit at a different address in each codegen unit (debug
+/// builds do not merge the copies), so the parameters' ids decide.
+fn same_declaration(a: &[ParamSpec], b: &[ParamSpec]) -> bool {
+    std::ptr::eq(a, b) || a.iter().map(|s| s.id).eq(b.iter().map(|s| s.id))
 }
 
 impl Params {
@@ -404,7 +411,7 @@ pub trait Config: Clone + PartialEq + std::fmt::Debug + 'static {
 
     /// The configuration held by `params`, which must belong to this declaration.
     fn from_params(params: &Params) -> Self {
-        assert!(std::ptr::eq(params.specs(), Self::specs()), "parameters of another scenario");
+        assert!(same_declaration(params.specs(), Self::specs()), "parameters of another scenario");
         Self::from_values(params.values())
     }
 
