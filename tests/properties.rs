@@ -379,7 +379,7 @@ mod slow_server {
 /// The readings the pages show as their verdict (kit `Verdict`): a lead of at most
 /// `VERDICT_WORDS` words, the rest behind "Why?". Its first sentence must fit, for any
 /// parameters in range and at every preset.
-const VERDICTS: [&str; 3] = ["verdict", "answer", "ratio"];
+const VERDICTS: [&str; 5] = ["verdict", "answer", "ratio", "first", "failover_outcome"];
 
 fn check_leads(spec: &ScenarioSpec, params: &Params, seed: u64, duration_ms: u64) -> Result<(), TestCaseError> {
     let mut sim = spec.start(params, seed, duration_ms);

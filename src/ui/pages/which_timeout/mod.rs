@@ -15,7 +15,7 @@ use crate::scenarios::which_timeout::{Client, WhichTimeout, WhichTimeoutConfig, 
 use crate::sim::Config;
 use crate::ui::kit::speed::speed_to_watch;
 use crate::format;
-use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone};
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone, Verdict};
 use crate::ui::runner::Runner;
 use crate::ui::kit::predict::Question;
 
@@ -160,24 +160,27 @@ fn MoreStats(metrics: Metrics<WhichTimeout>) -> impl IntoView {
     }
 }
 
-/// Why it ended as it did: which timer fired first and why the others did not, what reached
-/// the server, and what that means for a retry.
-/// In an embed, the first sentence of which timer fired, and nothing about the server
-/// (the figure's cards say whether it did the work).
-/// With a failover, what its calls saw comes first.
+/// Why it ended as it did: which timer fired first, with why the others did not behind "Why?";
+/// then what reached the server. In an embed, the first sentence of which timer fired, and
+/// nothing about the server (the figure's cards say whether it did the work).
+/// With a failover, what its calls saw leads, and which timer fired follows on the full page.
 #[component]
 fn Readings(metrics: Metrics<WhichTimeout>, fleet: Signal<bool>, embed: bool) -> impl IntoView {
-    let first = Signal::derive(move || {
-        let first = metrics.said(|w| &w.first);
-        if embed { format::first_sentences(&first, 1) } else { first }
+    let first = Signal::derive(move || metrics.said(|w| &w.first));
+    // Under a failover's verdict, and in a figure, only which timer fired: why the others did
+    // not is the single call's detail.
+    let first_fired = Signal::derive(move || format::first_sentences(&first.get(), 1));
+    // What the calls saw, not the setting: the controls and the question state the setting.
+    let fleet_words = move || metrics.said(|w| &w.failover_outcome);
+    let verdict = Signal::derive(move || match (fleet.get(), embed) {
+        (true, _) => fleet_words(),
+        (false, true) => first_fired.get(),
+        (false, false) => first.get(),
     });
-    // The figure's box has room for three lines: what the calls saw first, not the setting.
-    let fleet_words = move || metrics.said(|w| if embed { &w.failover_outcome } else { &w.failover });
-    let verdict = Signal::derive(move || if fleet.get() { fleet_words() } else { first.get() });
     view! {
         <section class="wt-readings" aria-label="What this run shows">
-            <p class="verdict" role="status" data-verdict>{verdict}</p>
-            {(!embed).then(|| view! { <Show when=move || fleet.get()><p data-reading="first">{first}</p></Show> })}
+            <Verdict text={verdict} figure={embed} {..} role="status" data-verdict=""/>
+            {(!embed).then(|| view! { <Show when=move || fleet.get()><p data-reading="first">{first_fired}</p></Show> })}
             {(!embed).then(|| view! { <p data-reading="server">{metrics.said_signal(|w| &w.server)}</p> })}
         </section>
     }
