@@ -5,7 +5,7 @@ use std::process::Command;
 
 use resilience_lab::scenarios::{self, ALL};
 use resilience_lab::sim::{ParamKind, ScenarioSpec};
-use serde_json::Value as Json;
+use serde_json::{Value as Json, json};
 
 struct Output {
     status: i32,
@@ -163,10 +163,15 @@ fn run_json_retry_storm_prints_its_reading() {
     for key in ["verdict", "prediction", "backoff", "traffic", "budget", "layers", "summary", "peak_note"] {
         assert!(reading.get(key).and_then(|v| v.as_str()).is_some_and(|s| !s.is_empty()), "reading.{key}: {out}");
     }
-    let budget = reading["budget"].as_str().unwrap();
-    assert!(budget.contains("made before the outage"), "{budget}");
-    let out = json(&["run", "retry-storm", "--preset", "three-layers", "--json"]);
-    assert!(out["reading"]["layers"].as_str().unwrap().contains("3 × 3 × 3 = 27"));
+    // The facts the budget's sentence restates: the retry share sat above the budget because
+    // the window still held user calls made before the outage.
+    let facts = &out["facts"];
+    assert_eq!(facts["outage_retries"]["why"], "window-reaches-back", "{facts}");
+    assert!(facts["budget_window"]["firsts_before_outage"].as_u64().unwrap() > 0, "{facts}");
+    // And the layers' sentence: 3 × 3 × 3 = 27 calls for one user action.
+    let facts = &json(&["run", "retry-storm", "--preset", "three-layers", "--json"])["facts"];
+    assert_eq!((&facts["layers"], &facts["attempts_per_layer"]), (&json!(3), &json!(3)), "{facts}");
+    assert_eq!(facts["most_calls_per_action"], 27, "{facts}");
     let out = json(&["run", "retry-storm", "--set", "max_attempts=1", "--json"]);
     assert_eq!(out["amplification"], 1.0);
 }
@@ -388,20 +393,29 @@ fn long_runs_and_cut_runs() {
     assert!(text.contains("cut: the run stops at 4 h, before the"), "{text}");
 }
 
-/// `run cascade --json` prints the run's reading: the sentences its page shows, computed from
-/// the run (here the chapter's row, and a 5 s timeout that is not the chapter's 300 ms).
+/// `run cascade --json` prints the run's reading, the sentences its page shows, and the facts
+/// they are rendered from (here the chapter's row, and a 5 s timeout that is not the chapter's
+/// 300 ms).
 #[test]
 fn run_json_cascade_reading() {
     let out = json(&["run", "cascade", "--json"]);
     let reading = out["reading"].as_object().expect("reading is an object");
-    assert_eq!(reading["row_label"], "This run: No timeout, one shared pool of 20");
-    assert_eq!(reading["row_ok"], "4 of 99 (the first 0.4 s)");
-    assert_eq!(reading["row_failed"], "95");
-    assert!(reading["verdict"].as_str().unwrap().contains("95 of 99 failed"));
-    let out = json(&["run", "cascade", "--json", "--preset", "timeout", "--set", "recs_timeout_ms=5000"]);
-    let row_home = out["reading"]["row_home"].as_str().unwrap();
-    assert!(row_home.ends_with(", flat") && !row_home.starts_with("15,"), "{row_home}");
-    assert!(out["reading"]["row_ok"].as_str().unwrap().starts_with("99 of 99, p99 4,"));
+    for key in ["verdict", "row_label", "row_home", "row_ok", "row_failed"] {
+        assert!(reading.get(key).and_then(|v| v.as_str()).is_some_and(|s| !s.is_empty()), "reading.{key}: {out}");
+    }
+    // The chapter's row: 4 of 99 /checkout requests succeeded, those sent first; 95 failed.
+    let checkout = &out["facts"]["checkout"];
+    assert_eq!((&checkout["arrived"], &checkout["ok"], &checkout["failed"]), (&json!(99), &json!(4), &json!(95)));
+    assert!(checkout["successes_first_sent_us"].as_u64().is_some_and(|t| t < 500_000), "{checkout}");
+    // A 5 s timeout caps /home's wait, so its count stays flat, and not at the 300 ms run's 15;
+    // every /checkout succeeds, its p99 4.x s.
+    let facts = &json(&["run", "cascade", "--json", "--preset", "timeout", "--set", "recs_timeout_ms=5000"])["facts"];
+    assert_eq!(facts["little"], "timeout-caps", "{facts}");
+    assert!(facts["home_growth_per_s"].as_f64().unwrap().abs() < 1.0, "{facts}");
+    assert_ne!(facts["home_in_flight"], 15, "{facts}");
+    let checkout = &facts["checkout"];
+    assert_eq!((&checkout["arrived"], &checkout["ok"]), (&json!(99), &json!(99)), "{checkout}");
+    assert!((4000.0..5000.0).contains(&checkout["p99_ms"].as_f64().unwrap()), "{checkout}");
 }
 
 /// A reader that closes the pipe early (`| head -1`) ends the command quietly: status 0, no
