@@ -2,7 +2,9 @@
 //! by row, its seven-step timeline, and the model's invariants.
 
 use proptest::prelude::*;
-use resilience_lab::scenarios::cascade::{self, CHAPTER_TABLE, CascadeConfig, GUIDED_STEPS, SPEC, Slot, Variant};
+use resilience_lab::scenarios::cascade::{
+    self, CHAPTER_TABLE, CascadeConfig, CascadeFacts, Cause, GUIDED_STEPS, Little, SPEC, Slot, Variant,
+};
 use resilience_lab::sim::{Config, Host, MS, Model, ParamKind, Params, Simulation, Value};
 
 #[path = "strategies/cascade.rs"]
@@ -352,47 +354,12 @@ fn declaration() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The reading: every sentence the page shows about the run, checked against the run.
+// The reading: every sentence the page shows about the run is rendered from its facts
+// (`CascadeFacts`), so each test checks the facts a sentence says against the run; the chapter's
+// rows are also checked word for word against the chapter's table.
 
-fn reading_of(sim: &Cascade) -> Vec<(&'static str, String)> {
-    sim.reading()
-}
-
-/// Issue 24, case 13: a recommendations timeout longer than /checkout's own wait is named as
-/// such, and a pool its hung calls filled is not said to be held "at times".
-#[test]
-fn a_timeout_longer_than_checkouts_wait_is_named() {
-    let mut sim = Cascade::new(&params("timeout", &[("recs_timeout_ms", "6000")]), 1, SPEC.default_duration_ms * MS);
-    sim.run_to_end();
-    let verdict = sentence(&reading_of(&sim), "verdict");
-    assert!(
-        verdict.contains("Recommendations' 6 s timeout is longer than the 5 s /checkout's clients wait."),
-        "{verdict}"
-    );
-    assert!(
-        verdict.contains("took all 20 connections of the shared pool") && !verdict.contains("at times"),
-        "{verdict}"
-    );
-    let mut chapter = Cascade::new(&params("timeout", &[]), 1, SPEC.default_duration_ms * MS);
-    chapter.run_to_end();
-    assert!(!sentence(&reading_of(&chapter), "verdict").contains("is longer than the"));
-}
-
-/// Issue 24, case 13: with no /home traffic the verdict says so, instead of telling how /home
-/// waits for a recommendations service nothing calls.
-#[test]
-fn without_home_traffic_nothing_calls_recommendations() {
-    for preset in ["no-timeout", "timeout", "bulkhead"] {
-        let mut sim = Cascade::new(&params(preset, &[("home_rate", "0")]), 1, SPEC.default_duration_ms * MS);
-        sim.run_to_end();
-        let verdict = sentence(&reading_of(&sim), "verdict");
-        assert!(verdict.starts_with("No /home request arrives in this run (0 a second)"), "{preset}: {verdict}");
-        assert!(!verdict.contains("/home waits") && !verdict.contains("gives up on it"), "{preset}: {verdict}");
-    }
-}
-
-fn sentence(reading: &[(&'static str, String)], key: &str) -> String {
-    reading.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone()).unwrap_or_else(|| panic!("no reading {key}"))
+fn sentence(sim: &Cascade, key: &str) -> String {
+    sim.reading().into_iter().find(|(k, _)| *k == key).map(|(_, v)| v).unwrap_or_else(|| panic!("no reading {key}"))
 }
 
 fn finished(preset: &str, sets: &[(&str, &str)], seed: u64) -> Cascade {
@@ -402,118 +369,140 @@ fn finished(preset: &str, sets: &[(&str, &str)], seed: u64) -> Cascade {
     sim
 }
 
+/// Issue 24, case 13: a recommendations timeout longer than /checkout's own wait is named as
+/// such (`recs_timeout_longer`), only where it holds, and the pool its hung calls filled is
+/// told from when they filled it, not as held "at times".
+#[test]
+fn a_timeout_longer_than_checkouts_wait_is_named() {
+    let sim = finished("timeout", &[("recs_timeout_ms", "6000")], 1);
+    let f = sim.facts_now();
+    assert!(f.checkout.recs_timeout_longer);
+    assert_eq!((f.recs_timeout_ms, f.checkout_timeout_ms, f.shared.limit), (6_000.0, 5_000.0, Some(20)));
+    assert!(f.checkout.failed_queued > 0 && f.checkout.failed == get(&sim.metrics(), "checkout_failed") as u64);
+    // "From …, recommendations calls that will never be answered took all 20 connections".
+    let hung = f.shared.full_of_hung_at_us.expect("hung calls filled the shared pool");
+    assert_eq!(f.pool_exhausted_at_us.map(|t| t as f64 / 1000.0), sim.metrics_now().pool_exhausted_ms);
+    assert!(hung >= f.recs_stops_at_us);
+    assert!(!finished("timeout", &[], 1).facts_now().checkout.recs_timeout_longer);
+}
+
+/// Issue 24, case 13: with no /home traffic the verdict says so (`Cause::NoHome`), instead of
+/// telling how /home waits for a recommendations service nothing calls.
+#[test]
+fn without_home_traffic_nothing_calls_recommendations() {
+    for preset in ["no-timeout", "timeout", "bulkhead"] {
+        let sim = finished(preset, &[("home_rate", "0")], 1);
+        let f = sim.facts_now();
+        assert_eq!((f.cause, f.little, f.home_rate), (Cause::NoHome, Little::Unexplained, 0.0), "{preset}");
+        assert_eq!(get(&sim.metrics(), "home_arrived"), 0.0, "{preset}");
+    }
+}
+
 /// The chapter's table, row by row, as this run's row reads at the chapter's settings.
 #[test]
 fn chapter_rows_read_as_the_chapter_prints_them() {
     let sim = finished("no-timeout", &[], 1);
-    let r = reading_of(&sim);
     let m = sim.metrics();
     let n = get(&m, "home_in_flight_end");
     assert!((n - 479.0).abs() <= 3.0);
-    assert_eq!(sentence(&r, "row_label"), "This run: No timeout, one shared pool of 20");
-    assert_eq!(sentence(&r, "row_home"), format!("{n}, growing about 48 per second"));
-    assert_eq!(sentence(&r, "row_ok"), "4 of 99 (the first 0.4 s)");
-    assert_eq!(sentence(&r, "row_failed"), "95");
+    assert_eq!(sentence(&sim, "row_label"), "This run: No timeout, one shared pool of 20");
+    assert_eq!(sentence(&sim, "row_home"), format!("{n}, growing about 48 per second"));
+    assert_eq!(sentence(&sim, "row_ok"), "4 of 99 (the first 0.4 s)");
+    assert_eq!(sentence(&sim, "row_failed"), "95");
     assert_eq!(CHAPTER_TABLE[0].ok, "4 of 99 (the first 0.4 s)");
     assert!(std::ptr::eq(
         CascadeConfig::from_params(&params("no-timeout", &[])).chapter_row().unwrap(),
         &CHAPTER_TABLE[0]
     ));
 
+    // "15, flat; 99 of 99, p99 10 ms; 0": every checkout answered within the chapter's 10-odd ms.
     let sim = finished("timeout", &[], 1);
-    let r = reading_of(&sim);
-    assert_eq!(sentence(&r, "row_label"), "This run: 300 ms timeout on recommendations, one shared pool of 20");
-    let home = sentence(&r, "row_home");
-    assert!(home == "15, flat" || home == "14, flat", "{home}");
-    assert!(sentence(&r, "row_ok").starts_with("99 of 99, p99 1"), "{}", sentence(&r, "row_ok"));
-    assert_eq!(sentence(&r, "row_failed"), "0");
+    assert_eq!(sentence(&sim, "row_label"), "This run: 300 ms timeout on recommendations, one shared pool of 20");
+    let f = sim.facts_now();
+    assert!(f.home_in_flight == 15 || f.home_in_flight == 14, "{}", f.home_in_flight);
+    assert!(f.home_growth_per_s.is_some_and(|g| g.abs() < 1.0), "flat: {:?}", f.home_growth_per_s);
+    all_answered_within(&f, 10.0..20.0);
 
-    let sim = finished("bulkhead", &[], 1);
-    let r = reading_of(&sim);
-    assert!(sentence(&r, "row_home").ends_with(", growing about 48 per second"));
-    assert!(sentence(&r, "row_ok").starts_with("99 of 99, p99 1"));
+    // "480, still growing; 99 of 99, p99 11 ms; 0".
+    let f = finished("bulkhead", &[], 1).facts_now();
+    assert_eq!(f.home_growth_per_s.map(libm::round), Some(48.0));
+    all_answered_within(&f, 10.0..20.0);
     // Other settings changed: the row says so, and it is no longer the chapter's row.
     let p = params("no-timeout", &[("home_rate", "80")]);
     assert!(CascadeConfig::from_params(&p).chapter_row().is_none());
     let mut sim = Cascade::new(&p, 1, SPEC.duration_for(&p) * MS);
     sim.run_to_end();
-    assert_eq!(
-        sentence(&sim.reading(), "row_label"),
-        "This run: No timeout, one shared pool of 20 (also changed: /home rate)"
-    );
+    assert_eq!(sentence(&sim, "row_label"), "This run: No timeout, one shared pool of 20 (also changed: /home rate)");
+}
+
+/// Every checkout succeeded and none is waiting (the row then quotes p99), a p99 in `p99`.
+fn all_answered_within(f: &CascadeFacts, p99: std::ops::Range<f64>) {
+    let c = &f.checkout;
+    assert_eq!((c.ok, c.arrived, c.failed, c.in_flight), (99, 99, 0, 0));
+    assert!(c.p99_ms.is_some_and(|p| p99.contains(&p)), "{:?}", c.p99_ms);
 }
 
 /// A 5 s timeout on recommendations is not the chapter's 300 ms: about 240 /home in flight
-/// (48/s × 5 s) and every checkout waits behind them (p99 about 4,620 ms). The page must not
-/// say "15 /home in flight, flat, and /checkout is fine".
+/// (48/s × 5 s), flat, and every checkout waits behind them (p99 about 4,620 ms, close to the
+/// 5 s after which its client gives up). The facts say this run's numbers, not the chapter's
+/// "15 /home in flight, flat, and /checkout is fine".
 #[test]
 fn reading_timeout_of_five_seconds() {
     let sim = finished("timeout", &[("recs_timeout_ms", "5000")], 1);
     let m = sim.metrics();
     assert!((get(&m, "home_in_flight_end") - 240.0).abs() <= 5.0);
     assert!((get(&m, "checkout_p99_ms") - 4_620.0).abs() <= 50.0, "{}", get(&m, "checkout_p99_ms"));
-    let r = reading_of(&sim);
-    let all: String = r.iter().map(|(_, v)| v.as_str()).collect::<Vec<_>>().join(" ");
-    assert!(!all.contains("15 /home") && !all.contains("is fine") && !all.contains("300 ms"), "{all}");
-    let home = sentence(&r, "row_home");
-    assert!(home.starts_with(&format!("{}, flat", get(&m, "home_in_flight_end"))), "{home}");
-    assert_eq!(
-        sentence(&r, "row_ok"),
-        format!("99 of 99, p99 {}", resilience_lab::format::ms(get(&m, "checkout_p99_ms")))
-    );
-    assert_eq!(sentence(&r, "row_label"), "This run: 5 s timeout on recommendations, one shared pool of 20");
-    let verdict = sentence(&r, "verdict");
-    assert!(verdict.contains("close to the 5 s after which the client gives up"), "{verdict}");
-    assert!(verdict.contains("had to wait for a connection first"), "{verdict}");
-    assert!(sentence(&r, "fix").starts_with("A 5 s timeout on recommendations"));
+    let f = sim.facts_now();
+    assert_eq!(f.home_in_flight as f64, get(&m, "home_in_flight_end"));
+    assert!(f.home_growth_per_s.is_some_and(|g| g.abs() < 1.0), "flat: {:?}", f.home_growth_per_s);
+    assert_eq!((f.recs_timeout_us, f.recs_timeout_ms, f.recs_pool), (Some(5_000 * MS), 5_000.0, None));
+    assert_eq!(f.little, Little::TimeoutCaps);
+    assert_eq!(f.checkout.p99_ms, Some(get(&m, "checkout_p99_ms")));
+    assert_eq!((f.checkout.ok, f.checkout.failed), (99, 0));
+    // "close to the 5 s after which the client gives up"; "… had to wait for a connection first".
+    assert!(f.checkout.close_to_giving_up);
+    assert_eq!(f.checkout.queued as f64, get(&m, "checkout_queued"));
+    assert!(f.checkout.queued > 0);
+    assert_eq!(sentence(&sim, "row_label"), "This run: 5 s timeout on recommendations, one shared pool of 20");
 }
 
-/// Recommendations that never stop within the run: nothing hangs and no checkout fails, and
-/// no sentence says otherwise.
+/// Recommendations that never stop within the run: nothing hangs and no checkout fails, at
+/// the end or at the tour's moment, and the row names the setting changed.
 #[test]
 fn reading_when_recommendations_never_stop() {
     let sim = finished("no-timeout", &[("recs_stops_at_ms", "600000")], 1);
     let m = sim.metrics();
     assert_eq!((get(&m, "checkout_ok"), get(&m, "checkout_failed")), (99.0, 0.0));
-    let r = reading_of(&sim);
-    for (key, text) in &r {
-        // The counts say "0 failed"; no sentence says anything failed.
-        if *key == "tour_checkout" {
-            assert!(text.contains(", 0 failed,"), "{text}");
-        } else {
-            assert!(
-                !text.contains("fail") && !text.contains("gave up") && !text.contains("never return"),
-                "{key}: {text}"
-            );
-        }
-    }
-    assert!(sentence(&r, "verdict").starts_with("Recommendations answers throughout this run"));
-    assert!(sentence(&r, "row_ok").starts_with("99 of 99, p99 "));
-    assert_eq!(sentence(&r, "row_failed"), "0");
-    assert!(sentence(&r, "row_label").ends_with("(also changed: Recommendations stops at)"));
+    let f = sim.facts_now();
+    assert_eq!((f.cause, f.checkout.failed, f.checkout.first_failed_at_us), (Cause::AnswersThroughout, 0, None));
+    assert_eq!((f.shared.full_of_hung_at_us, f.pool_exhausted_at_us), (None, None));
+    all_answered_within(&f, 0.0..f.checkout_timeout_ms);
+    let tour = f.tour.expect("the run reached the chapter's moments");
+    assert!(!tour.chapter_timeline && tour.moment.at < f.recs_stops_at_us);
+    assert_eq!(tour.moment.counts.checkout_failed, 0);
+    assert_eq!(
+        sentence(&sim, "row_label"),
+        "This run: No timeout, one shared pool of 20 (also changed: Recommendations stops at)"
+    );
 }
 
-/// The unbounded pool is not the chapter's pool of 20: its row, its tour and its verdict say
-/// so, and nothing says /checkout died.
+/// The unbounded pool is not the chapter's pool of 20: no pool has a limit, the verdict's
+/// "… at most" is the most connections open on the downstream host, the tour tells every call
+/// holding a connection of its own, and no checkout fails.
 #[test]
 fn reading_unbounded_pool() {
     let sim = finished("unbounded-pool", &[], 1);
     let m = sim.metrics();
     let open = get(&m, "downstream_open_connections_max");
     assert!((open - 481.0).abs() <= 5.0, "{open}");
-    let r = reading_of(&sim);
-    assert_eq!(sentence(&r, "row_label"), "This run: No timeout, no connection limit");
-    for (key, text) in &r {
-        assert!(!text.contains("of 20") && !text.contains("healthy endpoint died"), "{key}: {text}");
-        if *key == "tour_checkout" {
-            assert!(text.contains(", 0 failed,"), "{text}");
-        } else {
-            assert!(!text.contains("fail"), "{key}: {text}");
-        }
-    }
-    assert!(sentence(&r, "tour_pool").contains("(no limit)"));
-    assert!(sentence(&r, "verdict").contains(&format!("{} at most", open)), "{}", sentence(&r, "verdict"));
-    assert!(sentence(&r, "tour_explanation").starts_with("With no connection limit"));
+    assert_eq!(sentence(&sim, "row_label"), "This run: No timeout, no connection limit");
+    let f = sim.facts_now();
+    assert!(f.unbounded_pool && f.shared.limit.is_none() && f.shared_now.limit.is_none());
+    assert_eq!(f.downstream_open_max as f64, open);
+    assert_eq!((f.checkout.failed, f.checkout.first_failed_at_us), (0, None));
+    let tour = f.tour.expect("the run reached the chapter's moments");
+    assert!(!tour.chapter_timeline && tour.moment.shared.limit.is_none());
+    assert!(tour.moment.at >= f.recs_stops_at_us && tour.moment.counts.checkout_failed == 0);
 }
 
 /// The tour's "this run" lines are the run at the step's moment, not at the playing clock:
@@ -527,21 +516,21 @@ fn tour_lines_are_the_run_at_the_steps_moment() {
     let mut later = Cascade::new(&p, 1, SPEC.duration_for(&p) * MS);
     later.advance(7_300 * MS, u64::MAX);
     assert_eq!(cascade::Cascade::step_at(later.now()), 4);
-    let r = later.reading();
-    assert_eq!(sentence(&r, "tour_home"), format!("{} in flight, {} answered", then.home_in_flight, then.home_done));
+    let tour = later.facts_now().tour.expect("step 5 reached");
+    assert_eq!((tour.step, tour.moment.at, tour.moment.counts), (4, GUIDED_STEPS[4].time_ms * MS, then));
     assert_eq!(then.home_in_flight, 264);
     assert_ne!(later.counts().home_in_flight, then.home_in_flight);
-    assert!(sentence(&r, "tour_checkout").starts_with(&format!("{} ok", then.checkout_ok)));
-    assert!(sentence(&r, "tour_checkout").contains(&format!(", {} failed,", then.checkout_failed)));
     // The chapter's explanation only for the chapter's run.
-    assert_eq!(sentence(&r, "tour_explanation"), GUIDED_STEPS[4].explanation);
-    // Another fix at the same moment: this run's own explanation.
+    assert!(tour.chapter_timeline);
+    assert_eq!(sentence(&later, "tour_explanation"), GUIDED_STEPS[4].explanation);
+    // Another fix at the same moment: this run's own explanation, and no checkout failed by then.
     let p = params("timeout", &[]);
     let mut sim = Cascade::new(&p, 1, SPEC.duration_for(&p) * MS);
     sim.advance(7_300 * MS, u64::MAX);
-    let explanation = sentence(&sim.reading(), "tour_explanation");
-    assert_ne!(explanation, GUIDED_STEPS[4].explanation);
-    assert!(!explanation.contains("fail"), "{explanation}");
+    let tour = sim.facts_now().tour.expect("step 5 reached");
+    assert!(!tour.chapter_timeline);
+    assert_eq!(tour.moment.counts.checkout_failed, 0);
+    assert_ne!(sentence(&sim, "tour_explanation"), GUIDED_STEPS[4].explanation);
 }
 
 /// `resilience-lab run cascade --json` carries the reading.
@@ -554,202 +543,58 @@ fn the_run_report_carries_the_reading() {
     }
 }
 
-/// A number written with thousands separators, at the start of `text`.
-fn leading_number(text: &str) -> Option<f64> {
-    let digits: String =
-        text.chars().take_while(|c| c.is_ascii_digit() || *c == ',' || *c == '.').filter(|c| *c != ',').collect();
-    digits.trim_end_matches('.').parse().ok()
-}
-
-/// The number written just before `word` in `text` ("95 of 99 failed": before " of 99 failed").
-fn number_before(text: &str, word: &str) -> Option<f64> {
-    let end = text.find(word)?;
-    let head = &text[..end];
-    let start = head.rfind(|c: char| !(c.is_ascii_digit() || c == ',' || c == '.')).map_or(0, |i| i + 1);
-    leading_number(&head[start..])
-}
-
-/// Checks every claim of a reading against the run's metrics and configuration.
-fn check_claims(sim: &Cascade) -> Result<(), TestCaseError> {
-    use resilience_lab::format;
-    let m = sim.metrics();
-    let r = sim.reading();
-    let c = sim.config();
-    let now = sim.now();
-    let num = |k: &str| m.iter().find(|(key, _)| *key == k).and_then(|(_, v)| v.as_f64());
-    let (ok, failed, arrived, waiting) =
-        (get(&m, "checkout_ok"), get(&m, "checkout_failed"), get(&m, "checkout_arrived"), get(&m, "checkout_waiting"));
-    let growth = num("home_in_flight_growth_per_s");
-    let growth_claims = |text: &str| -> Result<(), TestCaseError> {
-        if text.contains("flat") {
-            prop_assert!(growth.is_some_and(|g| g.abs() < 1.0), "flat but growth {:?}: {}", growth, text);
-        }
-        if let Some(i) = text.find("growing about ") {
-            let g = growth.unwrap_or(0.0);
-            prop_assert!(g >= 1.0, "growing but growth {}: {}", g, text);
-            prop_assert_eq!(leading_number(&text[i + 14..]), Some(libm::round(g)), "{}", text);
-        }
-        if text.contains("falling about ") {
-            prop_assert!(growth.is_some_and(|g| g <= -1.0), "falling but growth {:?}: {}", growth, text);
-        }
-        Ok(())
-    };
-
-    // The table row.
-    let row_home = sentence(&r, "row_home");
-    prop_assert_eq!(leading_number(&row_home), Some(get(&m, "home_in_flight_end")), "{}", row_home);
-    growth_claims(&row_home)?;
-    let row_ok = sentence(&r, "row_ok");
-    prop_assert!(row_ok.starts_with(&format!("{} of {}", format::number(ok), format::number(arrived))), "{}", row_ok);
-    if row_ok.contains("p99 ") {
-        prop_assert!(failed == 0.0, "{}", row_ok);
-        prop_assert!(row_ok.contains(&format!("p99 {}", format::ms(get(&m, "checkout_p99_ms")))), "{}", row_ok);
+/// The facts the notes, the pools' lines, the fix, the row and the tour are rendered from,
+/// against the model, the metrics and the configuration of the same moment; the verdict's
+/// facts are checked the same way in `tests/cascade_facts.rs`.
+fn check_facts(sim: &Cascade) -> Result<(), TestCaseError> {
+    let (f, m, c, now) = (sim.facts_now(), sim.metrics_now(), sim.config(), sim.now());
+    let ms = |us: u64| us as f64 / 1000.0;
+    // The fix and the pools, as the fix, the row's label and the pools' titles restate them.
+    let limit = |size: u32| (!c.unbounded_pool).then_some(size);
+    prop_assert_eq!(f.unbounded_pool, c.unbounded_pool);
+    prop_assert_eq!(f.shared.limit, limit(c.pool_size));
+    prop_assert_eq!(f.recs_pool.map(|p| p.limit), c.variant.has_bulkhead().then(|| limit(c.recs_pool_size)));
+    prop_assert_eq!(f.recs_timeout_us.map(ms), c.variant.has_timeout().then_some(c.recs_timeout_ms));
+    prop_assert_eq!(
+        (f.recs_timeout_ms, f.checkout_timeout_ms, f.home_rate),
+        (c.recs_timeout_ms, c.checkout_timeout_ms, c.home_rate)
+    );
+    prop_assert_eq!(f.recs_stops_at_us, sim.recs_stops_at());
+    // "stops answering" or "takes … a call" (and, from the run, the call that never returns).
+    prop_assert_eq!(f.recs_slow_us.map(ms), (c.recs_latency_ms > 0.0).then_some(c.recs_latency_ms));
+    if let Cause::Slow { slow_us, .. } = f.cause {
+        prop_assert_eq!(Some(slow_us), f.recs_slow_us);
     }
-    if let Some(i) = row_ok.find("(the first ") {
-        prop_assert!(failed > 0.0 && ok > 0.0, "{}", row_ok);
-        let first = leading_number(&row_ok[i + 11..]).unwrap();
-        prop_assert!(get(&m, "last_checkout_ok_sent_ms") <= first * 1000.0 + 50.0, "{}", row_ok);
+    if matches!(f.cause, Cause::Stopped { .. }) || f.shared.full_of_hung_at_us.is_some() {
+        prop_assert_eq!(f.recs_slow_us, None);
     }
-    prop_assert_eq!(row_ok.contains("still waiting"), waiting > 0.0, "{}", row_ok);
-    prop_assert_eq!(sentence(&r, "row_failed"), format::number(failed));
-
-    // The row's label and the fix say what this run has.
-    for key in ["row_label", "fix"] {
-        let text = sentence(&r, key);
-        prop_assert_eq!(text.contains("no connection limit"), c.unbounded_pool, "{}", text);
-        if let Some(i) = text.find("shared pool of ") {
-            prop_assert!(!c.unbounded_pool, "{}", text);
-            prop_assert_eq!(leading_number(&text[i + 15..]), Some(f64::from(c.pool_size)), "{}", text);
-        }
-        let lower = text.to_lowercase();
-        prop_assert_eq!(lower.contains("separate pool"), c.variant.has_bulkhead(), "{}", text);
-        prop_assert_eq!(
-            lower.contains("timeout on recommendations") || lower.contains("timeout and a separate"),
-            c.variant.has_timeout(),
-            "{}",
-            text
-        );
-    }
-
-    // The verdict.
-    let verdict = sentence(&r, "verdict");
-    if now > 0 {
-        growth_claims(&verdict)?;
-        if verdict.contains("fail") || verdict.contains("gave up") {
-            prop_assert!(failed > 0.0, "{}", verdict);
-        }
-        if failed > 0.0 {
-            prop_assert!(
-                verdict.contains(&format!("{} of {}", format::number(failed), format::number(arrived))),
-                "{}",
-                verdict
-            );
-        }
-        if verdict.contains("checkouts succeeded") {
-            prop_assert!(failed == 0.0);
-            prop_assert!(
-                verdict.contains(&format!("{} of {} checkouts succeeded", format::number(ok), format::number(arrived))),
-                "{}",
-                verdict
-            );
-        }
-        if let Some(n) = number_before(&verdict, " succeeded, those sent").or(number_before(&verdict, " succeeded.")) {
-            prop_assert_eq!(n, ok, "{}", verdict);
-        }
-        if verdict.contains("never return") {
-            prop_assert!(!c.variant.has_timeout() && c.recs_stops_at_ms * 1000.0 < now as f64, "{}", verdict);
-        }
-        if verdict.contains("still waiting for a connection") {
-            prop_assert_eq!(
-                number_before(&verdict, " of them were still waiting"),
-                Some(get(&m, "checkout_failed_queued")),
-                "{}",
-                verdict
-            );
-        }
-        if verdict.contains(" had to wait for a connection") {
-            let queued =
-                format!("{} of {} had to wait", format::number(get(&m, "checkout_queued")), format::number(arrived));
-            prop_assert!(verdict.contains(&queued), "{}", verdict);
-        }
-        if verdict.contains("close to the ") {
-            prop_assert!(get(&m, "checkout_p99_ms") >= 0.8 * c.checkout_timeout_ms, "{}", verdict);
-        }
-        if let Some(n) =
-            number_before(&verdict, " calls waited for one").or(number_before(&verdict, " call waited for one"))
-        {
-            prop_assert_eq!(n, get(&m, "pool_waiting_max"), "{}", verdict);
-        }
-        if verdict.contains("of the shared pool were held") || verdict.contains("of the shared pool, each holding") {
-            prop_assert!(num("pool_exhausted_ms").is_some(), "{}", verdict);
-        }
-        // Issue 24, case 13: the comparison of the two timeouts is stated only where it holds.
-        if verdict.contains("timeout is longer than the") {
-            prop_assert!(c.variant.has_timeout() && c.recs_timeout_ms > c.checkout_timeout_ms, "{}", verdict);
-        }
-        prop_assert!(!verdict.contains("at times"), "{}", verdict);
-        if verdict.contains("never held the whole shared pool") {
-            prop_assert!(num("pool_exhausted_ms").is_none(), "{}", verdict);
-        }
-        prop_assert_eq!(
-            verdict.contains("no connection limit"),
-            c.unbounded_pool && get(&m, "downstream_open_connections_max") > 0.0,
-            "{}",
-            verdict
-        );
-        // Break 1: a slow, not silent, recommendations; Little's law from the parameters, and
-        // the pool's fill time from the run.
-        if let Some(asks) = number_before(&verdict, " recommendations calls in flight at once") {
-            prop_assert!(c.recs_latency_ms > 0.0 && now as f64 > c.recs_stops_at_ms * 1000.0, "{}", verdict);
-            let timeout = if c.variant.has_timeout() { c.recs_timeout_ms } else { f64::MAX };
-            prop_assert_eq!(asks, libm::round(c.home_rate * c.recs_latency_ms.min(timeout) / 1000.0), "{}", verdict);
-        }
-        if let Some(i) = verdict.find(" filled ") {
-            let after = leading_number(&verdict[i + 8..]).expect("a time");
-            let full = num("pool_full_at_ms").expect("the pool filled") - c.recs_stops_at_ms;
-            prop_assert!((after - full).abs() <= 0.5, "{} ms vs {} ms: {}", after, full, verdict);
-        }
-        if verdict.contains("stopped answering") || verdict.contains("never return") {
-            prop_assert!(c.recs_latency_ms == 0.0, "{}", verdict);
-        }
-    }
-
-    // The tour: this run at the chapter's moment the clock has reached.
+    // The notes: the load's end, the first failure, the median, what is open now.
+    prop_assert_eq!((f.now_us, f.load_end_us, f.end_us), (now, sim.load_end(), sim.end()));
+    prop_assert_eq!(f.checkout.first_failed_at_us.map(ms), m.first_checkout_failed_ms);
+    prop_assert_eq!(f.checkout.first_failed_at_us.is_some(), f.checkout.failed > 0);
+    prop_assert_eq!(f.checkout.p50_ms, m.checkout_p50_ms.map(|p| (p * 10.0).round() / 10.0));
+    prop_assert_eq!(u64::from(f.downstream_open_now), m.downstream_open_connections);
+    prop_assert_eq!((f.shared_now, f.recs_pool_now), (sim.shared_now(), sim.recs_pool_now()));
+    // The tour: the run at the chapter's moment the clock has reached, what it was then.
     let step = cascade::Cascade::step_at(now);
-    let moment = sim.moment(step, now).expect("a reached moment");
-    let tour_home = sentence(&r, "tour_home");
-    prop_assert_eq!(
-        tour_home,
-        format!(
-            "{} in flight, {} answered",
-            format::count(moment.counts.home_in_flight),
-            format::count(moment.counts.home_done)
-        )
-    );
-    let tour_checkout = sentence(&r, "tour_checkout");
-    prop_assert_eq!(leading_number(&tour_checkout), Some(moment.counts.checkout_ok as f64), "{}", tour_checkout);
-    prop_assert_eq!(
-        number_before(&tour_checkout, " failed"),
-        Some(moment.counts.checkout_failed as f64),
-        "{}",
-        tour_checkout
-    );
-    let explanation = sentence(&r, "tour_explanation");
-    if explanation.contains("fail") && !c.is_chapter_timeline() {
-        prop_assert!(moment.counts.checkout_failed > 0, "{}", explanation);
-    }
-    if explanation.contains("healthy endpoint died") {
-        prop_assert!(c.is_chapter_timeline() && failed > 0.0);
-    }
+    let tour = f.tour.expect("the first moment is at 0");
+    prop_assert_eq!(tour.step, step);
+    prop_assert_eq!(Some(tour.moment), sim.moment(step, now));
+    prop_assert!(tour.moment.at <= now);
+    prop_assert_eq!(tour.chapter_timeline, c.is_chapter_timeline());
+    prop_assert!(tour.moment.counts.checkout_failed <= f.checkout.failed);
+    // The words the page shows only when there is something to show.
+    let words = sim.words_now();
+    prop_assert_eq!(words.recs_pool_title.is_some(), c.variant.has_bulkhead());
+    prop_assert_eq!(words.tour_explanation.is_some(), f.tour.is_some());
     Ok(())
 }
 
 proptest! {
     #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(48) })]
 
-    /// For random parameters anywhere in their ranges, at a random moment and at the end, every
-    /// sentence of the reading is true of the run: "flat" means |growth| < 1 req/s, "growing"
-    /// at least 1, "failed" that checkouts failed, and every count it quotes is the metric's.
+    /// For random parameters anywhere in their ranges (their ends included), at a random moment
+    /// and at the end, the facts every sentence is rendered from are the run's.
     #[test]
     fn every_reading_is_true_of_its_run(
         fractions in proptest::collection::vec(prop_oneof![2 => 0.0..1.0f64, 1 => Just(0.0), 1 => Just(1.0)], PARAMS_LEN),
@@ -763,9 +608,9 @@ proptest! {
         let mut sim = Cascade::new(&p, seed, SPEC.duration_for(&p) * MS);
         let mid = (sim.end() as f64 * stop) as u64;
         sim.advance(mid, u64::MAX);
-        check_claims(&sim)?;
+        check_facts(&sim)?;
         sim.run_to_end();
-        check_claims(&sim)?;
+        check_facts(&sim)?;
     }
 }
 
@@ -851,8 +696,11 @@ fn break_1_a_5_s_timeout_and_its_own_pool_contain_it() {
     assert_eq!(get(&m, "checkout_failed"), 0.0);
     assert_eq!(get(&m, "checkout_ok"), get(&m, "checkout_arrived"));
     assert_eq!(metric(&m, "pool_full_at_ms"), Value::Null);
-    let verdict = sentence(&reading_of(&sim), "verdict");
-    assert!(verdict.contains("Little's law asks for 100 recommendations calls"), "{verdict}");
+    // "Little's law asks for 100 recommendations calls": 20 /home a second, each waiting the 5 s
+    // timeout rather than the 30 s call.
+    let f = sim.facts_now();
+    assert_eq!(f.cause, Cause::Slow { slow_us: 30_000 * MS, home_gives_up: true });
+    assert_eq!((f.home_rate, f.recs_timeout_us), (20.0, Some(5_000 * MS)));
 }
 
 fn metric(m: &[(&'static str, Value)], key: &str) -> Value {

@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use resilience_lab::scenarios::cascade::{self, CascadeFacts, Cause, Little, SPEC};
+use resilience_lab::scenarios::cascade::{self, CascadeFacts, Cause, Little, PoolNow, SPEC};
 use resilience_lab::sim::{Host, MS, Micros, Params, Simulation};
 
 #[path = "strategies/cascade.rs"]
@@ -95,6 +95,35 @@ fn no_home_traffic_calls_nothing_and_before_play_nothing_happened() {
     assert_eq!((f.cause, f.home_in_flight, f.little), (Cause::NoHome, 0, Little::Unexplained));
     let p = params("no-timeout", &[]);
     assert!(!Cascade::new(&p, 7, SPEC.duration_for(&p) * MS).facts_now().started);
+}
+
+/// What the notes, the pools' lines and the tour say at the end of the chapter's runs: without
+/// a fix the shared pool is full of hung calls and the first checkout gave up at 5.5 s; with a
+/// bulkhead the hung calls fill recommendations' own pool and the shared pool is idle; the tour
+/// is at its last moment (15.01 s), the chapter's own explanation only for the chapter's run.
+#[test]
+fn facts_of_the_pools_now_and_the_tour() {
+    let f = facts_at("no-timeout", &[]);
+    let full_of_hung = PoolNow { limit: Some(20), in_use: 20, recs_held: 20, hung: 20, waiting: 1014, open: 20 };
+    assert_eq!((f.shared_now, f.recs_pool_now, f.downstream_open_now), (full_of_hung, None, 20));
+    assert_eq!(
+        (f.checkout.first_failed_at_us, f.checkout.p50_ms, f.recs_slow_us),
+        (Some(5_504_435), Some(5001.7), None)
+    );
+    let tour = f.tour.expect("the last moment");
+    assert_eq!((tour.step, tour.chapter_timeline, tour.moment.at), (6, true, 15_010 * MS));
+    assert_eq!((tour.moment.counts.checkout_ok, tour.moment.counts.checkout_failed), (4, 95));
+
+    let b = facts_at("bulkhead", &[]);
+    let recs = PoolNow { waiting: 459, ..full_of_hung };
+    assert_eq!((b.recs_pool_now, b.shared_now.in_use, b.downstream_open_now), (Some(recs), 0, 22));
+    assert_eq!((b.checkout.first_failed_at_us, b.checkout.p50_ms), (None, Some(8.4)));
+    assert!(!b.tour.expect("the last moment").chapter_timeline);
+
+    // Break 1: recommendations answers, 30 s later: nothing hangs, yet the shared pool is full.
+    let slow = facts_at("ch1-break-1", &[]);
+    assert_eq!(slow.recs_slow_us, Some(30_000 * MS));
+    assert_eq!((slow.shared_now.in_use, slow.shared_now.hung), (20, 0));
 }
 
 /// The verdict quotes the growth and the p99 to 0.1.

@@ -4,7 +4,7 @@
 //! Every test runs several seeds and states its tolerance; every run also checks
 //! conservation (arrived = completed + timed out + in flight).
 
-use resilience_lab::scenarios::slow_server::{SPEC, SlowServer as Model};
+use resilience_lab::scenarios::slow_server::{BChange, SPEC, SlowServer as Model, Why};
 use resilience_lab::sim::Host;
 
 type SlowServer = Host<Model>;
@@ -354,12 +354,14 @@ fn a_full_backlog_refuses_and_counts_instead_of_growing() {
         served.max_queue
     );
     assert!(num(&sim, "backlog_full") > 100_000.0, "most of 180,000 arrivals are refused");
-    let reading: String = sim.reading().into_iter().map(|(_, s)| s).collect();
-    assert!(reading.contains("backlog"), "the reading says so: {reading}");
+    // The `limit` sentence is rendered from these facts: the refusals and the backlog.
+    let f = sim.facts_now();
+    assert_eq!((f.backlog_refused, f.backlog), (num(&sim, "backlog_full") as u64, 100));
+    assert!(sim.words_now().limit.is_some(), "the reading says so");
 }
 
 fn prediction(sim: &SlowServer) -> Option<String> {
-    sim.reading().into_iter().find(|(k, _)| *k == "prediction").map(|(_, p)| p)
+    sim.words_now().prediction
 }
 
 /// The page's prediction question is answered from the first seconds after the slowdown, while
@@ -379,10 +381,6 @@ fn the_prediction_is_answered_from_the_first_seconds_after_the_slowdown() {
     assert_eq!(prediction(&run(&params("least-outstanding", &[]), 1, 30)).as_deref(), Some("double"));
 }
 
-fn sentence(sim: &SlowServer, key: &str) -> String {
-    sim.reading().into_iter().find(|(k, _)| *k == key).map(|(_, s)| s).unwrap_or_default()
-}
-
 fn run_ms(p: &Params, seed: u64, ms: u64) -> SlowServer {
     let mut sim = SlowServer::new(p, seed, ms * resilience_lab::sim::MS);
     sim.run_to_end();
@@ -391,57 +389,56 @@ fn run_ms(p: &Params, seed: u64, ms: u64) -> SlowServer {
 }
 
 /// "B fails" with health checks that take a minute: in a 20 s run B is never ejected, the
-/// metric says so (null) and so does the answer; at the scenario's own run length, which
-/// follows the ejection, B is ejected and the answer gives the moment the metric gives.
+/// metric says so (null) and so do the facts the answer is rendered from (not ejected, the run
+/// over: "had not by the end of the run"); at the scenario's own run length, which follows the
+/// ejection, B is ejected and the facts give the moment the metric gives.
 #[test]
 fn a_late_ejection_is_reported_only_when_it_happens() {
     let p = params("b-fails", &[("eject_after_ms", "60000")]);
     let short = run_ms(&p, 1, 20_000);
     assert_eq!(value(&short, "b_ejected_at_ms"), Value::Null);
-    let answer = sentence(&short, "answer");
-    assert!(answer.contains("had not by the end of the run"), "{answer}");
-    assert!(!answer.contains("removed B"), "{answer}");
+    let f = short.facts_now();
+    assert_eq!((f.why, f.b_ejected_at, f.run_over), (Why::BDown, None, true));
+    assert_eq!(f.eject_after, 60 * SEC);
 
     let length = SPEC.duration_for(&p);
     assert!(length >= 66_000, "the run covers the ejection and what follows it: {length} ms");
     let full = run_ms(&p, 1, length);
     let at = num(&full, "b_ejected_at_ms");
     assert_eq!(at, 61_000.0, "B fails at 1 s and is ejected 60 s later");
-    assert!(sentence(&full, "answer").contains("Health checks removed B at 61 s"), "{}", sentence(&full, "answer"));
+    assert_eq!((full.facts_now().why, full.facts_now().b_ejected_at), (Why::BDown, Some(61 * SEC)));
 }
 
-/// Issue 24, case 5: with a slowdown of ×1 nothing is credited to a slowdown; the ratio
-/// sentence says what the "before" window is (the run's start, from empty queues).
+/// Issue 24, case 5: with a slowdown of ×1 nothing is credited to a slowdown. The sentences
+/// say "slowed", "now" or "before the slowdown" only of a B that `Slows`; an `Unchanged` B
+/// gets the ratio sentence that says what the "before" window is (the run's start, from
+/// empty queues); at 290 req/s B's share nears what it serves, at 320 the pool's 300 fall short.
 #[test]
 fn no_slowdown_is_credited_to_a_slowdown_of_one() {
-    for rate in ["290", "320"] {
+    for (rate, why) in [("290", Why::BShareNearFull), ("320", Why::PoolOverloaded)] {
         let p = params("chapter", &[("rate", rate), ("slowdown", "1")]);
         let sim = run_ms(&p, 7, SPEC.duration_for(&p));
-        let (ratio, answer) = (sentence(&sim, "ratio"), sentence(&sim, "answer"));
-        assert!(ratio.starts_with("B does not slow down (×1)"), "{ratio}");
-        assert!(ratio.contains("from empty queues"), "{ratio}");
-        for claim in ["slowed", " now ", "before the slowdown"] {
-            assert!(!answer.contains(claim) && !ratio.contains(claim), "rate {rate}: {claim:?} in {ratio} {answer}");
-        }
+        let f = sim.facts_now();
+        assert_eq!((f.b_change, f.why, f.slowdown), (BChange::Unchanged, why, 1.0), "rate {rate}");
+        assert_eq!(f.b_capacity, f.healthy_capacity, "rate {rate}");
+        assert_eq!((f.p99_ratio, f.slow_at), (value(&sim, "p99_ratio").as_f64(), SEC), "rate {rate}");
     }
 }
 
-/// Issue 24, case 3: B refuses and is ejected only after 60 s; the reading names the server its
-/// load went to, with that server's backlog from the run, and does not call the failure fast.
+/// Issue 24, case 3: B refuses and is ejected only after 60 s; the reading is B down (not B
+/// slow), and it names the server its load went to, with that server's backlog from the run.
 #[test]
 fn a_slow_ejection_names_where_b_load_went() {
     let p = params("b-fails", &[("eject_after_ms", "60000")]);
     let sim = run_ms(&p, 7, SPEC.duration_for(&p));
-    let answer = sentence(&sim, "answer");
+    let f = sim.facts_now();
+    assert_eq!((f.b_change, f.why), (BChange::Fails, Why::BDown));
     let others: Vec<Row> = servers(&sim).into_iter().filter(|r| r.name != "B").collect();
     let most = others.iter().map(|r| r.max_queue).fold(0.0, f64::max);
     let busiest = others.iter().find(|r| r.max_queue == most).unwrap();
-    assert!(
-        answer.contains(&format!("The most loaded of the others was {}, with up to {} requests", busiest.name, most)),
-        "names the server that took B's load: {answer}"
-    );
-    assert!(!answer.contains("fast, visible"), "{answer}");
-    assert!(sentence(&sim, "ratio").contains("before B went down"), "{}", sentence(&sim, "ratio"));
+    let named = f.busiest_other.expect("the others held requests");
+    assert_eq!((named.server.to_string(), named.max_queue as f64), (busiest.name.clone(), most));
+    assert_eq!(named.served as f64, busiest.served);
 }
 
 /// One server at 150 req/s against the 100 it can serve: the answer says it cannot keep up and
@@ -449,9 +446,9 @@ fn a_slow_ejection_names_where_b_load_went() {
 #[test]
 fn one_overloaded_server_is_called_overloaded() {
     let sim = run(&params("chapter", &[("servers", "1")]), 1, 20);
-    let answer = sentence(&sim, "answer");
-    assert!(answer.contains("can serve only about 100 req/s and 150 arrive: it cannot keep up"), "{answer}");
-    assert!(answer.contains("grows by about 50 every second"), "{answer}");
+    let f = sim.facts_now();
+    assert_eq!((f.why, f.healthy_capacity, f.rate), (Why::OneServerOverloaded, 100.0, 150.0));
+    assert!(!f.cancels(), "no timeout takes work off the queue, so it grows by rate - capacity");
     assert!(num(&sim, "p99_ratio") > 4.0, "and p99 does rise: ×{}", num(&sim, "p99_ratio"));
 }
 
@@ -460,9 +457,8 @@ fn one_overloaded_server_is_called_overloaded() {
 fn a_timeout_that_never_fires_says_so() {
     let sim = run(&params("chapter", &[("timeout_ms", "30000")]), 1, 20);
     assert_eq!(num(&sim, "timed_out"), 0.0);
-    let answer = sentence(&sim, "answer");
-    assert!(answer.contains("the client timeout never fired"), "{answer}");
-    assert!(!answer.contains("timed out after"), "{answer}");
+    let f = sim.facts_now();
+    assert_eq!((f.timeout, f.timed_out, f.cancels()), (Some(30 * SEC), 0, false));
 }
 
 /// A 10 ms timeout that most requests hit: the timeout rate sits beside p99, and the reading
@@ -473,26 +469,25 @@ fn a_timeout_most_requests_hit_shows_its_rate_and_how_it_counts() {
     let share = num(&sim, "timed_out_pct");
     assert!(share > 50.0, "most requests time out: {share}%");
     assert!((share - 100.0 * num(&sim, "timed_out") / num(&sim, "arrived")).abs() < 0.1);
-    let answer = sentence(&sim, "answer");
-    assert!(answer.contains(&format!("({}) timed out after 10 ms", resilience_lab::format::pct(share))), "{answer}");
-    assert!(answer.contains("counts in the percentiles as 10 ms"), "{answer}");
+    let f = sim.facts_now();
+    assert_eq!((f.timeout, f.timed_out_pct), (Some(10 * resilience_lab::sim::MS), sim.metrics_now().timed_out_pct));
+    assert_eq!(f.timed_out as f64, num(&sim, "timed_out"));
     assert!(num(&sim, "p99_ms_after") <= 10.0);
 }
 
 /// "p99 before" rests on the requests before the slowdown, and the reading says how many; the
-/// ratio it quotes is the metric the card shows, computed once.
+/// ratio it quotes is the metric the card shows, computed once (the sentence is rendered from
+/// these facts).
 #[test]
 fn the_ratio_sentence_counts_its_requests_and_quotes_the_cards_ratio() {
     for preset in ["chapter", "least-outstanding"] {
         let sim = run(&params(preset, &[]), 1, 20);
-        let ratio = sentence(&sim, "ratio");
+        let f = sim.facts_now();
         let before = num(&sim, "before_count") as u64;
         assert!((100..=200).contains(&before), "about 150 requests in the first second: {before}");
-        assert!(
-            ratio.contains(&format!("before the slowdown ({} requests)", resilience_lab::format::count(before))),
-            "{ratio}"
-        );
-        assert!(ratio.ends_with(&format!("{}.", resilience_lab::format::times(num(&sim, "p99_ratio")))), "{ratio}");
+        assert_eq!((f.b_change, f.before_count), (BChange::Slows, before), "{preset}");
+        assert_eq!(f.p99_ratio, Some(num(&sim, "p99_ratio")), "{preset}");
+        assert!(sim.words_now().ratio.is_some(), "{preset}");
     }
 }
 
@@ -525,56 +520,34 @@ mod readings {
     use resilience_lab::sim::{MS, Model};
     use strategies::any_params;
 
-    /// Every claim of the reading against the metrics of the same moment.
+    /// Every claim of the reading against the metrics and the configuration of the same
+    /// moment, through the facts each sentence is rendered from.
     fn check(sim: &SlowServer) -> Result<(), TestCaseError> {
-        let answer = sentence(sim, "answer");
-        let ejected = value(sim, "b_ejected_at_ms");
-        if answer.contains("Health checks removed B") {
-            prop_assert!(ejected != Value::Null, "{}", answer);
-        }
-        if answer.contains("had not by the end") || answer.contains("they have not yet") {
-            prop_assert_eq!(&ejected, &Value::Null, "{}", answer);
-        }
-        let timed_out = num(sim, "timed_out");
-        if answer.contains("never fired") {
-            prop_assert_eq!(timed_out, 0.0, "{}", answer);
-        }
-        if answer.contains("timed out after") {
-            prop_assert!(timed_out > 0.0, "{}", answer);
-        }
-        if answer.contains("cannot keep up") {
-            let c = sim.config();
+        let (f, words, c) = (sim.facts_now(), sim.words_now(), sim.config());
+        // "Health checks removed B at …" / "… had not by the end" / "they have not yet".
+        prop_assert_eq!(f.b_ejected_at.map(|t| t as f64 / 1000.0), value(sim, "b_ejected_at_ms").as_f64());
+        // "the client timeout never fired" / "… timed out after …".
+        prop_assert_eq!(f.timed_out as f64, num(sim, "timed_out"));
+        // "cannot keep up": what the servers serve, computed here from the configuration.
+        if matches!(f.why, Why::OneServerOverloaded | Why::PoolOverloaded) {
             let can = c.workers as f64 * 1000.0 / c.service_ms
                 * if c.servers > 1 { c.servers as f64 - 1.0 + 1.0 / c.slowdown } else { 1.0 };
-            prop_assert!(can < c.rate, "{} (capacity {} < rate {})", answer, can, c.rate);
+            prop_assert!(can < c.rate, "{:?}: capacity {} < rate {}", f.why, can, c.rate);
         }
-        // A slowdown is credited only where B slowed (issue 24, case 5).
-        let c = sim.config();
-        let slowed = c.slowdown > 1.0 && !c.b_fails;
-        let words = format!("{} {}", sentence(sim, "ratio"), answer);
-        for claim in ["with B slowed", "Even slowed", "is now", "can now serve", "before the slowdown"] {
-            if words.contains(claim) {
-                prop_assert!(slowed, "{:?} needs a slowdown above ×1: {}", claim, words);
-            }
-        }
-        prop_assert!(!words.contains("fast, visible"), "{}", words);
-        prop_assert_eq!(sentence(sim, "limit").is_empty(), num(sim, "backlog_full") == 0.0);
+        // A slowdown is credited only where B slowed (issue 24, case 5): "with B slowed",
+        // "Even slowed", "is now", "can now serve", "before the slowdown" need `Slows`.
+        prop_assert_eq!(f.b_change == BChange::Slows, c.slowdown > 1.0 && !c.b_fails);
+        prop_assert_eq!(words.limit.is_some(), num(sim, "backlog_full") > 0.0);
+        prop_assert_eq!(f.backlog_refused as f64, num(sim, "backlog_full"));
         let ratio = value(sim, "p99_ratio").as_f64();
-        prop_assert_eq!(ratio.is_some(), !sentence(sim, "ratio").is_empty());
-        let said = sentence(sim, "prediction");
-        match ratio {
-            None => prop_assert!(said.is_empty()),
-            Some(r) => {
-                prop_assert!(
-                    said.is_empty()
-                        || [Some("same"), prediction(r, true), prediction(r, false)].contains(&Some(said.as_str()))
-                );
-                if said == "same" {
-                    prop_assert!(r < 1.5);
-                }
-                if said == "explodes" {
-                    prop_assert!(r >= 4.0);
-                }
+        prop_assert_eq!(ratio.is_some(), words.ratio.is_some());
+        match (ratio, words.prediction.as_deref()) {
+            (None, said) => prop_assert_eq!(said, None),
+            (Some(_), None) => {}
+            (Some(r), Some(said)) => {
+                prop_assert!([Some("same"), prediction(r, true), prediction(r, false)].contains(&Some(said)));
+                prop_assert!(said != "same" || r < 1.5);
+                prop_assert!(said != "explodes" || r >= 4.0);
             }
         }
         Ok(())

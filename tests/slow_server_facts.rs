@@ -43,6 +43,7 @@ fn facts_of_the_chapters_run() {
     assert_eq!((f.p99_before_ms, f.p99_after_ms), (Some(78.336), Some(10420.224)));
     assert_eq!((f.p99_ratio, f.still_growing), (Some(133.0), true));
     assert_eq!((f.b_refused, f.b_ejected_at, f.timeout), (0, None, None));
+    assert_eq!((f.backlog, f.backlog_refused), (10_000, 0));
     let aware = facts(&run("least-outstanding", &[]));
     assert_eq!((aware.why, aware.spread, aware.p99_ratio), (Why::LoadAware, Spread::ByLoad, Some(3.1)));
     let two = facts(&run("two-choices", &[]));
@@ -98,6 +99,15 @@ fn no_slowdown_is_credited_to_none() {
     assert_eq!((f.p99_ratio, f.before_count), (Some(2.0), 312));
 }
 
+/// One server at 3,000 req/s that serves 2 a second, with a backlog of 100: the backlog fills
+/// at once and nearly every arrival is refused, which the `limit` sentence's facts count.
+#[test]
+fn facts_of_a_full_backlog() {
+    let f = facts(&run("chapter", &[("servers", "1"), ("rate", "3000"), ("service_ms", "500"), ("backlog", "100")]));
+    assert_eq!((f.why, f.backlog), (Why::OneServerOverloaded, 100));
+    assert!(f.backlog_refused > 50_000, "{}", f.backlog_refused);
+}
+
 /// The facts serialise for `run --json`, enums in kebab-case.
 #[test]
 fn the_facts_serialise() {
@@ -133,6 +143,9 @@ fn check_facts_are_the_runs(sim: &SlowServer, p: &Params) -> Result<(), TestCase
     prop_assert_eq!(f.p99_ratio, m.p99_ratio);
     prop_assert_eq!((f.timed_out, f.timed_out_pct), (m.timed_out, m.timed_out_pct));
     prop_assert_eq!(f.b_refused, m.refused);
+    // The `limit` sentence: the requests a full backlog refused, and the backlog's size.
+    prop_assert_eq!(f.backlog_refused, m.backlog_full);
+    prop_assert_eq!(f.backlog as f64, p.get("backlog"));
     prop_assert_eq!(f.b_ejected_at.map(|t| t as f64 / 1000.0), m.b_ejected_at_ms);
     prop_assert_eq!(f.rate, p.get("rate"));
     prop_assert_eq!(f.servers as f64, p.get("servers"));

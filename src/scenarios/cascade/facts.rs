@@ -1,10 +1,12 @@
 //! What a cascade run shows, taken from the run once: what recommendations did, /home in flight
 //! and why it grew, who held the shared pool and whether it stayed full, what /checkout's
-//! clients got. The verdict (`reading/verdict.rs`) restates these and nothing else, so the tests
-//! check each claim here against the metrics.
+//! clients got, what the pools hold now and the run at the chapter's moment it has reached.
+//! Every sentence (`reading/`) restates these and nothing else, apart from the settings the
+//! table row's label names, so the tests check each claim here against the metrics.
 
 use super::model::{Cascade, SHARED};
-use super::pool::Pool;
+use super::moment::Moment;
+use super::pool::{Pool, PoolNow};
 use crate::sim::Micros;
 
 /// A growth of /home in flight below this, either way, is "flat" (requests per second).
@@ -29,6 +31,8 @@ pub struct CascadeFacts {
     pub cause: Cause,
     /// When recommendations stops answering (or slows down).
     pub recs_stops_at_us: Micros,
+    /// From then, how long each recommendations call takes (None: it never answers).
+    pub recs_slow_us: Option<Micros>,
     /// Recommendations' usual answer time (ms).
     pub recs_ms: f64,
     /// Its recommendations timeout, when the fix has one.
@@ -64,6 +68,27 @@ pub struct CascadeFacts {
     pub shared_full_since_us: Option<Micros>,
     /// What /checkout's clients got.
     pub checkout: CheckoutFacts,
+    /// The shared pool now.
+    pub shared_now: PoolNow,
+    /// Recommendations' own pool now, with a bulkhead.
+    pub recs_pool_now: Option<PoolNow>,
+    /// Connections open on the downstream host now, from every pool.
+    pub downstream_open_now: u32,
+    /// The run at the chapter's moment it has reached (the guided tour), once it has reached one.
+    pub tour: Option<TourFacts>,
+}
+
+/// The run at one of the chapter's moments ([`GUIDED_STEPS`](super::GUIDED_STEPS)): what it
+/// was then, not now.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
+pub struct TourFacts {
+    /// Which of the chapter's moments.
+    pub step: usize,
+    /// This is the run the chapter's timeline describes (every setting the chapter's).
+    pub chapter_timeline: bool,
+    /// The run at that moment.
+    pub moment: Moment,
 }
 
 /// What recommendations did in this run.
@@ -126,6 +151,8 @@ pub struct CheckoutFacts {
     pub failed: u64,
     /// Still waiting.
     pub in_flight: u64,
+    /// When the first client gave up.
+    pub first_failed_at_us: Option<Micros>,
     /// Failed while still waiting for a connection, never having left the process.
     pub failed_queued: u64,
     /// Had to wait for a connection first.
@@ -134,6 +161,8 @@ pub struct CheckoutFacts {
     pub successes_first_sent_us: Option<Micros>,
     /// /checkout's p99 (ms, to 0.1).
     pub p99_ms: Option<f64>,
+    /// Its median (ms, to 0.1).
+    pub p50_ms: Option<f64>,
     /// The p99 is close to the client's timeout.
     pub close_to_giving_up: bool,
     /// Issue 24, case 13: checkouts failed queued behind a recommendations timeout longer than the clients wait.
@@ -152,6 +181,7 @@ impl Cascade {
             home_rate: c.home_rate,
             cause: self.cause_fact(now),
             recs_stops_at_us: self.recs_stops_at,
+            recs_slow_us: self.recs_slow(),
             recs_ms: c.recs_ms,
             recs_timeout_us: self.recs_timeout_us(),
             recs_timeout_ms: c.recs_timeout_ms,
@@ -169,7 +199,17 @@ impl Cascade {
             pool_full_at_us: self.pool_full_at,
             shared_full_since_us: self.pools[SHARED].full_since(),
             checkout: self.checkout_facts(),
+            shared_now: self.shared_now(),
+            recs_pool_now: self.recs_pool_now(),
+            downstream_open_now: self.downstream_open(),
+            tour: self.tour_facts(now),
         }
+    }
+
+    fn tour_facts(&self, now: Micros) -> Option<TourFacts> {
+        let step = Cascade::step_at(now);
+        let moment = self.moment(step, now)?;
+        Some(TourFacts { step, chapter_timeline: self.config.is_chapter_timeline(), moment })
     }
 
     fn cause_fact(&self, now: Micros) -> Cause {
@@ -212,10 +252,12 @@ impl Cascade {
             ok: c.checkout_ok,
             failed: c.checkout_failed,
             in_flight: c.checkout_in_flight,
+            first_failed_at_us: self.first_failed_at,
             failed_queued: self.checkout_failed_queued,
             queued: self.checkout_queued,
             successes_first_sent_us: self.successes_came_first(),
             p99_ms: self.p99(),
+            p50_ms: self.checkout_latency.quantile_ms(0.5).map(shown),
             close_to_giving_up: self.p99().is_some_and(|p| p >= CLOSE_TO_GIVING_UP * cfg.checkout_timeout_ms),
             // A timeout no shorter than the time a checkout waits frees no connection in time for it.
             recs_timeout_longer: cfg.variant.has_timeout()

@@ -38,7 +38,7 @@ mod requests;
 mod spec;
 
 pub use chapter::{CHAPTER_TABLE, ChapterRow, GUIDED_STEPS, GuidedStep};
-pub use facts::{CascadeFacts, Cause, CheckoutFacts, Little, PoolFacts};
+pub use facts::{CascadeFacts, Cause, CheckoutFacts, Little, PoolFacts, TourFacts};
 pub use charts::{Charts, CheckoutOutcome, CheckoutSample, HomeSample, PoolSample};
 pub use model::{CHECKOUT_LOG_CAPACITY, Cascade, Event, SAMPLE_EVERY};
 pub use moment::{Counts, Moment};

@@ -5,6 +5,7 @@ use crate::sim::Micros;
 
 /// Every request counted, for conservation checks and stat cards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
 pub struct Counts {
     pub home_arrived: u64,
     pub home_done: u64,
@@ -17,6 +18,7 @@ pub struct Counts {
 
 /// The run at one moment, as the guided tour compares it with the chapter's.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
 pub struct Moment {
     pub at: Micros,
     pub counts: Counts,

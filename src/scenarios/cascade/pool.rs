@@ -8,6 +8,7 @@ use crate::sim::Micros;
 
 /// A pool at one moment: what its status line and the tour read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
 pub struct PoolNow {
     /// The connection limit; None when unbounded.
     pub limit: Option<u32>,

@@ -1,5 +1,5 @@
-//! What a slow-server run did, as typed facts taken from the model once: the `ratio` and
-//! `answer` sentences restate these and nothing else (issue 24, item 2).
+//! What a slow-server run did, as typed facts taken from the model once: the `ratio`,
+//! `answer` and `limit` sentences restate these and nothing else (issue 24, item 2).
 
 use super::model::SlowServer;
 use super::server::server_name;
@@ -141,6 +141,10 @@ pub struct SlowServerFacts {
     pub timed_out_pct: Option<f64>,
     /// Whether a timed-out request leaves its server's queue.
     pub cancel_on_timeout: bool,
+    /// The most requests a server holds waiting (its backlog, a setting).
+    pub backlog: usize,
+    /// Requests refused because their server's backlog was full: they failed at once.
+    pub backlog_refused: u64,
 }
 
 impl SlowServerFacts {
@@ -201,6 +205,8 @@ impl SlowServer {
             timed_out: self.timed_out,
             timed_out_pct: self.timed_out_pct(),
             cancel_on_timeout: c.cancel_on_timeout,
+            backlog: c.backlog,
+            backlog_refused: self.backlog_full,
         }
     }
 

@@ -1,4 +1,4 @@
-//! What a slow-server run means, in words. `ratio` and `answer` restate the run's facts
+//! What a slow-server run means, in words. `ratio`, `answer` and `limit` restate the run's facts
 //! ([`super::SlowServerFacts`], taken once per reading) and nothing else, so they are true of
 //! the run on screen whatever the reader changed (tests/slow_server_facts.rs checks the facts
 //! and each claim's precondition against random runs).
@@ -55,17 +55,17 @@ impl SlowServer {
             ratio: facts.p99_ratio.map(|r| ratio_sentence(&facts, r)),
             prediction: facts.p99_ratio.and_then(|r| prediction(r, facts.still_growing)).map(str::to_string),
             answer: answer(&facts),
-            limit: (self.backlog_full > 0).then(|| self.backlog_sentence()),
+            limit: (facts.backlog_refused > 0).then(|| backlog_sentence(&facts)),
         }
     }
+}
 
-    fn backlog_sentence(&self) -> String {
-        format!(
-            "{} refused: a server's backlog of {} waiting requests was full, so they failed at once (they count in no percentile). A real server's accept queue overflows the same way.",
-            format::counted(self.backlog_full, "request was", "requests were"),
-            format::count(self.config.backlog as u64)
-        )
-    }
+fn backlog_sentence(f: &SlowServerFacts) -> String {
+    format!(
+        "{} refused: a server's backlog of {} waiting requests was full, so they failed at once (they count in no percentile). A real server's accept queue overflows the same way.",
+        format::counted(f.backlog_refused, "request was", "requests were"),
+        format::count(f.backlog as u64)
+    )
 }
 
 fn ratio_sentence(f: &SlowServerFacts, ratio: f64) -> String {

@@ -82,7 +82,7 @@ fn SlowServerPage(state: SimState) -> impl IntoView {
     let parts = vec![
         Part::new("cards", Role::Cards, move || view! { <Stats metrics/> }),
         Part::new("queues", Role::Chart, move || view! { <QueueChart runner/> }).in_group("charts-grid"),
-        Part::new("latency", Role::Chart, move || view! { <LatencyChart runner metrics/> }).in_group("charts-grid"),
+        Part::new("latency", Role::Chart, move || view! { <LatencyChart runner metrics config/> }).in_group("charts-grid"),
         Part::new("in-flight", Role::Chart, move || view! { <InFlightChart runner/> }).in_group("charts-grid"),
         Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} figure=state.embed {..} data-verdict=""/> })
             .figure_only(),
@@ -172,8 +172,20 @@ fn QueueChart(runner: Runner<SlowServer>) -> impl IntoView {
     view! { <Chart id="chart-queues" title="Requests at each server (queue + in service)" data summary/> }
 }
 
+/// What "before" means in this run, restated from the settings as the ratio sentence does: a
+/// ×1 slowdown changes nothing, so the "before" window is only the run's first moments.
+fn before_words(c: &SlowServerConfig) -> String {
+    if c.b_fails {
+        "before B went down".into()
+    } else if c.slowdown > 1.0 {
+        "before the slowdown".into()
+    } else {
+        format!("in the first {}", format::secs(c.slow_at_ms / 1000.0))
+    }
+}
+
 #[component]
-fn LatencyChart(runner: Runner<SlowServer>, metrics: Metrics<SlowServer>) -> impl IntoView {
+fn LatencyChart(runner: Runner<SlowServer>, metrics: Metrics<SlowServer>, config: Memo<SlowServerConfig>) -> impl IntoView {
     let data = Signal::derive(move || {
         runner.track(|s| {
             let l = &s.charts().latency;
@@ -193,7 +205,8 @@ fn LatencyChart(runner: Runner<SlowServer>, metrics: Metrics<SlowServer>) -> imp
     });
     let summary = Signal::derive(move || match (metrics.num(SlowServerMetrics::p99_ms_before), metrics.num(SlowServerMetrics::p99_ms_now)) {
         (Some(b), Some(n)) => {
-            format!("p99 was {} before the slowdown and is {} over the last second.", format::ms(b), format::ms(n))
+            let before = config.with(before_words);
+            format!("p99 was {} {before} and is {} over the last second.", format::ms(b), format::ms(n))
         }
         _ => "No request has finished yet.".to_string(),
     });

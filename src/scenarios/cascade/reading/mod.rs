@@ -1,6 +1,8 @@
-//! What a cascade run means, in words. Every sentence is computed from the run's configuration
-//! and what the run has done by the moment it is read, so it is true of the run on screen
-//! whatever the reader changed (`tests/cascade.rs` checks each claim against random runs).
+//! What a cascade run means, in words. Every sentence is rendered from the run's facts
+//! ([`CascadeFacts`](super::CascadeFacts), taken once per reading: what the run has done by the
+//! moment it is read), so it is true of the run on screen whatever the reader changed
+//! (`tests/cascade_facts.rs` and `tests/cascade.rs` check the facts against random runs). Only
+//! the row's label also reads the configuration, to name the settings changed from the chapter's.
 //!
 //! Keys:
 //! - `fix`: what the chosen fix does, with this run's numbers.
@@ -19,7 +21,6 @@ mod tour;
 mod verdict;
 mod words;
 
-use tour::{tour_checkout, tour_home};
 use words::count;
 use crate::format;
 use crate::scenarios::cascade::{Cascade, CascadeConfig};
@@ -71,34 +72,35 @@ impl Explain for Cascade {
 }
 
 impl Cascade {
+    /// Every sentence from the run's facts, taken once (the row's label also restates the
+    /// settings that differ from the chapter's).
     fn words_at(&self, now: Micros) -> CascadeWords {
-        let step = Cascade::step_at(now);
-        let recs_pool = self.recs_pool_now();
-        let moment = self.moment(step, now);
-        let m = moment.as_ref();
+        let f = self.facts(now);
+        let tour = f.tour.as_ref();
+        let moment = tour.map(|t| &t.moment);
         CascadeWords {
-            fix: self.fix(),
-            verdict: verdict::verdict(&self.facts(now)),
-            row_label: self.row_label(),
-            row_home: self.row_home(now),
-            row_ok: self.row_ok(),
-            row_failed: count(self.checkout_failed),
-            note_home: self.note_home(now),
-            note_growth: self.note_growth(now),
-            note_ok: self.note_ok(),
-            note_failed: self.note_failed(),
-            note_p99: self.note_p99(),
-            note_pool: self.note_pool(),
-            note_downstream: format!("{} open now, from every pool", count(self.downstream_open().into())),
-            shared_pool_title: self.shared_pool_title(),
-            shared_pool: self.shared_now().status(!self.config.variant.has_bulkhead()),
-            recs_pool_title: recs_pool.as_ref().map(|_| self.recs_pool_title()),
-            recs_pool: recs_pool.map(|p| p.status(false)),
-            tour_recs: m.map(|m| self.tour_recs(m)),
-            tour_home: m.map(tour_home),
-            tour_pool: m.map(|m| self.tour_pool(m)),
-            tour_checkout: m.map(tour_checkout),
-            tour_explanation: m.map(|m| self.tour_explanation(step, m)),
+            fix: row::fix(&f),
+            verdict: verdict::verdict(&f),
+            row_label: row::row_label(&f, &self.config),
+            row_home: row::row_home(&f),
+            row_ok: row::row_ok(&f),
+            row_failed: count(f.checkout.failed),
+            note_home: notes::note_home(&f),
+            note_growth: notes::note_growth(&f),
+            note_ok: notes::note_ok(&f),
+            note_failed: notes::note_failed(&f),
+            note_p99: notes::note_p99(&f),
+            note_pool: notes::note_pool(&f),
+            note_downstream: notes::note_downstream(&f),
+            shared_pool_title: notes::shared_pool_title(&f),
+            shared_pool: f.shared_now.status(f.recs_pool.is_none()),
+            recs_pool_title: notes::recs_pool_title(&f),
+            recs_pool: f.recs_pool_now.map(|p| p.status(false)),
+            tour_recs: moment.map(|m| tour::tour_recs(&f, m)),
+            tour_home: moment.map(tour::tour_home),
+            tour_pool: moment.map(tour::tour_pool),
+            tour_checkout: moment.map(tour::tour_checkout),
+            tour_explanation: tour.map(|t| tour::tour_explanation(&f, t)),
         }
     }
 }

@@ -1,129 +1,149 @@
-//! The fix in words, and this run's row of the chapter's table.
+//! The fix in words, and this run's row of the chapter's table, rendered from the run's facts
+//! (the row's label also names the settings that differ from the chapter's).
 
-use super::words::{count, growth_words, seconds, tenths};
+use super::words::{count, growth_words, recs_pool_words, seconds, shared_words, tenths, timeout_words};
 use crate::format;
-use crate::scenarios::cascade::{Cascade, CascadeConfig, PARAMS, Variant};
+use crate::scenarios::cascade::{CascadeConfig, CascadeFacts, PARAMS, PoolFacts};
 use crate::sim::params::Config;
 use crate::sim::{MS, Micros};
 
-impl Cascade {
-    /// When recommendations stops answering, said against the run's end.
-    fn stop_words(&self) -> String {
-        let at = seconds(self.recs_stops_at);
-        if let Some(slow) = self.recs_slow() {
+/// The fix this run has, as its facts show it: a timeout on recommendations or not, and
+/// recommendations' own pool (the bulkhead) or not.
+enum Fix {
+    NoTimeout,
+    Timeout,
+    Bulkhead(PoolFacts),
+    Both(PoolFacts),
+}
+
+fn fix_of(f: &CascadeFacts) -> Fix {
+    match (f.recs_timeout_us.is_some(), f.recs_pool) {
+        (false, None) => Fix::NoTimeout,
+        (true, None) => Fix::Timeout,
+        (false, Some(recs)) => Fix::Bulkhead(recs),
+        (true, Some(recs)) => Fix::Both(recs),
+    }
+}
+
+/// When recommendations stops answering, said against the run's end.
+fn stop_words(f: &CascadeFacts) -> String {
+    let at = seconds(f.recs_stops_at_us);
+    let after_the_end = f.recs_stops_at_us >= f.end_us;
+    match f.recs_slow_us {
+        Some(slow) => {
             let what = format!("take {} a call", format::duration_ms(slow as f64 / 1000.0));
-            if self.recs_stops_at >= self.end {
-                format!("Recommendations would {what} from {at}, after this run ends at {}.", seconds(self.end))
+            if after_the_end {
+                format!("Recommendations would {what} from {at}, after this run ends at {}.", seconds(f.end_us))
             } else {
                 format!("Recommendations starts to {what} at {at}.")
             }
-        } else if self.recs_stops_at >= self.end {
-            format!("Recommendations would stop answering at {at}, after this run ends at {}.", seconds(self.end))
-        } else {
-            format!("Recommendations stops answering at {at}.")
         }
+        None if after_the_end => {
+            format!("Recommendations would stop answering at {at}, after this run ends at {}.", seconds(f.end_us))
+        }
+        None => format!("Recommendations stops answering at {at}."),
     }
+}
 
-    /// What the chosen fix does.
-    pub(super) fn fix(&self) -> String {
-        let (t, shared) = (self.timeout_words(), self.shared_words());
-        let what = match self.config.variant {
-            Variant::NoTimeout if self.config.unbounded_pool => format!(
-                "No timeout, and no limit: {shared} for recommendations and price; /home waits for recommendations as \
-                 long as it takes."
-            ),
-            Variant::NoTimeout => {
-                format!(
-                    "No fix: {shared} for recommendations and price; /home waits for recommendations as long as it takes."
-                )
-            }
-            Variant::Timeout => format!(
-                "A {t} timeout on recommendations, the wait for a connection included, then /home renders without them; \
-                 {shared} for recommendations and price."
-            ),
-            Variant::Bulkhead => format!(
-                "A separate pool for recommendations ({}) and no timeout: price calls keep {shared} to themselves.",
-                self.recs_pool_words()
-            ),
-            Variant::Both => format!(
-                "A {t} timeout on recommendations and a separate pool for them ({}): price calls keep {shared} to themselves.",
-                self.recs_pool_words()
-            ),
-        };
-        format!("{what} {}", self.stop_words())
-    }
+/// What the chosen fix does.
+pub(super) fn fix(f: &CascadeFacts) -> String {
+    let (t, shared) = (timeout_words(f), shared_words(f));
+    let what = match fix_of(f) {
+        Fix::NoTimeout if f.unbounded_pool => format!(
+            "No timeout, and no limit: {shared} for recommendations and price; /home waits for recommendations as \
+             long as it takes."
+        ),
+        Fix::NoTimeout => {
+            format!("No fix: {shared} for recommendations and price; /home waits for recommendations as long as it takes.")
+        }
+        Fix::Timeout => format!(
+            "A {t} timeout on recommendations, the wait for a connection included, then /home renders without them; \
+             {shared} for recommendations and price."
+        ),
+        Fix::Bulkhead(recs) => format!(
+            "A separate pool for recommendations ({}) and no timeout: price calls keep {shared} to themselves.",
+            recs_pool_words(&recs)
+        ),
+        Fix::Both(recs) => format!(
+            "A {t} timeout on recommendations and a separate pool for them ({}): price calls keep {shared} to themselves.",
+            recs_pool_words(&recs)
+        ),
+    };
+    format!("{what} {}", stop_words(f))
+}
 
-    /// The parameters, other than the fix and the pools the row's label names, that differ
-    /// from the chapter's run.
-    fn changed_settings(&self) -> Vec<&'static str> {
-        let named = [
-            CascadeConfig::variant,
-            CascadeConfig::recs_timeout_ms,
-            CascadeConfig::pool_size,
-            CascadeConfig::recs_pool_size,
-            CascadeConfig::unbounded_pool,
-        ];
-        let chapter = CascadeConfig::defaults().to_values();
-        PARAMS
-            .iter()
-            .zip(self.config.to_values().iter().zip(chapter))
-            .filter(|(spec, (v, c))| !named.contains(&spec.id) && **v != *c)
-            .map(|(spec, _)| spec.label)
-            .collect()
-    }
+/// The parameters, other than the fix and the pools the row's label names, that differ
+/// from the chapter's run.
+fn changed_settings(c: &CascadeConfig) -> Vec<&'static str> {
+    let named = [
+        CascadeConfig::variant,
+        CascadeConfig::recs_timeout_ms,
+        CascadeConfig::pool_size,
+        CascadeConfig::recs_pool_size,
+        CascadeConfig::unbounded_pool,
+    ];
+    let chapter = CascadeConfig::defaults().to_values();
+    PARAMS
+        .iter()
+        .zip(c.to_values().iter().zip(chapter))
+        .filter(|(spec, (v, c))| !named.contains(&spec.id) && **v != *c)
+        .map(|(spec, _)| spec.label)
+        .collect()
+}
 
-    /// This run's row of the chapter's table: the fix as the chapter would name it, with the
-    /// pool it really has.
-    pub(super) fn row_label(&self) -> String {
-        let c = &self.config;
-        let t = self.timeout_words();
-        let fix = match (c.variant, c.unbounded_pool) {
-            (Variant::NoTimeout, false) => format!("No timeout, one shared pool of {}", c.pool_size),
-            (Variant::NoTimeout, true) => "No timeout, no connection limit".to_string(),
-            (Variant::Timeout, false) => format!("{t} timeout on recommendations, one shared pool of {}", c.pool_size),
-            (Variant::Timeout, true) => format!("{t} timeout on recommendations, no connection limit"),
-            (Variant::Bulkhead, _) => {
-                format!("Separate pool for recommendations ({}), no timeout", self.recs_pool_words())
-            }
-            (Variant::Both, _) => {
-                format!("{t} timeout and a separate pool for recommendations ({})", self.recs_pool_words())
-            }
-        };
-        let changed = self.changed_settings();
-        if changed.is_empty() {
-            format!("This run: {fix}")
-        } else {
-            format!("This run: {fix} (also changed: {})", changed.join(", "))
+/// This run's row of the chapter's table: the fix as the chapter would name it, with the
+/// pool it really has, and the other settings that differ from the chapter's (restated from
+/// the configuration).
+pub(super) fn row_label(f: &CascadeFacts, c: &CascadeConfig) -> String {
+    let t = timeout_words(f);
+    let fix = match (fix_of(f), f.shared.limit) {
+        (Fix::NoTimeout, Some(size)) => format!("No timeout, one shared pool of {size}"),
+        (Fix::NoTimeout, None) => "No timeout, no connection limit".to_string(),
+        (Fix::Timeout, Some(size)) => format!("{t} timeout on recommendations, one shared pool of {size}"),
+        (Fix::Timeout, None) => format!("{t} timeout on recommendations, no connection limit"),
+        (Fix::Bulkhead(recs), _) => {
+            format!("Separate pool for recommendations ({}), no timeout", recs_pool_words(&recs))
         }
+        (Fix::Both(recs), _) => {
+            format!("{t} timeout and a separate pool for recommendations ({})", recs_pool_words(&recs))
+        }
+    };
+    let changed = changed_settings(c);
+    if changed.is_empty() {
+        format!("This run: {fix}")
+    } else {
+        format!("This run: {fix} (also changed: {})", changed.join(", "))
     }
+}
 
-    pub(super) fn row_home(&self, now: Micros) -> String {
-        let (n, g) = self.home_now();
-        let mut s = count(n);
-        if let Some(g) = g {
-            s = format!("{s}, {}", growth_words(g));
-        }
-        if !self.load_ended() {
-            s.push_str(&format!(" so far (at {}; the load lasts {})", seconds(now), seconds(self.load_end)));
-        } else if self.load_end != 10_000 * MS {
-            s.push_str(&format!(" after {}", seconds(self.load_end)));
-        }
-        s
-    }
+/// The chapter's load lasts 10 s; a row of another length says how long.
+const CHAPTERS_LOAD: Micros = 10_000 * MS;
 
-    pub(super) fn row_ok(&self) -> String {
-        let c = self.counts();
-        let mut s = format!("{} of {}", count(c.checkout_ok), count(c.checkout_arrived));
-        if c.checkout_failed == 0 && c.checkout_ok > 0 {
-            if let Some(p) = self.p99() {
-                s.push_str(&format!(", p99 {}", format::ms(p)));
-            }
-        } else if let (true, Some(t)) = (c.checkout_ok > 0, self.successes_came_first()) {
-            s.push_str(&format!(" (the first {})", tenths(t)));
-        }
-        if c.checkout_in_flight > 0 {
-            s.push_str(&format!("; {} still waiting", count(c.checkout_in_flight)));
-        }
-        s
+pub(super) fn row_home(f: &CascadeFacts) -> String {
+    let mut s = count(f.home_in_flight);
+    if let Some(g) = f.home_growth_per_s {
+        s = format!("{s}, {}", growth_words(g));
     }
+    if !f.load_ended {
+        s.push_str(&format!(" so far (at {}; the load lasts {})", seconds(f.now_us), seconds(f.load_end_us)));
+    } else if f.load_end_us != CHAPTERS_LOAD {
+        s.push_str(&format!(" after {}", seconds(f.load_end_us)));
+    }
+    s
+}
+
+pub(super) fn row_ok(f: &CascadeFacts) -> String {
+    let c = &f.checkout;
+    let mut s = format!("{} of {}", count(c.ok), count(c.arrived));
+    if c.failed == 0 && c.ok > 0 {
+        if let Some(p) = c.p99_ms {
+            s.push_str(&format!(", p99 {}", format::ms(p)));
+        }
+    } else if let (true, Some(t)) = (c.ok > 0, c.successes_first_sent_us) {
+        s.push_str(&format!(" (the first {})", tenths(t)));
+    }
+    if c.in_flight > 0 {
+        s.push_str(&format!("; {} still waiting", count(c.in_flight)));
+    }
+    s
 }

@@ -1,6 +1,6 @@
 //! The verdict: what happened in this run, and why, rendered from the run's facts only.
 
-use super::words::{all_connections, calls, count, growth_words, seconds, tenths, was};
+use super::words::{all_connections, calls, count, growth_words, seconds, tenths, timeout_words, was};
 use crate::format;
 use crate::scenarios::cascade::facts::{CascadeFacts, Cause, Little, PoolFacts};
 
@@ -14,10 +14,6 @@ pub fn verdict(f: &CascadeFacts) -> String {
     parts.extend(pool_sentence(f));
     parts.push(checkout_sentence(f));
     parts.join(" ")
-}
-
-fn timeout_words(f: &CascadeFacts) -> String {
-    format::duration_ms(f.recs_timeout_ms)
 }
 
 /// What recommendations did, and how /home waits for it.

@@ -1,8 +1,8 @@
 //! The reading's vocabulary: how it writes counts, times, pools and this run's settings.
 
 use crate::format;
-use crate::scenarios::cascade::facts::FLAT;
-use crate::scenarios::cascade::{Cascade, PoolNow};
+use crate::scenarios::cascade::facts::{CascadeFacts, FLAT, PoolFacts};
+use crate::scenarios::cascade::PoolNow;
 use crate::sim::{MS, Micros};
 
 /// The chapter's way of saying a slope: "flat", "growing about 48 per second".
@@ -68,30 +68,26 @@ impl PoolNow {
     }
 }
 
-impl Cascade {
-    pub(super) fn timeout_words(&self) -> String {
-        format::duration_ms(self.config.recs_timeout_ms)
-    }
+pub(super) fn timeout_words(f: &CascadeFacts) -> String {
+    format::duration_ms(f.recs_timeout_ms)
+}
 
-    pub(super) fn checkout_timeout_words(&self) -> String {
-        format::duration_ms(self.config.checkout_timeout_ms)
-    }
+pub(super) fn checkout_timeout_words(f: &CascadeFacts) -> String {
+    format::duration_ms(f.checkout_timeout_ms)
+}
 
-    /// "one shared pool of 20 connections" / "one shared pool with no connection limit".
-    pub(super) fn shared_words(&self) -> String {
-        if self.config.unbounded_pool {
-            "one shared pool with no connection limit".into()
-        } else {
-            format!("one shared pool of {}", connections(self.config.pool_size.into()))
-        }
+/// "one shared pool of 20 connections" / "one shared pool with no connection limit".
+pub(super) fn shared_words(f: &CascadeFacts) -> String {
+    match f.shared.limit {
+        None => "one shared pool with no connection limit".into(),
+        Some(l) => format!("one shared pool of {}", connections(l.into())),
     }
+}
 
-    /// The bulkhead's size: "20 connections" / "no connection limit".
-    pub(super) fn recs_pool_words(&self) -> String {
-        if self.config.unbounded_pool {
-            "no connection limit".into()
-        } else {
-            connections(self.config.recs_pool_size.into())
-        }
+/// The bulkhead's size: "20 connections" / "no connection limit".
+pub(super) fn recs_pool_words(recs: &PoolFacts) -> String {
+    match recs.limit {
+        None => "no connection limit".into(),
+        Some(l) => connections(l.into()),
     }
 }
