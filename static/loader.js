@@ -17,6 +17,28 @@
   // The same rule as src/url.rs: `embed`, `embed=1`, `true`, `yes` or `on`.
   const embed = ['', '1', 'true', 'yes', 'on'].includes(last('embed')?.trim());
   document.documentElement.dataset.view = embed ? 'embed' : 'sim';
+  // A panic in the module aborts at once (scripts/setup.sh, web_env): the wasm traps, and the
+  // trap reaches whatever called into the module. The banner then says the simulation stopped
+  // and offers a reset: the same simulation with nothing but its id.
+  let stopped = false;
+  const onTrap = (error) => {
+    if (stopped || !(error instanceof WebAssembly.RuntimeError)) return;
+    stopped = true;
+    const banner = document.createElement('div');
+    banner.className = 'error-banner';
+    banner.setAttribute('role', 'alert');
+    banner.setAttribute('data-error-banner', '');
+    const text = document.createElement('span');
+    text.textContent = 'Something went wrong in the simulation, and it stopped.';
+    const reset = document.createElement('a');
+    reset.href = `${location.pathname}?sim=${encodeURIComponent(sim)}`;
+    reset.setAttribute('data-action', 'reset-after-error');
+    reset.textContent = 'Reset the simulation';
+    banner.append(text, reset);
+    document.body.prepend(banner);
+  };
+  addEventListener('error', (event) => onTrap(event.error));
+  addEventListener('unhandledrejection', (event) => onTrap(event.reason));
   const [glue, wasm] = modules[sim];
   const bytes = fetch(wasm);
   const code = import(`./${glue}`);
@@ -41,7 +63,12 @@
     .then(() => { if (!embed) document.body.append(footer); })
     .catch((error) => {
       const loading = document.getElementById('loading');
-      if (loading) loading.textContent = 'The simulation could not be loaded. Reload the page to try again.';
+      if (error instanceof WebAssembly.RuntimeError) {
+        loading?.remove();
+        onTrap(error);
+      } else if (loading) {
+        loading.textContent = 'The simulation could not be loaded. Reload the page to try again.';
+      }
       throw error;
     });
 

@@ -12,11 +12,9 @@ mod app;
 mod embed;
 mod kit;
 mod pages;
-mod panic;
 mod runner;
 
 pub fn start() {
-    panic::install();
     if let Some(loading) = leptos::prelude::document().get_element_by_id("loading") {
         loading.remove();
     }
