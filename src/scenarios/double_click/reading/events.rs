@@ -1,8 +1,13 @@
 //! Every event of the run so far, in words: one line from each typed event of the log
 //! ([`Happening`]), and from nothing else. The server's, the provider's, the recovery job's and
-//! the card's are in `provider.rs`.
+//! the card's lines are written in `provider.rs`.
 
-use super::words::{key_name, money, when};
+use super::provider::{
+    charged_by_recovery_text, charged_by_request_text, claim_committed_text, claim_overwritten_text, claim_row_text,
+    derived_key_text, provider_replayed_text, received_text, recovery_calls_text, recovery_records_text, server_key,
+    wait_ended_text,
+};
+use super::words::{attempt_name, key_name, money, when};
 use crate::scenarios::double_click::log::{AttemptEnd, AttemptRef, ClickKey, Happening, Place, SentKey, UnreadAnswer, What};
 use crate::scenarios::double_click::model::BuyerOutcome;
 use crate::sim::Micros;
@@ -19,11 +24,6 @@ impl Place {
             Place::Card => "Card",
         }
     }
-}
-
-/// "click 1's attempt 2".
-pub(super) fn attempt_name(a: AttemptRef) -> String {
-    format!("click {}'s attempt {}", a.click, a.number)
 }
 
 /// "Click 1's attempt 2", to start a sentence.
@@ -52,7 +52,23 @@ impl Happening {
             ),
             What::AttemptEnded { attempt, end, retries_left } => ended_text(attempt, end, retries_left),
             What::AnswerUnread { attempt, answer, gave_up_at } => unread_text(attempt, answer, gave_up_at),
-            _ => self.server_text(),
+            What::Received { attempt, key, how } => received_text(&attempt_name(attempt), &server_key(key), how),
+            What::WaitEnded { attempt, key, waited, how } => {
+                wait_ended_text(&attempt_name(attempt), &server_key(key), &when(waited), how)
+            }
+            What::ClaimRowInserted { key, gap } => claim_row_text(key, gap),
+            What::ClaimCommitted { key, after } => claim_committed_text(key, after),
+            What::ClaimOverwritten { key, then } => claim_overwritten_text(key, then),
+            What::ProviderReplayed { to, key, charge, ago, window_ms } => {
+                provider_replayed_text(to, key, charge, ago, window_ms)
+            }
+            What::DerivedKeySent { key } => derived_key_text(key),
+            What::RecoveryCalls { key, pending_for, with } => recovery_calls_text(key, pending_for, with),
+            What::RecoveryRecords { key, charge } => recovery_records_text(key, charge),
+            What::Charged { charge, cents, nth, forgotten, worker_dies } => {
+                charged_by_request_text(charge, cents, nth, forgotten, worker_dies)
+            }
+            What::RecoveryCharged { charge, cents, nth, why } => charged_by_recovery_text(charge, cents, nth, why),
         }
     }
 

@@ -3,14 +3,12 @@
 //! call sends the provider, what the provider does with a key it has seen, and the recovery
 //! job's settlements.
 
-use super::events::attempt_name;
-use super::words::{key_name, money, when};
+use super::words::{attempt_name, key_name, money, when};
 use crate::format;
 use crate::scenarios::double_click::facts::{DoubleClickFacts, RecoverySettled};
-use crate::scenarios::double_click::log::{
-    AfterOverwrite, Forgotten, Happening, Received, RecoveryChargeWhy, ReplayedTo, WaitEnd, What,
-};
+use crate::scenarios::double_click::log::{AfterOverwrite, Forgotten, Received, RecoveryChargeWhy, ReplayedTo, WaitEnd};
 use crate::scenarios::double_click::model::ProviderCallKey;
+use crate::sim::Micros;
 
 /// The provider's key window, in whole hours or minutes where it is one ("24 h").
 fn window(w: f64) -> String {
@@ -46,105 +44,106 @@ fn charged_text(cents: u32, nth: usize) -> String {
 }
 
 /// A key as a server event names it ("?" for a request without one).
-fn server_key(key: Option<u32>) -> String {
+pub(super) fn server_key(key: Option<u32>) -> String {
     key.map(key_name).unwrap_or_else(|| "?".to_string())
 }
 
-impl Happening {
-    /// The line of a server's, provider's, recovery job's or card's event.
-    pub(super) fn server_text(&self) -> String {
-        match self.what {
-            What::Received { attempt, key, how } => received_text(&attempt_name(attempt), &server_key(key), how),
-            What::WaitEnded { attempt, key, waited, how } => {
-                wait_ended_text(&attempt_name(attempt), &server_key(key), &when(waited), how)
-            }
-            What::ClaimRowInserted { key, gap } => format!(
-                "The server inserts a claim row for key {}, {} after looking it up; the table has no unique \
-                 constraint on the key, so nothing stops a second row.",
-                server_key(key),
-                when(gap)
-            ),
-            What::ClaimCommitted { key, after } => format!(
-                "The claim on key {} and its pending order commit, {} after the claim: the server calls the provider.",
-                key.map(key_name).unwrap_or_default(),
-                when(after)
-            ),
-            What::ClaimOverwritten { key, then } => {
-                let what = match then {
-                    AfterOverwrite::Replays { charge } => format!("replays ch_{charge}"),
-                    AfterOverwrite::Answers422 => "answers 422".to_string(),
-                    AfterOverwrite::Answers409 => "answers 409".to_string(),
-                };
-                format!(
-                    "An earlier request whose claim on key {} had expired finished first and recorded the key over \
-                     this claim: when the claim's transaction ends, the server reads the key and {what}.",
-                    key.map(key_name).unwrap_or_default()
-                )
-            }
-            What::ProviderReplayed { to, key, charge, ago, window_ms } => {
-                let who = match to {
-                    ReplayedTo::Attempt(a) => format!("{}'s call", attempt_name(a)),
-                    ReplayedTo::RecoveryJob => "the recovery job".to_string(),
-                };
-                format!(
-                    "The provider has seen key {} (ch_{charge}, {} ago, within its {} key window): it returns \
-                     ch_{charge} to {who} and takes no money.",
-                    key.label(),
-                    when(ago),
-                    window(window_ms)
-                )
-            }
-            What::DerivedKeySent { key } => {
-                format!("The server's call sends the provider key {}, derived from the order's record.", key.label())
-            }
-            What::RecoveryCalls { key, pending_for, with } => {
-                let with = match with {
-                    ProviderCallKey::Fresh(_) => format!("a fresh key, {}", with.label()),
-                    k => format!("the order's own key, {}", k.label()),
-                };
-                format!(
-                    "The recovery job finds key {}'s order still pending, {} after it committed, and calls the \
-                     provider with {with}.",
-                    key_name(key),
-                    when(pending_for)
-                )
-            }
-            What::RecoveryRecords { key, charge } => format!(
-                "The recovery job records ch_{charge} and marks key {}'s order done: a request with the key now \
-                 gets ch_{charge} replayed.",
-                key_name(key)
-            ),
-            What::Charged { charge, cents, nth, forgotten, worker_dies } => {
-                let mut text = format!("The server commits ch_{charge}: {}.", charged_text(cents, nth));
-                if let Some(f) = forgotten {
-                    let mut f = forgotten_text(f);
-                    if let Some(first) = f.get_mut(0..1) {
-                        first.make_ascii_uppercase();
-                    }
-                    text.push_str(&format!(" {f}."));
-                }
-                if worker_dies {
-                    text.push_str(" Its worker dies before it can answer.");
-                }
-                text
-            }
-            What::RecoveryCharged { charge, cents, nth, why } => {
-                let why = match why {
-                    None => String::new(),
-                    Some(RecoveryChargeWhy::Forgotten(f)) => format!(": {}", forgotten_text(f)),
-                    Some(RecoveryChargeWhy::FreshKey(k)) => {
-                        format!(" with a fresh key, {}, that the provider has never seen", k.label())
-                    }
-                    Some(RecoveryChargeWhy::Key(k)) => format!(" with key {}", k.label()),
-                };
-                format!("The provider charges ch_{charge} for the recovery job's call{why}: {}.", charged_text(cents, nth))
-            }
-            _ => unreachable!("the page's and the helper's events are told in events.rs"),
-        }
-    }
+/// A request's claim row, read-then-insert.
+pub(super) fn claim_row_text(key: Option<u32>, gap: Micros) -> String {
+    format!(
+        "The server inserts a claim row for key {}, {} after looking it up; the table has no unique constraint on \
+         the key, so nothing stops a second row.",
+        server_key(key),
+        when(gap)
+    )
 }
 
-fn received_text(name: &str, key: &str, how: Received) -> String {
+pub(super) fn claim_committed_text(key: Option<u32>, after: Micros) -> String {
+    format!(
+        "The claim on key {} and its pending order commit, {} after the claim: the server calls the provider.",
+        key.map(key_name).unwrap_or_default(),
+        when(after)
+    )
+}
+
+pub(super) fn claim_overwritten_text(key: Option<u32>, then: AfterOverwrite) -> String {
+    let what = match then {
+        AfterOverwrite::Replays { charge } => format!("replays ch_{charge}"),
+        AfterOverwrite::Answers422 => "answers 422".to_string(),
+        AfterOverwrite::Answers409 => "answers 409".to_string(),
+    };
+    format!(
+        "An earlier request whose claim on key {} had expired finished first and recorded the key over this claim: \
+         when the claim's transaction ends, the server reads the key and {what}.",
+        key.map(key_name).unwrap_or_default()
+    )
+}
+
+pub(super) fn provider_replayed_text(to: ReplayedTo, key: ProviderCallKey, charge: u32, ago: Micros, window_ms: f64) -> String {
+    let who = match to {
+        ReplayedTo::Attempt(a) => format!("{}'s call", attempt_name(a)),
+        ReplayedTo::RecoveryJob => "the recovery job".to_string(),
+    };
+    format!(
+        "The provider has seen key {} (ch_{charge}, {} ago, within its {} key window): it returns ch_{charge} to \
+         {who} and takes no money.",
+        key.label(),
+        when(ago),
+        window(window_ms)
+    )
+}
+
+pub(super) fn derived_key_text(key: ProviderCallKey) -> String {
+    format!("The server's call sends the provider key {}, derived from the order's record.", key.label())
+}
+
+pub(super) fn recovery_calls_text(key: u32, pending_for: Micros, with: ProviderCallKey) -> String {
+    let with = match with {
+        ProviderCallKey::Fresh(_) => format!("a fresh key, {}", with.label()),
+        k => format!("the order's own key, {}", k.label()),
+    };
+    format!(
+        "The recovery job finds key {}'s order still pending, {} after it committed, and calls the provider with \
+         {with}.",
+        key_name(key),
+        when(pending_for)
+    )
+}
+
+pub(super) fn recovery_records_text(key: u32, charge: u32) -> String {
+    format!(
+        "The recovery job records ch_{charge} and marks key {}'s order done: a request with the key now gets \
+         ch_{charge} replayed.",
+        key_name(key)
+    )
+}
+
+pub(super) fn charged_by_request_text(charge: u32, cents: u32, nth: usize, forgotten: Option<Forgotten>, worker_dies: bool) -> String {
+    let mut text = format!("The server commits ch_{charge}: {}.", charged_text(cents, nth));
+    if let Some(f) = forgotten {
+        let mut f = forgotten_text(f);
+        if let Some(first) = f.get_mut(0..1) {
+            first.make_ascii_uppercase();
+        }
+        text.push_str(&format!(" {f}."));
+    }
+    if worker_dies {
+        text.push_str(" Its worker dies before it can answer.");
+    }
+    text
+}
+
+pub(super) fn charged_by_recovery_text(charge: u32, cents: u32, nth: usize, why: Option<RecoveryChargeWhy>) -> String {
+    let why = match why {
+        None => String::new(),
+        Some(RecoveryChargeWhy::Forgotten(f)) => format!(": {}", forgotten_text(f)),
+        Some(RecoveryChargeWhy::FreshKey(k)) => format!(" with a fresh key, {}, that the provider has never seen", k.label()),
+        Some(RecoveryChargeWhy::Key(k)) => format!(" with key {}", k.label()),
+    };
+    format!("The provider charges ch_{charge} for the recovery job's call{why}: {}.", charged_text(cents, nth))
+}
+
+pub(super) fn received_text(name: &str, key: &str, how: Received) -> String {
     match how {
         Received::WaitsForClaim => format!(
             "The server receives {name}: its INSERT … ON CONFLICT on key {key} meets the claim of a transaction that \
@@ -182,7 +181,7 @@ fn received_text(name: &str, key: &str, how: Received) -> String {
     }
 }
 
-fn wait_ended_text(name: &str, key: &str, waited: &str, how: WaitEnd) -> String {
+pub(super) fn wait_ended_text(name: &str, key: &str, waited: &str, how: WaitEnd) -> String {
     match how {
         WaitEnd::Replayed { charge } => format!(
             "The transaction holding key {key} commits: {name}'s insert, after waiting {waited}, gets no row, reads \
