@@ -4,7 +4,8 @@
 
 use proptest::prelude::*;
 use resilience_lab::scenarios::double_click::{
-    self, AttemptOutcome, BuyerOutcome, ClickEffect, DoubleClickConfig, Fix, SPEC, ServerResult,
+    self, AttemptEnd, AttemptOutcome, AttemptRef, BuyerOutcome, ClickEffect, DoubleClickConfig, Fix, Place, Received,
+    SPEC, ServerResult, WaitEnd, What,
 };
 use resilience_lab::sim::{Config, Host, MS, Params, Simulation, Value};
 
@@ -199,8 +200,14 @@ fn postgres_insert_on_conflict_waits_for_the_holder() {
         assert_eq!(metric(&sim, "claim_wait_ms"), Value::Num(2500.0));
         assert_eq!((count(&sim, "charges"), count(&sim, "replays"), count(&sim, "conflicts_409")), (1, 1, 0));
         assert_eq!(text(&sim, "client_outcome"), "paid");
-        let events = reading(&sim, "events");
-        assert!(events.contains("after waiting 2,500 ms, gets no row"), "{events}");
+        // "… click 2's attempt 1's insert, after waiting 2,500 ms, gets no row, reads the key done".
+        let woke = What::WaitEnded {
+            attempt: AttemptRef { click: 2, number: 1 },
+            key: Some(1),
+            waited: 2500 * MS,
+            how: WaitEnd::Replayed { charge: 1 },
+        };
+        assert_eq!(count_events(&sim, |w| *w == woke), 1, "seed {seed}");
     }
     // A claim committed before the work answers the same duplicate at once, with 409.
     let first = run(&params("part4-wait", &[("key_claim", "committed-first")]), 1);
@@ -229,7 +236,10 @@ fn lock_timeout_turns_the_wait_into_a_409() {
         assert_eq!(metric(&sim, "claim_wait_ms"), Value::Num(200.0));
         assert_eq!((count(&sim, "charges"), count(&sim, "conflicts_409")), (1, 2));
         assert_eq!(text(&sim, "client_outcome"), "processing");
-        assert!(reading(&sim, "events").contains("the lock timeout cancels its insert (SQLSTATE 55P03)"));
+        // "… the lock timeout cancels its insert (SQLSTATE 55P03)", for each of the two waits.
+        let cancelled =
+            |w: &What| matches!(w, What::WaitEnded { waited, how: WaitEnd::LockTimeout, .. } if *waited == 200 * MS);
+        assert_eq!(count_events(&sim, cancelled), 2, "seed {seed}");
     }
     // A lock_timeout longer than the wait changes nothing.
     let long = run(&params("part4-lock-timeout", &[("lock_timeout_ms", "5000"), ("attempt_timeout_ms", "5000")]), 1);
@@ -552,6 +562,12 @@ fn reading(sim: &DoubleClick, key: &str) -> String {
     sim.reading().into_iter().find(|(k, _)| *k == key).map(|(_, v)| v).unwrap_or_default()
 }
 
+/// The run's events so far that `pick` picks, as its facts list them (each line of the list of
+/// events is rendered from one).
+fn count_events(sim: &DoubleClick, pick: impl Fn(&What) -> bool) -> usize {
+    sim.facts_now().events.iter().filter(|h| pick(&h.what)).count()
+}
+
 /// Checks the facts the verdict is rendered from, the list of events and the last-event line
 /// against the run's metrics.
 fn check_readings(sim: &DoubleClick) -> Result<(), TestCaseError> {
@@ -588,15 +604,15 @@ fn check_readings(sim: &DoubleClick) -> Result<(), TestCaseError> {
     if let Some(matches) = f.story_matches_card {
         prop_assert_eq!(matches, truth);
     }
-    let events = reading(sim, "events");
-    let happenings = sim.happenings(sim.now());
-    prop_assert_eq!(events.lines().count(), happenings.len());
+    // The list of events renders one line from each event of the facts.
+    prop_assert_eq!(reading(sim, "events").lines().count(), f.events.len());
+    prop_assert_eq!(&f.events, &sim.happenings(sim.now()));
     // The list names every charge: one line on the card per charge.
-    let charges_listed = happenings.iter().filter(|h| h.place == "Card").count() as u64;
+    let charges_listed = f.events.iter().filter(|h| h.place == Place::Card).count() as u64;
     prop_assert_eq!(charges_listed, m.card_charged, "the list names every charge");
+    // "The run is over (N events)": once finished, nothing more happens at the last moment.
     if sim.finished() {
-        let over = format!("The run is over ({} events).", happenings.len());
-        prop_assert!(reading(sim, "last_event").starts_with(&over));
+        prop_assert!(f.run_over && f.events.iter().all(|h| h.at < f.now), "{:?}", f.events.last());
     }
     Ok(())
 }
@@ -654,10 +670,13 @@ fn the_chapters_three_two_one_read_true() {
     assert_eq!(back.click_at, 600 * MS);
     assert_eq!(run(&params("disable", &[]), 1).facts_now().reenabled, None, "nothing came back");
     // Two claim rows for one key exist only where nothing forbids them.
-    let race = reading(&run(&params("same-ms-race", &[]), 1), "events");
-    assert_eq!(race.matches("inserts a claim row for key k1").count(), 3, "{race}");
-    assert!(race.contains("no unique constraint on the key, so nothing stops a second row"), "{race}");
-    assert!(!reading(&run(&params("same-ms-atomic", &[]), 1), "events").contains("claim row"));
+    // "The server inserts a claim row for key k1 … the table has no unique constraint on the key".
+    let claim_row = |w: &What| matches!(w, What::ClaimRowInserted { key: Some(1), .. });
+    assert_eq!(count_events(&run(&params("same-ms-race", &[]), 1), claim_row), 3);
+    assert_eq!(
+        count_events(&run(&params("same-ms-atomic", &[]), 1), |w| matches!(w, What::ClaimRowInserted { .. })),
+        0
+    );
 }
 
 #[test]
@@ -695,14 +714,25 @@ fn the_run_is_eight_seconds_at_the_defaults_and_every_preset_and_covers_longer_s
 #[test]
 fn the_last_event_line_numbers_as_the_list_does() {
     let mut sim = DoubleClick::new(&params("double-click", &[]), 1, SPEC.default_duration_ms * MS);
-    assert_eq!(reading(&sim, "last_event"), "No event yet.");
+    // "No event yet."
+    let f = sim.facts_now();
+    assert!(f.clicks == 0 && f.events.is_empty());
+    // "Events 1–2, at 0 ms: The buyer clicks Pay. Click 1's helper sends attempt 1 …"
     sim.advance(sim.end(), 1);
+    let f = sim.facts_now();
+    let first = AttemptRef { click: 1, number: 1 };
+    let at_now: Vec<What> = f.events.iter().filter(|h| h.at == f.now).map(|h| h.what).collect();
+    assert_eq!(f.now, 0);
     assert!(
-        reading(&sim, "last_event")
-            .starts_with("Events 1–2, at 0 ms: The buyer clicks Pay. Click 1's helper sends attempt 1")
+        matches!(at_now[..], [What::Click { click: 1, .. }, What::AttemptSent { attempt, .. }] if attempt == first),
+        "{at_now:?}"
     );
+    // "Event 3, at 20 ms: The server receives click 1's attempt 1 …"
     sim.advance(sim.end(), 1);
-    assert!(reading(&sim, "last_event").starts_with("Event 3, at 20 ms: The server receives click 1's attempt 1"));
+    let f = sim.facts_now();
+    assert_eq!((f.now, f.events.iter().filter(|h| h.at < f.now).count()), (20 * MS, 2));
+    let at_now: Vec<What> = f.events.iter().filter(|h| h.at == f.now).map(|h| h.what).collect();
+    assert!(matches!(at_now[..], [What::Received { attempt, .. }] if attempt == first), "{at_now:?}");
 }
 
 proptest! {

@@ -5,7 +5,7 @@
 //! number comes from the run; the tests check the mechanism, not a table of outcomes.
 
 use super::*;
-use resilience_lab::scenarios::double_click::{ProviderCallKey, RecoverySettled};
+use resilience_lab::scenarios::double_click::{ProviderCallKey, RecoveryChargeWhy, RecoverySettled, ReplayedTo};
 use resilience_lab::sim::Model;
 
 /// Break 1: "the client retries with the same idempotency key ... if the first attempt is still
@@ -43,11 +43,22 @@ fn ch2_break_1_same_key_409_processing_then_recovery_and_replay() {
         assert!(last.start > r.end.unwrap());
         assert_eq!((count(&sim, "charges"), text(&sim, "client_outcome").as_str()), (1, "paid"));
         assert_eq!(sim.story_matches_card(sim.now()), Some(true));
-        let events = reading(&sim, "events");
-        assert!(events.contains("The page shows \u{201c}Processing\u{2026}\u{201d}, not an error"), "{events}");
-        assert!(events.contains("The recovery job finds key k1's order still pending, 3,000 ms after it committed"));
-        assert!(events.contains("it returns ch_1 to the recovery job and takes no money"), "{events}");
-        assert!(events.contains("(ch_1, 3,000 ms ago, within its 24 h key window)"), "{events}");
+        // "The page shows “Processing…”, not an error": a 409 with a retry left.
+        let processing =
+            |w: &What| matches!(w, What::AttemptEnded { end: AttemptEnd::Conflict, retries_left: true, .. });
+        assert!(count_events(&sim, processing) >= 1, "seed {seed}");
+        // "The recovery job finds key k1's order still pending, 3,000 ms after it committed".
+        let finds = What::RecoveryCalls { key: 1, pending_for: 3000 * MS, with: ProviderCallKey::Order(1) };
+        assert_eq!(count_events(&sim, |w| *w == finds), 1, "seed {seed}");
+        // "(ch_1, 3,000 ms ago, within its 24 h key window): it returns ch_1 to the recovery job".
+        let returns = What::ProviderReplayed {
+            to: ReplayedTo::RecoveryJob,
+            key: ProviderCallKey::Order(1),
+            charge: 1,
+            ago: 3000 * MS,
+            window_ms: 24.0 * 3_600_000.0,
+        };
+        assert_eq!(count_events(&sim, |w| *w == returns), 1, "seed {seed}");
         // "The recovery job settled 1 order still pending: the provider recognised the order's key
         // and charged nothing more."
         assert_eq!(sim.facts_now().recovery, Some(RecoverySettled { orders: 1, charged_again: 0 }));
@@ -101,9 +112,12 @@ fn ch2_break_4_the_second_waits_for_the_commit_then_reads_the_stored_response() 
         assert_eq!(t.server[1].result, ServerResult::Replayed { charge: 1 });
         assert_eq!(metric(&sim, "claim_wait_ms"), Value::Num(3000.0));
         assert_eq!((count(&sim, "charges"), count(&sim, "replays"), count(&sim, "conflicts_409")), (1, 1, 0));
-        let events = reading(&sim, "events");
-        assert!(events.contains("after waiting 3,000 ms, gets no row"));
-        assert!(events.contains("claims key k1, and starts charging the card; its transaction, with the claim, stays open at least 3,000 ms."));
+        // "… after waiting 3,000 ms, gets no row", and "claims key k1, and starts charging the card;
+        // its transaction, with the claim, stays open at least 3,000 ms."
+        let woke = |w: &What| matches!(w, What::WaitEnded { key: Some(1), how: WaitEnd::Replayed { charge: 1 }, waited, .. } if *waited == 3000 * MS);
+        assert_eq!(count_events(&sim, woke), 1, "seed {seed}");
+        let held = |w: &What| matches!(w, What::Received { key: Some(1), how: Received::ClaimsAndChargesHeld { hold }, .. } if *hold == 3000 * MS);
+        assert_eq!(count_events(&sim, held), 1, "seed {seed}");
     }
     // The hold is the transaction's, not the handler's: with no hold the wait is the handler's 1.5 s.
     let short = run(&params("ch2-break-4", &[("claim_hold_ms", "0")]), 1);
@@ -128,7 +142,9 @@ fn ch2_break_4_a_short_lock_timeout_answers_409_at_once() {
         assert_eq!(*outcomes(&sim).last().unwrap(), AttemptOutcome::Ok { charge: 1, replayed: true });
         assert!(t.server.last().unwrap().arrived > t.ledger[0].at, "the replay came after the commit");
         assert_eq!((count(&sim, "charges"), text(&sim, "client_outcome").as_str()), (1, "paid"));
-        assert!(reading(&sim, "events").contains("the lock timeout cancels its insert (SQLSTATE 55P03)"));
+        // "… the lock timeout cancels its insert (SQLSTATE 55P03)", once per wait.
+        let cancelled = |w: &What| matches!(w, What::WaitEnded { how: WaitEnd::LockTimeout, .. });
+        assert_eq!(count_events(&sim, cancelled), waits.len(), "seed {seed}");
     }
 }
 
@@ -149,7 +165,9 @@ fn ch2_break_4_external_work_derived_key_against_a_fresh_key_and_the_window() {
         assert_eq!((count(&sim, "charges"), count(&sim, "recovery_charges")), (1, 0));
         assert_eq!(text(&sim, "client_outcome"), "processing");
         assert_eq!(sim.story_matches_card(sim.now()), Some(true));
-        assert!(reading(&sim, "events").contains("gets no row and reads the order processing"));
+        // "… gets no row and reads the order processing. The server answers 409."
+        let processing = |w: &What| matches!(w, What::WaitEnded { how: WaitEnd::OrderProcessing, .. });
+        assert_eq!(count_events(&sim, processing), 1, "seed {seed}");
 
         let fresh = run(&params("ch2-break-4-external", &[("provider_key", "per-attempt")]), seed);
         assert_eq!((count(&fresh, "charges"), count(&fresh, "recovery_charges")), (2, 1));
@@ -163,7 +181,9 @@ fn ch2_break_4_external_work_derived_key_against_a_fresh_key_and_the_window() {
         // has passed by then, one of 4 s has not.
         let past = run(&params("ch2-break-4-external", &[("provider_key_window_ms", "2000")]), seed);
         assert_eq!((count(&past, "charges"), count(&past, "recovery_charges")), (2, 1));
-        assert!(reading(&past, "events").contains("past the provider's 2,000 ms key window"));
+        // "… past the provider's 2,000 ms key window, so the provider charges again".
+        let past_window = |w: &What| matches!(w, What::RecoveryCharged { why: Some(RecoveryChargeWhy::Forgotten(f)), .. } if f.window_ms == 2000.0);
+        assert_eq!(count_events(&past, past_window), 1, "seed {seed}");
         let within = run(&params("ch2-break-4-external", &[("provider_key_window_ms", "4000")]), seed);
         assert_eq!(count(&within, "charges"), 1);
     }
@@ -340,20 +360,35 @@ proptest! {
 
 /// Each new sentence against the records it speaks of.
 fn check_new_sentences(sim: &DoubleClick) -> Result<(), TestCaseError> {
-    let events = reading(sim, "events");
-    let lines = |needle: &str| events.lines().filter(|l| l.contains(needle)).count();
     let t = sim.timeline();
     let now = sim.now();
-    prop_assert_eq!(lines("The recovery job finds key"), t.recoveries.len());
-    prop_assert_eq!(lines("The recovery job records ch_"), t.recoveries.iter().filter(|r| r.end.is_some()).count());
+    let events = |pick: fn(&What) -> bool| count_events(sim, pick);
+    // "The recovery job finds key …", and "The recovery job records ch_…".
+    prop_assert_eq!(events(|w| matches!(w, What::RecoveryCalls { .. })), t.recoveries.len());
+    prop_assert_eq!(
+        events(|w| matches!(w, What::RecoveryRecords { .. })),
+        t.recoveries.iter().filter(|r| r.end.is_some()).count()
+    );
+    // "… and takes no money".
     let replays = t.server.iter().filter(|s| s.provider_replayed && s.end.is_some_and(|e| e <= now)).count()
         + t.recoveries.iter().filter(|r| r.end.is_some() && !r.new_charge).count();
-    prop_assert_eq!(lines("and takes no money"), replays);
-    let forgotten = events.contains("key window, so the provider charges again");
+    prop_assert_eq!(events(|w| matches!(w, What::ProviderReplayed { .. })), replays);
+    // "… key window, so the provider charges again": only for a key that charged before.
+    let forgotten = events(|w| {
+        matches!(
+            w,
+            What::Charged { forgotten: Some(_), .. }
+                | What::RecoveryCharged { why: Some(RecoveryChargeWhy::Forgotten(_)), .. }
+        )
+    }) > 0;
     let keys = charge_keys(sim);
     let past_window = (0..keys.len()).any(|i| keys[..i].contains(&keys[i]));
     prop_assert_eq!(forgotten, past_window);
-    prop_assert_eq!(lines("in a transaction it holds open"), t.server.iter().filter(|s| s.claim_held).count());
+    // "… in a transaction it holds open …".
+    prop_assert_eq!(
+        events(|w| matches!(w, What::Received { how: Received::ClaimsPending { .. }, .. })),
+        t.server.iter().filter(|s| s.claim_held).count()
+    );
     let c = sim.config();
     let held_with_the_charge = c.claim_hold_ms > 0.0
         && c.key_claim == double_click::KeyClaim::Wait
@@ -364,15 +399,18 @@ fn check_new_sentences(sim: &DoubleClick) -> Result<(), TestCaseError> {
             && s.waited_until.is_none()
             && sim.timeline().attempts[s.attempt].key.is_some()
     });
+    // "… with the claim, stays open at least …".
     prop_assert_eq!(
-        lines("with the claim, stays open at least"),
+        events(|w| matches!(w, What::Received { how: Received::ClaimsAndChargesHeld { .. }, .. })),
         if held_with_the_charge { charging.count() } else { 0 }
     );
+    // "The claim on key … and its pending order commit, …".
     prop_assert_eq!(
-        lines("and its pending order commit,"),
+        events(|w| matches!(w, What::ClaimCommitted { .. })),
         t.server.iter().filter(|s| s.claim_committed.is_some()).count()
     );
-    let shown = lines("The page shows \u{201c}Processing\u{2026}\u{201d}");
+    // "The page shows “Processing…”, not an error": a 409 with a retry left.
+    let shown = events(|w| matches!(w, What::AttemptEnded { end: AttemptEnd::Conflict, retries_left: true, .. }));
     let retried_409s =
         t.attempts.iter().filter(|a| a.outcome == AttemptOutcome::Conflict && a.number <= sim.config().retries).count();
     prop_assert_eq!(shown, retried_409s);

@@ -35,33 +35,22 @@ pub const CHAPTER_TABLE: [ChapterRow; 3] = [
     },
 ];
 
-/// This run's row of the table: the order, what its crashes in the middle did, and the
-/// guarantee the ledger shows (which faults other than crashes can change).
+/// This run's row of the table, rendered from its facts (`AtLeastOnceFacts::run_row`): the
+/// order, what its crashes in the middle did, and the guarantee the ledger shows (which faults
+/// other than crashes can change).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunRow {
     pub order: Order,
     pub crash_in_the_middle: String,
     pub guarantee: Guarantee,
-    /// Whether a crash fell in the middle: without one, a result better than the chapter's
-    /// says nothing of the order.
-    pub tested: bool,
-}
-
-impl RunRow {
-    /// The result cell: the guarantee, marked untested where no crash in the middle could
-    /// have shown the order's weakness.
-    pub fn result(&self) -> String {
-        if self.judged() {
-            return self.guarantee.label().to_string();
-        }
-        format!("{}, untested: no crash in the middle", self.guarantee.label())
-    }
-
+    /// The result cell: the guarantee, marked untested where no crash in the middle could have
+    /// shown the order's weakness.
+    pub result: String,
     /// Whether the row may be marked as agreeing or disagreeing with the chapter's: not when it
     /// shows better than the chapter's result without a crash in the middle to test the order.
-    pub fn judged(&self) -> bool {
-        judged(self.order, self.guarantee, self.tested)
-    }
+    pub judged: bool,
+    /// Whether it shows the chapter's guarantee for its order.
+    pub agrees: bool,
 }
 
 /// Whether a run of `order` showing `guarantee` may be set against the chapter's row.

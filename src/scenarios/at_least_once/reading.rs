@@ -48,13 +48,7 @@ impl AtLeastOnce {
 
     pub fn run_row(&self) -> RunRow {
         // The row is the same at any time past the last event; `now` only decides `ended`.
-        let facts = self.facts(self.end);
-        RunRow {
-            order: facts.order,
-            crash_in_the_middle: facts.middle_cell(),
-            guarantee: facts.guarantee,
-            tested: facts.tested,
-        }
+        self.facts(self.end).run_row()
     }
 
     pub(super) fn words_at(&self, now: Micros) -> AtLeastOnceWords {
@@ -89,6 +83,26 @@ impl AtLeastOnceFacts {
             Order::ProcessThenAck => ("the credit", "the ack"),
             Order::TxnDedupe => ("the commit", "the ack"),
         }
+    }
+
+    /// This run's row of the chapter's table.
+    pub fn run_row(&self) -> RunRow {
+        RunRow {
+            order: self.order,
+            crash_in_the_middle: self.middle_cell(),
+            guarantee: self.guarantee,
+            result: self.result_cell(),
+            judged: self.judged,
+            agrees: self.guarantee == self.chapter_guarantee,
+        }
+    }
+
+    /// The row's result cell: the guarantee, marked untested where the row is not judged.
+    fn result_cell(&self) -> String {
+        if self.judged {
+            return self.guarantee.label().to_string();
+        }
+        format!("{}, untested: no crash in the middle", self.guarantee.label())
     }
 
     /// This run's cell of the table's middle column.

@@ -3,6 +3,7 @@
 
 use super::SPEC;
 use super::chapter::chapter_charges;
+use super::log::Happening;
 use super::model::{BuyerOutcome, ClickEffect, DoubleClick};
 use super::spec::{Claim, DoubleClickConfig, Fix, KeyStore};
 use crate::sim::{Config, Micros};
@@ -70,6 +71,12 @@ pub struct DoubleClickFacts {
     pub same_ms_clicks: bool,
     /// What the recovery job settled, once it has settled an order.
     pub recovery: Option<RecoverySettled>,
+    /// The moment these facts are of (µs).
+    pub now: Micros,
+    /// Whether the run has reached its end.
+    pub run_over: bool,
+    /// Every event so far, in order.
+    pub events: Vec<Happening>,
 }
 
 impl DoubleClick {
@@ -100,6 +107,9 @@ impl DoubleClick {
             crash_after_charge: c.crash_after_charge,
             same_ms_clicks: c.second_click && c.second_click_ms < 1.0,
             recovery: self.recovery_settled(),
+            now,
+            run_over: now >= self.end,
+            events: self.happenings(now),
         }
     }
 

@@ -81,6 +81,7 @@
 
 mod chapter;
 mod facts;
+mod log;
 mod model;
 mod reading;
 mod spec;
@@ -91,7 +92,10 @@ pub use model::{
     AttemptOutcome, AttemptRecord, ButtonState, BuyerOutcome, ClickEffect, ClickRecord, DisabledSpan, DoubleClick, Event,
     LedgerCharge, ProviderCallKey, RecoveryRecord, ServerRecord, ServerResult, Timeline,
 };
-pub use reading::Happening;
+pub use log::{
+    AfterOverwrite, AttemptEnd, AttemptRef, ClickKey, Forgotten, Happening, Place, Received, RecoveryChargeWhy,
+    ReplayedTo, SentKey, UnreadAnswer, WaitEnd, What,
+};
 pub use spec::{
     AMOUNT_CENTS, CHANGED_AMOUNT_CENTS, Claim, DoubleClickConfig, Fix, KeyClaim, KeyStore, PARAMS, ProviderKey,
 };

@@ -164,6 +164,7 @@ pub struct ServerRecord {
 
 /// The key a charge call sends the card provider.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "kebab-case"))]
 pub enum ProviderCallKey {
     /// Derived from the order's idempotency key: `charge-k1`.
     Order(u32),

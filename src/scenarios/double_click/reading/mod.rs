@@ -1,7 +1,8 @@
-//! What a double-click run means, in words. The verdict, `buyer_sees`, `chapter` and `recovery` are rendered
-//! from the run's facts ([`DoubleClickFacts`](super::DoubleClickFacts)) only; the list of events
-//! from its records at the moment it is read (`tests/double_click.rs` and
-//! `tests/double_click_facts.rs` check the claims against the metrics over random parameters).
+//! What a double-click run means, in words, rendered from the run's facts
+//! ([`DoubleClickFacts`](super::DoubleClickFacts)) only: the list of events one line per typed
+//! event of the facts ([`Happening`](super::Happening)); `tests/double_click.rs` and
+//! `tests/double_click_facts.rs` check the facts against the metrics and the records over
+//! random parameters.
 //!
 //! Keys:
 //! - `verdict`: what the buyer was told against what the card shows (the `summary` metric),
@@ -19,8 +20,7 @@ mod provider;
 mod verdict;
 mod words;
 
-pub use words::Happening;
-
+use super::facts::DoubleClickFacts;
 use super::model::DoubleClick;
 use super::spec::DoubleClickConfig;
 use crate::format;
@@ -59,38 +59,36 @@ impl Explain for DoubleClick {
 
 impl DoubleClick {
     pub(super) fn words_at(&self, now: Micros) -> DoubleClickWords {
-        let events = self.happenings(now);
         let facts = self.facts(now);
         DoubleClickWords {
             verdict: facts.verdict(),
             buyer_sees: facts.buyer_sees(),
-            events: events
-                .iter()
-                .map(|h| format!("{}: {}: {}", when(h.at), h.place, h.text))
-                .collect::<Vec<_>>()
-                .join("\n"),
-            last_event: self.last_event(now, &events),
+            events: facts.events.iter().map(|h| h.line()).collect::<Vec<_>>().join("\n"),
+            last_event: facts.last_event(),
             chapter: facts.chapter(),
             recovery: facts.recovery(),
         }
     }
+}
 
-    fn last_event(&self, now: Micros, events: &[Happening]) -> String {
-        if self.clicks.is_empty() {
+impl DoubleClickFacts {
+    /// What the latest moment changed, numbered as the list numbers it.
+    pub fn last_event(&self) -> String {
+        if self.clicks == 0 {
             return "No event yet.".to_string();
         }
-        let first = events.iter().filter(|h| h.at < now).count() + 1;
-        let same: Vec<&str> = events.iter().filter(|h| h.at == now).map(|h| h.text.as_str()).collect();
+        let first = self.events.iter().filter(|h| h.at < self.now).count() + 1;
+        let same: Vec<String> = self.events.iter().filter(|h| h.at == self.now).map(|h| h.text()).collect();
         let numbers = match same.len() {
             1 => format!("Event {first}"),
             n => format!("Events {first}–{}", first + n - 1),
         };
         if !same.is_empty() {
-            format!("{numbers}, at {}: {}", when(now), same.join(" "))
-        } else if now >= self.end {
-            format!("The run is over ({} events). Every event is in the list.", events.len())
+            format!("{numbers}, at {}: {}", when(self.now), same.join(" "))
+        } else if self.run_over {
+            format!("The run is over ({} events). Every event is in the list.", self.events.len())
         } else {
-            format!("At {}: nothing the buyer, the page or the server can see changes.", when(now))
+            format!("At {}: nothing the buyer, the page or the server can see changes.", when(self.now))
         }
     }
 }

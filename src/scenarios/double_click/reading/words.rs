@@ -1,17 +1,8 @@
-//! The reading's small words: a line of the list of events, times, money and key names.
+//! The reading's small words: times, money, key and attempt names.
 
 use crate::format;
+use crate::scenarios::double_click::log::AttemptRef;
 use crate::sim::Micros;
-
-/// One line of the list of events: when, where, what.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Happening {
-    pub at: Micros,
-    /// Orders what happens in the same microsecond: cause before effect.
-    pub(super) order: (u8, usize),
-    pub place: &'static str,
-    pub text: String,
-}
 
 pub(super) fn when(t: Micros) -> String {
     format::us_as_ms(t)
@@ -25,3 +16,8 @@ pub(super) fn key_name(k: u32) -> String {
     format!("k{k}")
 }
 
+
+/// "click 1's attempt 2".
+pub(super) fn attempt_name(a: AttemptRef) -> String {
+    format!("click {}'s attempt {}", a.click, a.number)
+}

@@ -16,9 +16,8 @@ pub fn ChapterTable(runner: Runner<AtLeastOnce>) -> impl IntoView {
             .iter()
             .map(|row| {
                 let this = row.order == run.order;
-                let matches = this && row.guarantee == run.guarantee;
                 let run_row = this.then(|| {
-                    let class = match (run.judged(), matches) {
+                    let class = match (run.judged, run.agrees) {
                         (false, _) => "run-row",
                         (true, true) => "run-row good",
                         (true, false) => "run-row bad",
@@ -27,7 +26,7 @@ pub fn ChapterTable(runner: Runner<AtLeastOnce>) -> impl IntoView {
                         <tr class=class data-row="run">
                             <th scope="row">"This run"</th>
                             <td data-col="middle">{run.crash_in_the_middle.clone()}</td>
-                            <td data-col="guarantee">{run.result()}</td>
+                            <td data-col="guarantee">{run.result.clone()}</td>
                         </tr>
                     }
                 });
