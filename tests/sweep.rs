@@ -4,7 +4,9 @@
 
 use std::process::Command;
 
+use resilience_lab::scenarios::slow_server::{SlowServerConfig, sweep_knee};
 use resilience_lab::scenarios::{ALL, slow_server};
+use resilience_lab::sim::Config;
 use resilience_lab::sweep::{Summary, Sweep, quantile};
 use serde_json::Value as Json;
 
@@ -42,16 +44,24 @@ fn round_robin_p99_has_its_knee_where_b_share_exceeds_b_capacity() {
     assert!(above >= 10.0 * base, "past the knee p99 is at least 10× ({base} → {above})");
 }
 
+/// The knee the sweep's explanation states is computed from the parameters (slow-server's
+/// `sweep_knee`): ×2 at the defaults, ×3 at 100 req/s, where B's share is 33.3 req/s. After the
+/// explanation, one sentence a policy's line, from its summary.
 #[test]
-fn the_sweep_reading_states_the_knee_from_the_parameters() {
+fn the_sweep_knee_follows_the_parameters() {
+    let defaults = SlowServerConfig::defaults();
+    assert_eq!(sweep_knee(&defaults, SlowServerConfig::slowdown), Some(2.0));
+    assert_eq!(
+        sweep_knee(&SlowServerConfig { rate: 100.0, ..defaults.clone() }, SlowServerConfig::slowdown),
+        Some(3.0)
+    );
+    // Sweeping the rate at a slowdown of 5: 3 servers × 100 req/s ÷ 5 = 60 req/s.
+    assert_eq!(sweep_knee(&defaults, SlowServerConfig::rate), Some(60.0));
+    assert_eq!(sweep_knee(&SlowServerConfig { servers: 1, ..defaults }, SlowServerConfig::slowdown), None);
     let (sweep, summary) = slow_server_sweep();
-    let reading = sweep.reading(&summary).join(" ");
-    assert!(reading.contains("from a slowdown of ×2 on"), "{reading}");
-    assert!(reading.contains("Round robin: p99 after the slowdown goes from"), "{reading}");
-    let mut faster = slow_server::SPEC.defaults();
-    faster.set("rate", 100.0);
-    let sweep = Sweep::new(&slow_server::SPEC, faster, ("slowdown", 1.0, 5.0, 3), Some("policy"), 1, &[]).unwrap();
-    assert!(sweep.reading(&[]).join(" ").contains("from a slowdown of ×3 on"), "100 req/s: B's share is 33.3 req/s");
+    let policies = sweep.lines().len();
+    assert_eq!(policies, 4);
+    assert_eq!(sweep.reading(&summary).len(), 1 + policies);
 }
 
 #[test]
@@ -203,23 +213,29 @@ fn cli_sweep_errors_are_one_line_naming_what_is_allowed() {
 
 /// Every scenario's default sweep opens its reading with why the curves look as they do, with
 /// the numbers of the parameters it was run with: change a parameter and the sentence follows.
-/// A scenario, the parameters changed from its defaults, and words its sweep reading must hold.
-type Case = (&'static str, &'static [(&'static str, f64)], &'static [&'static str]);
-
+/// The wording is kept by snapshot (`tests/golden/words/sweeps.json`) at a changed parameter of
+/// each scenario (in the comments, what the sentence restates); regenerate it with
+/// `UPDATE_GOLDEN=1 cargo test --release --test sweep`.
 #[test]
 fn every_default_sweep_explains_its_curves_from_the_parameters() {
-    let cases: [Case; 7] = [
-        ("retry-storm", &[("clients", 60.0), ("capacity", 12.0)], &["up to 60 calls", "capacity of 12 per tick"]),
-        ("double-click", &[("retries", 2.0), ("attempt_timeout_ms", 800.0)], &["up to 3 attempts of 800 ms"]),
-        ("deadline-chain", &[("c_work_ms", 2500.0)], &["A→B 1,800 ms", "C's 2,500 ms of work"]),
+    let cases: [(&str, &[(&str, f64)]); 7] = [
+        // Up to 60 calls against a capacity of 12 per tick.
+        ("retry-storm", &[("clients", 60.0), ("capacity", 12.0)]),
+        // Up to 3 attempts of 800 ms.
+        ("double-click", &[("retries", 2.0), ("attempt_timeout_ms", 800.0)]),
+        // A→B's 1,800 ms against C's 2,500 ms of work.
+        ("deadline-chain", &[("c_work_ms", 2500.0)]),
         // 20 connections at 40 /home per second: full within 500 ms, room while t < 500 ms.
-        ("cascade", &[("home_rate", 40.0)], &["full within 500 ms", "under 500 ms", "its own 5,000 ms"]),
-        ("which-timeout", &[("error_delay_ms", 5.0)], &["takes 5 ms to reach your code"]),
-        ("at-least-once", &[("visibility_timeout_ms", 120_000.0)], &["once the 2 min visibility timeout"]),
+        ("cascade", &[("home_rate", 40.0)]),
+        // The error takes 5 ms to reach the caller's code.
+        ("which-timeout", &[("error_delay_ms", 5.0)]),
+        // Redelivered once the 2 min visibility timeout runs out.
+        ("at-least-once", &[("visibility_timeout_ms", 120_000.0)]),
         // The fitted tail passes through 1% at the p99, whatever the p99 is set to.
-        ("choosing-numbers", &[("p99_ms", 250.0)], &["1% at 250 ms", "follows the fitted tail"]),
+        ("choosing-numbers", &[("p99_ms", 250.0)]),
     ];
-    for (id, sets, says) in cases {
+    let mut said = serde_json::Map::new();
+    for (id, sets) in cases {
         let spec = resilience_lab::scenarios::find(id).unwrap();
         let mut params = spec.defaults();
         for (k, v) in sets {
@@ -228,11 +244,18 @@ fn every_default_sweep_explains_its_curves_from_the_parameters() {
         let d = spec.sweep;
         let sweep = Sweep::new(spec, params, (d.x, d.from, d.to, d.steps), d.by, 1, &[d.metric]).unwrap();
         let reading = sweep.reading(&[]);
-        let theory = reading.first().unwrap_or_else(|| panic!("{id}: no reading of the curves"));
-        for words in says {
-            assert!(theory.contains(words), "{id}: {words:?} not in {theory}");
-        }
+        assert_eq!(reading.len(), 1, "{id}: one explanation of the curves and no line yet: {reading:?}");
+        let name = sets.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("&");
+        said.insert(format!("{id}?{name}"), Json::from(reading));
     }
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/words/sweeps.json");
+    let now = serde_json::to_string_pretty(&said).unwrap() + "\n";
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&file, &now).unwrap();
+    }
+    let recorded =
+        std::fs::read_to_string(&file).expect("record it with UPDATE_GOLDEN=1 cargo test --release --test sweep");
+    assert_eq!(now, recorded, "the sweeps' explanations changed: say which sentence and why, then regenerate");
 }
 
 /// The curve's explanation reads as words and numbers at every corner of every parameter:

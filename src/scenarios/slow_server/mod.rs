@@ -30,7 +30,7 @@ mod spec;
 pub use charts::{Charts, InFlightSample, LatencySample, QueueSample};
 pub use facts::{BChange, Busiest, SlowServerFacts, Spread, Why};
 pub use model::{Event, SAMPLE_EVERY, SlowServer};
-pub use reading::prediction;
+pub use reading::{prediction, sweep_knee};
 pub use request::RequestKey;
 pub use server::{Server, server_name};
 pub use spec::{MAX_SERVERS, PARAMS, Policy, ServiceDist, SlowServerConfig};

@@ -275,18 +275,28 @@ pub fn prediction(ratio: f64, growing: bool) -> Option<&'static str> {
 
 /// Where B's queue starts to grow without bound in a sweep of the slowdown or the rate, from
 /// queueing theory: B gets rate / servers under round robin and random choice whatever its
-/// state, and serves workers × 1000 / (service_ms × slowdown) once slowed.
-pub fn sweep_theory(c: &SlowServerConfig, x: &str) -> Option<String> {
+/// state, and serves workers × 1000 / (service_ms × slowdown) once slowed. The knee is the
+/// slowdown (×) or the rate (req/s) where the two meet; None for another x, or one server.
+pub fn sweep_knee(c: &SlowServerConfig, x: &str) -> Option<f64> {
     let servers = c.servers as f64;
     if servers < 2.0 {
         return None;
     }
     let healthy = c.workers as f64 * 1000.0 / c.service_ms;
-    let share = c.rate / servers;
-    let knee = match x {
-        SlowServerConfig::slowdown => format!("from a slowdown of ×{} on", format::number(healthy / share)),
-        SlowServerConfig::rate => format!("from {} req/s on", format::number(servers * healthy / c.slowdown)),
-        _ => return None,
+    match x {
+        SlowServerConfig::slowdown => Some(healthy / (c.rate / servers)),
+        SlowServerConfig::rate => Some(servers * healthy / c.slowdown),
+        _ => None,
+    }
+}
+
+/// The sweep's explanation of its curves, rendered from [`sweep_knee`].
+pub fn sweep_theory(c: &SlowServerConfig, x: &str) -> Option<String> {
+    let knee = sweep_knee(c, x)?;
+    let knee = if x == SlowServerConfig::slowdown {
+        format!("from a slowdown of ×{} on", format::number(knee))
+    } else {
+        format!("from {} req/s on", format::number(knee))
     };
     Some(format!(
         "Round robin and random choice keep sending B its share of the load, so once B's share exceeds what the slowed B can serve its queue grows without bound: {knee} (rate ÷ servers > workers × 1000 ÷ (service time × slowdown)). Least outstanding and two choices send B only what it can take."
