@@ -1,17 +1,16 @@
 //! The which-timeout scenario against Chapter 1, Part 2's table "What Node 22 actually does":
 //! every preset reproduces its row within 2% (the error and its time) through the mechanism,
 //! the mechanisms behave as undici's source and Node's documentation say, the invariants hold
-//! for any parameters, and the reading says what the metrics say.
+//! for any parameters (what the reading says is checked as facts in `which_timeout_facts.rs`).
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use resilience_lab::format;
 use resilience_lab::scenarios::which_timeout::{
-    Client, Fault, HangEnd, MAX_ATTEMPTS, MEASURED, Phase, SPEC, TICK_MS, TimerClock, TimerKind, WhichTimeout as Model,
-    WhichTimeoutConfig, every_fault, ticks_for,
+    Client, Ending, Fault, FaultRow, HangEnd, Hangs, MAX_ATTEMPTS, MEASURED, Phase, SPEC, TICK_MS, TimerClock,
+    TimerKind, WhichTimeout as Model, WhichTimeoutConfig, every_fault, measured_with, ticks_for,
 };
 use resilience_lab::sim::params::Config;
-use resilience_lab::sim::{Host, MS, Micros, Model as _, Params, SEC, Simulation, Value};
+use resilience_lab::sim::{Host, MS, Micros, Params, SEC, Simulation, Value};
 
 type WhichTimeout = Host<Model>;
 
@@ -170,14 +169,14 @@ fn the_covering_client_ends_every_hang_at_half_a_second() {
     let rows = every_fault(&config);
     assert_eq!(rows.len(), Fault::ALL.len());
     for row in &rows {
-        assert!(!row.still_open, "{row:?}");
-        match row.fault {
-            Fault::None => assert!(row.completed_at.is_some(), "{row:?}"),
-            Fault::Refused => assert_eq!(row.error, "ECONNREFUSED"),
-            _ => {
-                assert_eq!(row.error, "TimeoutError", "{row:?}");
-                assert_within_2pct("covered", row.gave_up_at.unwrap() as f64 / 1e3, 503.0);
+        match (row.fault, row.ending) {
+            (Fault::None, ending) => assert!(matches!(ending, Ending::Completed { .. }), "{row:?}"),
+            (Fault::Refused, Ending::Failed { error, .. }) => assert_eq!(error.id(), "ECONNREFUSED"),
+            (_, Ending::Failed { error, at_us }) => {
+                assert_eq!(error.id(), "TimeoutError", "{row:?}");
+                assert_within_2pct("covered", at_us as f64 / 1e3, 503.0);
             }
+            _ => panic!("{row:?}"),
         }
     }
 }
@@ -191,8 +190,9 @@ fn every_fault_gives_the_same_rows_as_single_runs() {
             let mut one = p.clone();
             one.set_text("fault", fault.id()).unwrap();
             let sim = run(&one);
-            assert_eq!(row, &sim.row(sim.now(), SPEC.duration_for(&one)), "{preset} {}", fault.id());
-            assert_eq!(row.error, text(&sim, "error"));
+            let config = WhichTimeoutConfig::from_params(&one);
+            let single = FaultRow::of(fault, &sim.facts_now(), SPEC.duration_for(&one) * MS, measured_with(&config));
+            assert_eq!(row, &single, "{preset} {}", fault.id());
         }
     }
 }
@@ -521,83 +521,6 @@ fn check(sim: &WhichTimeout) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// What the reading claims, against the metrics.
-fn check_reading(sim: &WhichTimeout) -> Result<(), TestCaseError> {
-    let reading = sim.reading();
-    let say = |k: &str| reading.iter().find(|(key, _)| *key == k).map(|(_, s)| s.clone()).unwrap_or_default();
-    let (first, caller, server, retry) = (say("first"), say("caller"), say("server"), say("retry"));
-    let m = sim.metrics();
-    let get = |k: &str| m.iter().find(|(key, _)| *key == k).unwrap().1.clone();
-    let b = |k: &str| get(k) == Value::Bool(true);
-
-    match sim.first_fired() {
-        Some((kind, _)) => prop_assert!(first.starts_with(&format!("First to fire: {}", kind.label())), "{}", first),
-        None => prop_assert!(first.starts_with("No timer"), "{}", first),
-    }
-    // Issue 24, case 10: "on its deadline" only on time; a late timer's tick named only when late;
-    // "the server answered" only once its headers arrived.
-    if let Some((kind, _)) = sim.first_fired() {
-        let t = sim.timers().iter().filter(|t| t.fired_at.is_some()).min_by_key(|t| t.fired_at).unwrap();
-        prop_assert_eq!(t.kind, kind);
-        let late = t.lateness().unwrap_or(0).unsigned_abs();
-        prop_assert_eq!(first.contains("on its deadline"), late < MS / 2, "{} ({} µs late)", first, late);
-        prop_assert!(!first.contains("because undici checks") || late >= MS / 2, "{}", first);
-    }
-    // Issue 24, case 12: the pool holds the call only under the pool-full fault.
-    if caller.contains("held by hung calls") {
-        prop_assert_eq!(sim.config().fault, Fault::PoolFull, "{}", caller);
-    }
-    if retry.contains("the server answered") {
-        prop_assert!(sim.response_at().is_some() && b("server_did_work"), "{}", retry);
-    }
-    prop_assert_eq!(retry.starts_with("Safe to retry"), b("safe_to_retry_without_key"), "{}", retry);
-    prop_assert_eq!(
-        retry.contains("needs an idempotency key"),
-        sim.error().is_some() && !b("safe_to_retry_without_key"),
-        "{}",
-        retry
-    );
-    if let (Some(error), Some(_)) = (sim.error(), sim.error_seen_at()) {
-        prop_assert!(caller.contains(error.id()), "{} does not name {}", caller, error.id());
-    }
-    prop_assert_eq!(
-        caller.contains("still open") || caller.contains("still waiting"),
-        b("still_open_at_end"),
-        "{}",
-        caller
-    );
-    prop_assert_eq!(caller.contains("succeeded"), sim.completed_at().is_some(), "{}", caller);
-    prop_assert_eq!(server.contains("reached the server's code at"), b("reached_server_app"), "{}", server);
-    prop_assert_eq!(server.contains("the server did the work"), b("server_did_work"), "{}", server);
-    let f = sim.failover();
-    let failover = reading.iter().find(|(k, _)| *k == "failover").map(|(_, s)| s.clone());
-    prop_assert_eq!(failover.is_some(), f.enabled());
-    // The figure's shorter verdict is the whole reading's end: what the calls saw.
-    let outcome = reading.iter().find(|(k, _)| *k == "failover_outcome").map(|(_, s)| s.clone());
-    prop_assert_eq!(outcome.is_some(), f.enabled());
-    if let (Some(words), Some(outcome)) = (&failover, &outcome) {
-        prop_assert!(!outcome.is_empty() && words.ends_with(outcome.as_str()), "{} / {}", words, outcome);
-    }
-    if let Some(words) = failover.filter(|_| f.calls > 0) {
-        let calls = |n: u64| format::counted(n, "call", "calls");
-        prop_assert!(words.contains(&calls(f.calls)), "{}", words);
-        if f.ok > 0 {
-            prop_assert!(words.contains(&format!("{} answered", calls(f.ok))), "{}", words);
-        } else {
-            prop_assert!(words.contains("None answered"), "{}", words);
-        }
-        if f.failed > 0 {
-            prop_assert!(words.contains(&format!("; {} failed", calls(f.failed))), "{}", words);
-        } else {
-            prop_assert!(words.contains("none failed"), "{}", words);
-        }
-        prop_assert_eq!(words.contains("retried at once"), f.retries > 0, "{}", words);
-        prop_assert_eq!(words.contains("The pool was full"), f.pool_full_at.is_some(), "{}", words);
-        prop_assert_eq!(words.contains("not ended"), f.pending() > 0, "{}", words);
-    }
-    Ok(())
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(96) })]
 
@@ -615,20 +538,15 @@ proptest! {
             sim.advance(before + steps[i % steps.len()] * MS / 100, 10_000);
             prop_assert!(sim.now() >= before, "time went back from {} to {}", before, sim.now());
             check(&sim)?;
-            if i % 7 == 0 {
-                check_reading(&sim)?;
-            }
             i += 1;
         }
-        check_reading(&sim)?;
     }
 
-    /// The reading matches the metrics at the end of runs of any parameters.
+    /// The invariants at the end of runs of any parameters, of the scenario's own length.
+    /// (What the sentences claim is checked as facts in `which_timeout_facts.rs`.)
     #[test]
-    fn the_reading_says_what_the_metrics_say(p in any_params()) {
-        let sim = run(&p);
-        check(&sim)?;
-        check_reading(&sim)?;
+    fn invariants_hold_at_the_end(p in any_params()) {
+        check(&run(&p))?;
     }
 }
 
@@ -648,53 +566,6 @@ fn preset_descriptions_give_the_runs_own_give_up_time() {
         named += 1;
     }
     assert!(named >= 1, "fetch-silent names its time");
-}
-
-/// Issue 24, case 10: fetch against a server that never speaks TLS times out on a tick, on
-/// time, and a trickled body's TimeoutError comes after the headers said the server answered.
-#[test]
-fn an_on_time_timer_and_an_answered_call_read_as_such() {
-    let on_time = run(&params("fetch-no-tls", &[]));
-    let first = on_time.reading().into_iter().find(|(k, _)| *k == "first").unwrap().1;
-    assert!(first.contains("at 10 s: on its deadline, which fell on one of the 499 ms ticks"), "{first}");
-    let trickle = run(&params("abort-trickle", &[]));
-    let retry = trickle.reading().into_iter().find(|(k, _)| *k == "retry").unwrap().1;
-    assert!(retry.contains("the server answered (its headers arrived at 5 ms)"), "{retry}");
-    assert!(!retry.contains("does not tell the client which"), "{retry}");
-}
-
-/// Issue 24, case 12: before Play, an embed of a silent server or a blackhole does not say the
-/// pool is full of hung calls.
-#[test]
-fn before_play_the_call_has_not_started() {
-    for preset in ["fetch-silent", "fetch-blackhole", "pool-wait"] {
-        let p = params(preset, &[]);
-        let sim = WhichTimeout::new(&p, 1, SPEC.duration_for(&p) * MS);
-        let caller = sim.reading().into_iter().find(|(k, _)| *k == "caller").unwrap().1;
-        assert_eq!(caller, "The call has not started yet.", "{preset}");
-    }
-}
-
-/// Issue 24, case 10: the every-fault table's retry column. A completed call has nothing to
-/// retry; a call still waiting in the pool never sent its request (Chapter 2, Part 2: safe).
-#[test]
-fn the_fault_tables_retry_column_reads_each_calls_state() {
-    let rows = every_fault(&WhichTimeoutConfig::from_params(&params("fetch-silent", &[])));
-    let cell = |f: Fault| rows.iter().find(|r| r.fault == f).unwrap().retry_cell();
-    // fetch-silent's settings: fetch with undici's 300 s headersTimeout and no AbortSignal.
-    assert_eq!(cell(Fault::None), "nothing to retry");
-    assert_eq!(cell(Fault::Slow), "nothing to retry");
-    assert_eq!(cell(Fault::PoolFull), "yes, if given up now: not sent yet");
-    assert_eq!(cell(Fault::Trickle), "no: already sent");
-    for f in [Fault::DnsSlow, Fault::Blackhole, Fault::Refused, Fault::NoTls] {
-        assert_eq!(cell(f), "yes", "{f:?}: failed before the request was sent");
-    }
-    for f in [Fault::Silent, Fault::Stall] {
-        assert_eq!(cell(f), "no", "{f:?}: failed after the request was sent");
-    }
-    for row in &rows {
-        assert!(!(row.safe_to_retry_without_key && row.request_sent), "{:?}", row.fault);
-    }
 }
 
 // ---- Chapter 1, Break 5: a failover, the old IP drops packets ----
@@ -730,8 +601,11 @@ fn break_5_node_http_waits_for_the_kernels_syn_timeout() {
         assert!(num(&sim, "failover_first_ok_ms") / 1000.0 > seconds);
         assert!(num(&sim, "failover_slowest_ok_ms") / 1000.0 > seconds - 1.0, "queued calls wait it out");
         assert!(num(&sim, "failover_pool_full_at_ms") < 1000.0);
-        let words = sim.reading().into_iter().find(|(k, _)| *k == "failover").expect("failover words").1;
-        assert!(words.contains("node:http has no connect timeout"), "{words}");
+        // "… the kernel gave up on its SYNs (node:http has no connect timeout)".
+        let f = sim.facts_now();
+        let hangs = f.failover.expect("a failover").hangs;
+        assert!(matches!(hangs, Hangs::Ended { ended_by: HangEnd::Kernel, .. }), "{hangs:?}");
+        assert_eq!(f.client, Client::NodeHttp);
     }
 }
 
@@ -750,8 +624,9 @@ fn break_5_a_short_connect_timeout_and_an_immediate_retry_reach_the_new_address(
         assert!(num(&sim, "failover_slowest_ok_ms") < t + 600.0, "{timeout}: {}", num(&sim, "failover_slowest_ok_ms"));
         assert_eq!(num(&sim, "failover_ok"), num(&sim, "failover_calls"));
     }
-    let words = run(&params("ch1-break-5-fix", &[])).reading().into_iter().find(|(k, _)| *k == "failover").unwrap().1;
-    assert!(words.contains("safe even for a write, the request was never sent"), "{words}");
+    // "… retried at once on a new connection …: safe even for a write, the request was never sent".
+    let f = run(&params("ch1-break-5-fix", &[])).facts_now().failover.expect("a failover");
+    assert!(f.retries > 0 && f.failed == 0, "{f:?}");
 }
 
 /// "And I'd make sure clients re-resolve DNS": a client that keeps the address it resolved
@@ -778,5 +653,5 @@ fn no_failover_no_calls() {
     let sim = run(&params("fetch-blackhole", &[]));
     assert_eq!(num(&sim, "failover_calls"), 0.0);
     assert_eq!(metric(&sim, "failover_pool_full_at_ms"), Value::Null);
-    assert!(sim.reading().iter().all(|(k, _)| *k != "failover"));
+    assert_eq!(sim.facts_now().failover, None, "no failover facts, so no failover words");
 }

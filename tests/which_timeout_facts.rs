@@ -1,14 +1,18 @@
 //! which-timeout's facts (issue 24, item 2): by value at the chapter's presets, and against the
-//! metrics for any parameters, each claim a sentence makes with its precondition. No test here
-//! reads the sentences: the sentence's choice is a typed value in the facts.
+//! metrics for any parameters, each claim a sentence makes with its precondition: the call's
+//! sentences, the failover's (Chapter 1, Break 5) and the every-fault table's cells. No test
+//! here reads the sentences: the sentence's choice is a typed value in the facts.
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use resilience_lab::scenarios::which_timeout::{
-    CallError, Caller, Fault, NotFirst, Outcome, Phase, Retry, SPEC, Server, TimerClock, TimerKind,
-    WhichTimeout as Model, WhichTimeoutFacts, WhyThen, Work,
+    CallError, Caller, Ending, FailoverFacts, Fault, FaultRow, Hangs, Lookup, NotFirst, Outcome, Phase, Retry,
+    RetryCell, SPEC, Server, TimerClock, TimerKind, WhichTimeout as Model, WhichTimeoutConfig, WhichTimeoutFacts,
+    WhyThen, Work, every_fault, measured_with,
 };
-use resilience_lab::sim::{Host, MS, Micros, Model as _, Params, Simulation, Value};
+use resilience_lab::sim::base::MAX_DURATION_MS;
+use resilience_lab::sim::params::Config;
+use resilience_lab::sim::{Host, MS, Micros, Model as _, Params, SEC, Simulation, Value};
 
 type WhichTimeout = Host<Model>;
 
@@ -42,6 +46,7 @@ fn fetch_no_tls_fires_on_time_on_a_tick() {
     let f = facts_at("fetch-no-tls");
     let first = f.first.expect("a timer fired");
     assert_eq!((first.kind, first.on_time, first.why), (TimerKind::Connect, true, Some(WhyThen::FellOnUndiciTick)));
+    assert_eq!(first.fired_at_us, 10 * SEC, "at 10 s, on its deadline");
     assert!(first.late_us.unsigned_abs() < MS / 2, "{}", first.late_us);
     assert_eq!(f.error, Some(CallError::ConnectTimeout));
     assert_eq!(f.retry, Retry::SafeErrorSays);
@@ -113,6 +118,41 @@ fn before_play_nothing_has_started() {
     }
 }
 
+/// Issue 24, case 10: the every-fault table's retry column. A completed call has nothing to
+/// retry; a call still waiting in the pool never sent its request (Chapter 2, Part 2: safe).
+#[test]
+fn the_fault_tables_retry_column_reads_each_calls_state() {
+    let rows = every_fault(&WhichTimeoutConfig::from_params(&params("fetch-silent")));
+    let cell = |f: Fault| rows.iter().find(|r| r.fault == f).expect("every fault has a row").retry;
+    // fetch-silent's settings: fetch with undici's 300 s headersTimeout and no AbortSignal.
+    assert_eq!(cell(Fault::None), RetryCell::NothingToRetry);
+    assert_eq!(cell(Fault::Slow), RetryCell::NothingToRetry);
+    assert_eq!(cell(Fault::PoolFull), RetryCell::NotSentYet);
+    assert_eq!(cell(Fault::Trickle), RetryCell::AlreadySent);
+    for f in [Fault::DnsSlow, Fault::Blackhole, Fault::Refused, Fault::NoTls] {
+        assert_eq!(cell(f), RetryCell::Safe, "{f:?}: failed before the request was sent");
+    }
+    for f in [Fault::Silent, Fault::Stall] {
+        assert_eq!(cell(f), RetryCell::NeedsKey, "{f:?}: failed after the request was sent");
+    }
+    let pool = rows.iter().find(|r| r.fault == Fault::PoolFull).expect("row");
+    assert!(matches!(pool.ending, Ending::StillOpen { phase: Phase::Pool, timeout_event: false, .. }), "{pool:?}");
+}
+
+/// Chapter 1, Break 5: the hangs end on undici's connect timeout, the pool fills, and with a
+/// short connect timeout every failed connect is retried at once and every call is answered.
+#[test]
+fn the_failover_facts_at_the_chapters_presets() {
+    let f = facts_at("ch1-break-5").failover.expect("a failover");
+    assert!(matches!(f.lookup, Lookup::ReResolved { old_until_us } if old_until_us == SEC), "{f:?}");
+    assert!(matches!(f.hangs, Hangs::Ended { connects: 10, .. }), "{f:?}");
+    assert!(f.pool_full.is_some_and(|p| p.at_us < SEC), "{f:?}");
+    assert_eq!((f.retries, f.failed, f.pending), (0, 10, 0));
+    let fix = facts_at("ch1-break-5-fix").failover.expect("a failover");
+    assert_eq!((fix.retries, fix.failed, fix.answered.map(|a| a.calls)), (10, 0, Some(fix.calls)));
+    assert_eq!(facts_at("fetch-blackhole").failover, None);
+}
+
 // Any parameters.
 
 fn any_params() -> impl Strategy<Value = Params> {
@@ -172,6 +212,9 @@ fn check_caller(sim: &WhichTimeout, f: &WhichTimeoutFacts) -> Result<(), TestCas
     let m = sim.metrics_now();
     prop_assert_eq!(f.phase.id(), m.phase.as_str());
     let open = m.still_open_at_end;
+    // "still open" or "still waiting" exactly while the call is open; "succeeded" exactly when it completed.
+    prop_assert_eq!(matches!(f.caller, Caller::Failed { .. } | Caller::Succeeded { .. }), !open);
+    prop_assert_eq!(matches!(f.caller, Caller::Succeeded { .. }), m.completed_ms.is_some());
     match f.caller {
         Caller::Failed { error, seen_at_us, .. } => {
             prop_assert_eq!(error.id(), m.error.as_str());
@@ -233,13 +276,55 @@ fn check_retry(sim: &WhichTimeout, f: &WhichTimeoutFacts) -> Result<(), TestCase
         Retry::SafePoolWait { .. } => prop_assert!(!m.error_proves_not_sent && f.phase == Phase::Pool),
         Retry::SafePhase => prop_assert!(!m.error_proves_not_sent && f.phase != Phase::Pool),
         Retry::KeyServerAnswered { headers_at_us } => {
+            // "the server answered …, so it did the work": a failed call whose server finished.
             prop_assert_eq!(Some(ms(headers_at_us)), m.response_ms);
-            prop_assert!(sim.server_done_at().is_some());
+            prop_assert!(f.error.is_some() && m.server_did_work);
         }
         Retry::KeySent { server_works } => {
             prop_assert!(f.error.is_some() && sim.request_sent_at().is_some());
             prop_assert_eq!(server_works, sim.server_done_at().is_some());
         }
+    }
+    Ok(())
+}
+
+/// The failover's facts against its metrics: each count the words give, and each sentence's
+/// precondition (the pool full, retries made, calls not ended).
+fn check_failover(sim: &WhichTimeout, f: &WhichTimeoutFacts) -> Result<(), TestCaseError> {
+    let m = sim.metrics_now();
+    let fo = sim.failover();
+    prop_assert_eq!(f.failover.is_some(), fo.enabled());
+    let Some(ff) = f.failover else { return Ok(()) };
+    let FailoverFacts { calls, run_ended, pool_size, lookup, hangs, pool_full, retries, answered, failed, pending } =
+        ff;
+    prop_assert_eq!((calls, failed, retries), (m.failover_calls, m.failover_failed, m.failover_retries));
+    prop_assert_eq!(pending, calls - m.failover_ok - failed);
+    prop_assert_eq!(run_ended, f.now_us >= sim.end());
+    prop_assert_eq!(pool_size, fo.pool_size() as u64);
+    match lookup {
+        Lookup::ReResolved { old_until_us } => prop_assert!(fo.re_resolves() && old_until_us == fo.dns_switch()),
+        Lookup::KeptOldAddress => prop_assert!(!fo.re_resolves()),
+    }
+    match hangs {
+        Hangs::None => prop_assert_eq!(m.failover_connect_hangs, 0),
+        Hangs::StillHanging { connects } => {
+            prop_assert!(connects == m.failover_connect_hangs && connects > 0 && m.failover_connect_hang_ms.is_none())
+        }
+        Hangs::Ended { connects, latest_us, ended_by } => {
+            prop_assert_eq!(connects, m.failover_connect_hangs);
+            prop_assert_eq!(Some(ms(latest_us)), m.failover_connect_hang_ms);
+            prop_assert_eq!(ended_by, fo.hang_end());
+        }
+    }
+    prop_assert_eq!(pool_full.map(|p| ms(p.at_us)), m.failover_pool_full_at_ms);
+    prop_assert!(pool_full.is_none_or(|p| p.waiting_max == m.failover_waiting_max));
+    match answered {
+        Some(a) => {
+            prop_assert!(a.calls == m.failover_ok && a.calls > 0);
+            prop_assert_eq!(Some(ms(a.first_at_us)), m.failover_first_ok_ms);
+            prop_assert_eq!(Some(ms(a.slowest_us)), m.failover_slowest_ok_ms);
+        }
+        None => prop_assert_eq!(m.failover_ok, 0),
     }
     Ok(())
 }
@@ -250,7 +335,43 @@ fn check_facts(sim: &WhichTimeout) -> Result<(), TestCaseError> {
     check_others(sim, &f)?;
     check_caller(sim, &f)?;
     check_server(sim, &f)?;
-    check_retry(sim, &f)
+    check_retry(sim, &f)?;
+    check_failover(sim, &f)
+}
+
+/// A row of the every-fault table against the metrics of that fault's own run.
+fn check_fault_row(config: &WhichTimeoutConfig, row: &FaultRow) -> Result<(), TestCaseError> {
+    let config = WhichTimeoutConfig { fault: row.fault, ..config.clone() };
+    prop_assert_eq!(row.chapter_ms, measured_with(&config));
+    let run_ms = Model::run_length_for(&config).min(MAX_DURATION_MS);
+    let mut sim = WhichTimeout::new(&config.to_params(), 0, run_ms * MS);
+    sim.run_to_end();
+    let m = sim.metrics_now();
+    prop_assert_eq!(row.first_fired.map_or("none", |(k, _)| k.id()), m.first_fired.as_str());
+    prop_assert_eq!(row.first_fired.map(|(_, t)| ms(t)), m.first_fired_ms);
+    prop_assert_eq!(row.server_did_work, m.server_did_work);
+    match row.ending {
+        Ending::Failed { error, at_us } => {
+            prop_assert!(error.id() == m.error && Some(ms(at_us)) == m.gave_up_ms, "{:?}", row)
+        }
+        Ending::FailedUnseen { error } => prop_assert!(error.id() == m.error && m.gave_up_ms.is_none()),
+        Ending::Completed { at_us } => prop_assert_eq!(Some(ms(at_us)), m.completed_ms),
+        Ending::StillOpen { at_us, phase, timeout_event } => {
+            prop_assert!(m.still_open_at_end && at_us == run_ms * MS);
+            prop_assert_eq!(phase.id(), m.phase.as_str());
+            prop_assert_eq!(timeout_event, m.timeout_events > 0);
+        }
+    }
+    let sent = sim.request_sent_at().is_some();
+    let open = m.still_open_at_end;
+    match row.retry {
+        RetryCell::NothingToRetry => prop_assert!(m.completed_ms.is_some()),
+        RetryCell::NotSentYet => prop_assert!(open && !sent),
+        RetryCell::AlreadySent => prop_assert!(open && sent),
+        RetryCell::Safe => prop_assert!(!open && m.safe_to_retry_without_key && !sent),
+        RetryCell::NeedsKey => prop_assert!(!open && m.completed_ms.is_none() && !m.safe_to_retry_without_key),
+    }
+    Ok(())
 }
 
 proptest! {
@@ -265,5 +386,39 @@ proptest! {
         check_facts(&sim)?;
         sim.run_to_end();
         check_facts(&sim)?;
+    }
+
+    /// Frame by frame, as the page steps a run: every fact true of the moment it is read.
+    #[test]
+    fn every_fact_holds_frame_by_frame(p in any_params(), steps in prop::collection::vec(1u64..400_000, 1..12)) {
+        let end = SPEC.duration_for(&p).min(3_600_000) * MS;
+        let mut sim = WhichTimeout::new(&p, 3, end);
+        for i in 0.. {
+            if sim.finished() {
+                break;
+            }
+            // Frames from a millisecond to a few minutes of simulated time.
+            sim.advance(sim.now() + steps[i % steps.len()] * MS / 100, 10_000);
+            if i % 7 == 0 {
+                check_facts(&sim)?;
+            }
+        }
+        check_facts(&sim)?;
+    }
+}
+
+proptest! {
+    // Each case runs every fault twice (the table's run and the check's): a few cases suffice.
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(8) })]
+
+    /// The every-fault table, for any settings: each row's cells are the facts of that fault's run.
+    #[test]
+    fn every_fault_row_is_its_runs_facts(p in any_params()) {
+        let config = WhichTimeoutConfig::from_params(&p);
+        let rows = every_fault(&config);
+        prop_assert_eq!(rows.iter().map(|r| r.fault).collect::<Vec<_>>(), Fault::ALL.to_vec());
+        for row in &rows {
+            check_fault_row(&config, row)?;
+        }
     }
 }

@@ -1,12 +1,16 @@
 //! What a deadline-chain run shows, taken from the run once: who answered the user and when,
 //! who gave up when, what C's work came to and whether anyone was still waiting for it, the
 //! work done for nobody and the commit window. "After the user stopped waiting" has one anchor,
-//! `user_stopped_at_us`. The verdict (`reading/verdict.rs`) restates these and nothing else.
+//! `user_stopped_at_us`. Every sentence (`reading/`) restates these and nothing else, besides
+//! the settings it names.
 
+use super::chapter::{TableClaim, TableLine, table_claim};
 use super::lane::{Phase, Reason, StoppedWaiting, WorkOutcome};
 use super::message::Party;
+use super::moment::Moment;
 use super::model::{C, DeadlineChain, total_ms};
-use crate::sim::{MS, Micros};
+use super::shown::{after_shown, ms_of};
+use crate::sim::Micros;
 
 /// What a deadline-chain run shows (times in µs from the user's request).
 #[derive(Clone, Debug, PartialEq)]
@@ -42,6 +46,12 @@ pub struct DeadlineChainFacts {
     /// Once C committed: whether it had already seen its caller hang up (its abort had not yet
     /// taken effect) rather than committing before the close reached it.
     pub c_saw_close_before_commit: Option<bool>,
+    /// Every moment so far, in time order: the text equivalent of the timeline.
+    pub moments: Vec<Moment>,
+    /// The chapter's table for the run's mode: this run's cells beside the chapter's.
+    pub table: Vec<TableLine>,
+    /// How this run's column compares with the chapter's.
+    pub table_claim: TableClaim,
 }
 
 /// The first hang-up of the chain.
@@ -102,6 +112,7 @@ impl DeadlineChain {
     pub fn facts(&self, now: Micros) -> DeadlineChainFacts {
         let stopped = self.user_stopped_waiting(now);
         let [a, b, _] = self.lanes();
+        let table = self.table(now);
         DeadlineChainFacts {
             now_us: now,
             finished: self.finished(now),
@@ -117,6 +128,9 @@ impl DeadlineChain {
             first_hang_up: self.first_hang_up().map(|(at_us, on_hop)| HangUp { at_us, on_hop }),
             listens_for_close: self.listens_for_close(),
             c_saw_close_before_commit: self.c_saw_close_before_commit(),
+            moments: self.moments(now),
+            table_claim: table_claim(&table, self.finished(now)),
+            table,
         }
     }
 
@@ -174,19 +188,4 @@ impl DeadlineChain {
         // As the metric reports it (rounded to 0.1 ms).
         crate::sim::Value::num(total_ms(&self.wasted_intervals(now))).as_f64().unwrap_or(0.0)
     }
-}
-
-/// Whether `t` comes after `stop` as the metrics show them (to 0.1 ms), so that a sentence
-/// never calls work "for nobody" that the metrics count as none.
-pub fn after_shown(stop: Micros, t: Micros) -> bool {
-    ms_f(t) > ms_f(stop)
-}
-
-pub(super) fn ms_of(ms: i64) -> Micros {
-    ms.max(0) as Micros * MS
-}
-
-/// A time in ms as the metrics report it (to 0.1 ms).
-pub(super) fn ms_f(t: Micros) -> f64 {
-    crate::sim::Value::num(t as f64 / 1000.0).as_f64().unwrap_or(0.0)
 }

@@ -2,7 +2,8 @@
 //! client and timers, one row each, beside what the chapter measured where its setup is the
 //! reader's.
 
-use super::model::{Phase, TimerKind, WhichTimeout};
+use super::facts::{Caller, Server, WhichTimeoutFacts};
+use super::model::{CallError, Phase, TimerKind, WhichTimeout};
 use super::spec::{Fault, WhichTimeoutConfig};
 use crate::sim::base::MAX_DURATION_MS;
 use crate::sim::{Config, Host, MS, Micros, Simulation};
@@ -40,25 +41,51 @@ fn preset_config(id: &str) -> Option<WhichTimeoutConfig> {
     Some(WhichTimeoutConfig::from_params(&params))
 }
 
-/// One row of the table "every fault with these settings".
-#[derive(Clone, Debug, PartialEq)]
+/// One row of the table "every fault with these settings": the facts of that fault's run.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FaultRow {
     pub fault: Fault,
+    /// The timer that fired first, and when.
     pub first_fired: Option<(TimerKind, Micros)>,
-    pub error: &'static str,
-    pub gave_up_at: Option<Micros>,
-    pub completed_at: Option<Micros>,
-    pub phase: Phase,
-    pub still_open: bool,
-    pub reached_server_app: bool,
+    /// How the call ended, as the caller saw it.
+    pub ending: Ending,
+    /// The server's handler finished its work.
     pub server_did_work: bool,
-    pub safe_to_retry_without_key: bool,
-    /// The request left the client (a retry could repeat the server's work).
-    pub request_sent: bool,
-    /// How long the run was (ms).
-    pub run_ms: u64,
+    /// Whether a retry without an idempotency key is safe.
+    pub retry: RetryCell,
     /// What the chapter measured with these very settings (ms), if it did.
     pub chapter_ms: Option<f64>,
+}
+
+/// How a fault's call ended, as the caller saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// The caller got `error` at `at_us`.
+    Failed { error: CallError, at_us: Micros },
+    /// The call failed with `error`, and the caller had not seen it by the end of the run.
+    FailedUnseen { error: CallError },
+    /// The body was complete at `at_us`.
+    Completed { at_us: Micros },
+    /// Still open at the end of the run (`at_us`), in `phase`; `timeout_event`: node:http
+    /// emitted 'timeout' and nothing destroyed the request.
+    StillOpen { at_us: Micros, phase: Phase, timeout_event: bool },
+}
+
+/// The "safe to retry without a key" cell: a completed call has nothing to retry; one still
+/// under way is safe to give up on and retry only while its request has not been sent
+/// (Chapter 2, Part 2); a failed one is safe only if its request was never sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RetryCell {
+    /// The call completed.
+    NothingToRetry,
+    /// Still under way, its request not sent yet: safe if given up now.
+    NotSentYet,
+    /// Still under way, its request already sent.
+    AlreadySent,
+    /// Failed before its request was sent.
+    Safe,
+    /// Failed after its request was sent: a retry needs a key.
+    NeedsKey,
 }
 
 /// Runs every fault with the settings of `config` (its own fault aside): one row per fault,
@@ -69,44 +96,42 @@ pub fn every_fault(config: &WhichTimeoutConfig) -> Vec<FaultRow> {
         .map(|&fault| {
             let config = WhichTimeoutConfig { fault, ..config.clone() };
             let run_ms = WhichTimeout::run_length_for(&config).min(MAX_DURATION_MS);
-            let mut host = Host::<WhichTimeout>::start(config, 0, run_ms * MS);
+            let mut host = Host::<WhichTimeout>::start(config.clone(), 0, run_ms * MS);
             host.run_to_end();
-            host.model().row(host.now(), run_ms)
+            FaultRow::of(fault, &host.facts_now(), run_ms * MS, measured_with(&config))
         })
         .collect()
 }
 
 impl FaultRow {
-    /// The "safe to retry without a key" cell: a completed call has nothing to retry; one still
-    /// under way is safe to give up on and retry only while its request has not been sent.
-    pub fn retry_cell(&self) -> &'static str {
-        match (self.completed_at.is_some(), self.still_open, self.request_sent) {
-            (true, _, _) => "nothing to retry",
-            (_, true, false) => "yes, if given up now: not sent yet",
-            (_, true, true) => "no: already sent",
-            _ if self.safe_to_retry_without_key => "yes",
-            _ => "no",
-        }
-    }
-}
-
-impl WhichTimeout {
-    /// This run as a row of the table "every fault with these settings".
-    pub fn row(&self, now: Micros, run_ms: u64) -> FaultRow {
+    /// A fault's run as a row, from its facts at the end of its run (`end_us`).
+    pub fn of(fault: Fault, f: &WhichTimeoutFacts, end_us: Micros, chapter_ms: Option<f64>) -> Self {
+        let ending = match f.caller {
+            Caller::Failed { error, seen_at_us: Some(at_us), .. } => Ending::Failed { error, at_us },
+            Caller::Failed { error, seen_at_us: None, .. } => Ending::FailedUnseen { error },
+            Caller::Succeeded { at_us } => Ending::Completed { at_us },
+            Caller::Open { timeout_events, .. } => {
+                Ending::StillOpen { at_us: end_us, phase: f.phase, timeout_event: timeout_events > 0 }
+            }
+            Caller::NotStarted | Caller::TakingConnection | Caller::PoolFull { .. } => {
+                Ending::StillOpen { at_us: end_us, phase: f.phase, timeout_event: false }
+            }
+        };
+        let sent = !matches!(f.server, Server::NeverReached { .. });
+        let retry = match (&f.caller, f.outcome.is_none(), sent) {
+            (Caller::Succeeded { .. }, _, _) => RetryCell::NothingToRetry,
+            (_, true, false) => RetryCell::NotSentYet,
+            (_, true, true) => RetryCell::AlreadySent,
+            _ if f.safe_to_retry_without_key => RetryCell::Safe,
+            _ => RetryCell::NeedsKey,
+        };
         FaultRow {
-            fault: self.config.fault,
-            first_fired: self.first_fired(),
-            error: self.error_id(),
-            gave_up_at: self.error_seen_at,
-            completed_at: self.completed_at(),
-            phase: self.phase(),
-            still_open: self.still_open(),
-            reached_server_app: self.reached_server_app(now),
-            server_did_work: self.server_did_work(now),
-            safe_to_retry_without_key: self.safe_to_retry_without_key(),
-            request_sent: self.request_sent_at.is_some(),
-            run_ms,
-            chapter_ms: measured_with(&self.config),
+            fault,
+            first_fired: f.first.map(|t| (t.kind, t.fired_at_us)),
+            ending,
+            server_did_work: f.server_did_work,
+            retry,
+            chapter_ms,
         }
     }
 }

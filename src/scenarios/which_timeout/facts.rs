@@ -1,8 +1,10 @@
 //! What a which-timeout run shows, taken from the run once: which timer fired first, when,
 //! how late and why; why the others did not; what the caller sees; whether the request reached
-//! the server's code; whether a retry needs a key. The sentences (`reading.rs`) restate these
+//! the server's code; whether a retry needs a key; what a failover's many calls saw
+//! (`failover_facts.rs`). The sentences (`reading.rs`, `failover_words.rs`) restate these
 //! and nothing else, so the tests check each claim here against the metrics.
 
+use super::failover_facts::FailoverFacts;
 use super::model::{ArmedTimer, CallError, Outcome, Phase, TimerClock, TimerKind, WhichTimeout};
 use super::spec::{Client, Fault};
 use crate::sim::{MS, Micros};
@@ -41,6 +43,8 @@ pub struct WhichTimeoutFacts {
     pub pool_wait_us: Micros,
     /// The moment these facts are of.
     pub now_us: Micros,
+    /// What the failover's many calls saw (Chapter 1, Break 5); None without a failover.
+    pub failover: Option<FailoverFacts>,
 }
 
 /// The timer that fired first.
@@ -198,6 +202,7 @@ impl WhichTimeout {
             safe_to_retry_without_key: self.safe_to_retry_without_key(),
             pool_wait_us: self.pool_wait(now),
             now_us: now,
+            failover: self.failover_facts(now),
         }
     }
 

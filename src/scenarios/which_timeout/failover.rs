@@ -99,6 +99,7 @@ pub struct Failover {
 
 /// What ends a connect to an address that never answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "kebab-case"))]
 pub enum HangEnd {
     /// undici's connect timeout (fetch).
     UndiciConnect,

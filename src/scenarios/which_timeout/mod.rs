@@ -53,18 +53,22 @@
 
 mod chapter;
 mod facts;
+mod fault_words;
 mod failover;
+mod failover_facts;
 mod failover_words;
 mod model;
 mod reading;
 mod spec;
 mod undici_clock;
 
-pub use chapter::{FaultRow, MEASURED, Measured, every_fault, measured_with};
+pub use chapter::{Ending, FaultRow, MEASURED, Measured, RetryCell, every_fault, measured_with};
+pub use fault_words::{caller_cell, chapter_cell, first_fired_cell, retry_cell, work_cell};
 pub use facts::{
     Caller, FirstFired, NextTimer, NotFirst, OtherTimer, Retry, Server, WhichTimeoutFacts, WhyThen, Work,
 };
 pub use failover::{Failover, FleetSample, HangEnd, MAX_ATTEMPTS};
+pub use failover_facts::{Answered, FailoverFacts, Hangs, Lookup, PoolFull};
 pub use model::{ArmedTimer, CallError, Event, Outcome, Phase, PhaseSpan, TimerClock, TimerKind, WhichTimeout};
 pub use spec::{Client, Fault, Os, PARAMS, WhichTimeoutConfig};
 pub use undici_clock::{TICK_MS, UndiciClock, ticks_for};

@@ -1,4 +1,4 @@
-//! What a which-timeout run means, in words. `first`, `caller`, `server` and `retry` are
+//! What a which-timeout run means, in words. Every key is
 //! rendered from the run's facts only ([`WhichTimeoutFacts`], taken once at the moment read), so
 //! each restates facts the tests check against the metrics over random parameters.
 //!
@@ -8,6 +8,7 @@
 //! Break 5), `failover` (what the many calls saw: `failover_words.rs`) and `failover_outcome`
 //! (the same without its setting).
 
+use super::failover_words::failover_words;
 use super::facts::{Caller, FirstFired, NextTimer, NotFirst, OtherTimer, Retry, Server, WhichTimeoutFacts, WhyThen, Work};
 use super::model::{CallError, Outcome, Phase, TimerKind, WhichTimeout};
 use super::spec::{Client, WhichTimeoutConfig};
@@ -57,7 +58,8 @@ fn limit(t: Micros) -> String {
 impl WhichTimeout {
     pub(super) fn words_at(&self, now: Micros) -> WhichTimeoutWords {
         let facts = self.facts(now);
-        let (failover, failover_outcome) = self.failover_words(now).unzip();
+        let failover = facts.failover.map(|f| failover_words(&f, facts.client, &self.config));
+        let (failover, failover_outcome) = failover.unzip();
         WhichTimeoutWords {
             first: first_sentence(&facts),
             caller: caller_sentence(&facts),

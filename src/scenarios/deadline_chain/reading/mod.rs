@@ -1,6 +1,6 @@
-//! What a deadline-chain run means, in words. Every sentence is computed from the run's
-//! configuration and its state at the moment it is read, so it is true of the run on screen
-//! whatever the reader changed (`tests/deadline_chain.rs` checks the claims against the metrics
+//! What a deadline-chain run means, in words. Every sentence is rendered from the run's facts
+//! (`facts.rs`), naming at most a setting besides, so it is true of the run on screen whatever
+//! the reader changed (`tests/deadline_chain_facts.rs` checks the facts against the metrics
 //! over random parameters).
 //!
 //! Keys:
@@ -20,11 +20,8 @@ mod verdict;
 mod window;
 mod words;
 
-pub use words::kept_working_past_deadline;
-
-use words::when;
 use crate::format;
-use crate::scenarios::deadline_chain::{DeadlineChain, DeadlineChainConfig};
+use crate::scenarios::deadline_chain::{DeadlineChain, DeadlineChainConfig, TableRow};
 use crate::sim::{Explain, Micros};
 
 crate::words! {
@@ -66,12 +63,8 @@ impl Explain for DeadlineChain {
 impl DeadlineChain {
     fn words_at(&self, now: Micros) -> DeadlineChainWords {
         let facts = self.facts(now);
-        let rows = self.table(now);
-        let (table_caption, table_claim) = self.table_claim(now, &rows);
-        let row = |key: &str| {
-            rows.iter()
-                .find(|r| r.key == key)
-                .map(|r| format!("{}\t{}\t{}", r.label, r.this.render(), r.chapter.render()))
+        let row = |row: TableRow| {
+            facts.table.iter().find(|l| l.row == row).map(|l| table::row_words(l, facts.finished, &self.config))
         };
         DeadlineChainWords {
             verdict: verdict::verdict(&facts),
@@ -80,13 +73,13 @@ impl DeadlineChain {
             c_note: verdict::c_note(&facts),
             told_note: self.told_note(),
             commit_window: window::window_words(&facts, &self.config),
-            moments: self.moments(now).into_iter().map(|(t, s)| format!("{}: {s}", when(t))).collect::<Vec<_>>().join("\n"),
-            table_answer: row("table_answer"),
-            table_b_gives_up: row("table_b_gives_up"),
-            table_c_work: row("table_c_work"),
-            table_c_told: row("table_c_told"),
-            table_caption,
-            table_claim,
+            moments: moments::moments_words(&facts.moments),
+            table_answer: row(TableRow::Answer),
+            table_b_gives_up: row(TableRow::BGivesUp),
+            table_c_work: row(TableRow::CWork),
+            table_c_told: row(TableRow::CTold),
+            table_caption: table::caption(&self.config),
+            table_claim: table::claim(&facts.table_claim, &self.config),
         }
     }
 }

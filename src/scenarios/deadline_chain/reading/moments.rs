@@ -1,118 +1,93 @@
-//! Every moment of the run so far, in words: the text equivalent of the timeline.
+//! Every moment of the run so far, in words: the text equivalent of the timeline, rendered
+//! from the moments in the facts.
 
-use super::words::{hop, kept_working_past_deadline, when};
-use crate::scenarios::deadline_chain::facts::ms_of;
+use super::words::{hop, when};
 use crate::format;
-use crate::scenarios::deadline_chain::{DeadlineChain, HOPS, Lane, MarkKind, MsgKind, Party, StoppedWaiting, WorkOutcome};
 use crate::scenarios::deadline_chain::model::C;
-use crate::sim::Micros;
-use crate::sim::base::sort_short;
+use crate::scenarios::deadline_chain::{HOPS, Happened, HopAnswer, Moment, Party};
 
-impl DeadlineChain {
-    /// Every moment so far, in words: the text equivalent of the timeline.
-    pub fn moments(&self, now: Micros) -> Vec<(Micros, String)> {
-        let lanes = self.lanes();
-        let mut out: Vec<(Micros, String)> = Vec::with_capacity(48);
-        out.push((
-            0,
-            format!(
-                "The user's request leaves the browser; the user will wait {}.",
-                when(ms_of(self.user_budget_ms()))
-            ),
-        ));
-        for (h, lane) in lanes.iter().enumerate() {
-            for m in lane.marks() {
-                out.push((m.t, self.moment(h, lane, m.kind)));
-            }
-        }
-        for m in self.messages() {
-            if let (MsgKind::Close, Party::Hop(h), Party::Hop(to)) = (m.kind, m.from, m.to) {
-                out.push((m.sent, format!("{} hangs up on {}: the connection closes.", hop(h), hop(to))));
-            }
-        }
-        let user = self.user();
-        if let Some(a) = user.answer {
-            let from = if a.origin != Party::Hop(0) { format!(" from {}", a.origin.name()) } else { String::new() };
-            out.push((a.received, format!("The user gets {}{from}.", a.status)));
-        }
-        if let Some(g) = user.gave_up {
-            out.push((g, "The browser gives up and closes the connection to A.".to_string()));
-        }
-        if let Some((t, StoppedWaiting::BudgetRanOut)) = self.user_stopped_waiting(now) {
-            out.push((t, format!("The user's {} run out: an answer from now on comes too late.", when(t))));
-        }
-        // In time order; what happened at the same moment keeps the order it was listed in.
-        sort_short(&mut out, |m| m.0);
-        out
-    }
+/// The `moments` key: one line per moment, `"<time>: <what happened>"`.
+pub(super) fn moments_words(moments: &[Moment]) -> String {
+    moments.iter().map(|m| format!("{}: {}", when(m.at_us), moment(m))).collect::<Vec<_>>().join("\n")
+}
 
-    fn moment(&self, h: usize, lane: &Lane, kind: MarkKind) -> String {
-        let name = hop(h);
-        let next = if h + 1 < HOPS { hop(h + 1) } else { "" };
-        match kind {
-            MarkKind::Received => match (self.propagated(), lane.budget_told_ms, lane.deadline_ms) {
-                (true, Some(b), Some(d)) if h == 0 => format!(
-                    "A receives the request. The browser sends no header, so A starts from the user's {}: its deadline is {}{}.",
-                    format::ms(b as f64),
-                    format::ms(d as f64),
-                    if self.config.edge_reserve {
-                        format!(" (less its {} reserve)", format::ms(self.config.reserve_ms))
-                    } else {
-                        String::new()
-                    }
-                ),
-                (true, Some(b), Some(d)) => format!(
-                    "{name} receives the request with x-request-timeout-ms: {b}. Its deadline: arrival + {b} − {} reserve = {}.",
-                    format::ms(self.config.reserve_ms),
-                    format::ms(d as f64)
-                ),
-                _ => format!("{name} receives the request and starts its work."),
-            },
-            MarkKind::WorkFinished if h == C => "C finishes its work and commits.".to_string(),
-            MarkKind::WorkFinished => format!("{name} finishes its work."),
-            MarkKind::WorkStopped => match lane.work_outcome {
-                Some(WorkOutcome::Stopped(why)) => format!("{name} stops its work ({}).", why.label()),
-                _ => format!("{name} stops its work."),
-            },
-            MarkKind::CallSent => {
-                let wait = lane
-                    .call_timeout
-                    .map_or("with no timeout".to_string(), |t| format!("and will wait at most {}", when(t)));
-                match lane.call_header_ms {
-                    Some(v) => format!("{name} calls {next} with x-request-timeout-ms: {v} {wait}."),
-                    None => format!("{name} calls {next} {wait}."),
-                }
+fn moment(m: &Moment) -> String {
+    match m.what {
+        Happened::RequestLeft { budget_us } => {
+            format!("The user's request leaves the browser; the user will wait {}.", when(budget_us))
+        }
+        Happened::Received { hop: h } => format!("{} receives the request and starts its work.", hop(h)),
+        Happened::ReceivedWithBudget { hop: h, budget_ms, deadline_ms, reserve_ms } => {
+            received_with_budget(h, budget_ms, deadline_ms, reserve_ms)
+        }
+        Happened::WorkFinished { hop: C } => "C finishes its work and commits.".to_string(),
+        Happened::WorkFinished { hop: h } => format!("{} finishes its work.", hop(h)),
+        Happened::WorkStopped { hop: h, why: Some(why) } => format!("{} stops its work ({}).", hop(h), why.label()),
+        Happened::WorkStopped { hop: h, why: None } => format!("{} stops its work.", hop(h)),
+        Happened::CallSent { hop: h, header_ms, timeout_us } => {
+            let wait = timeout_us.map_or("with no timeout".to_string(), |t| format!("and will wait at most {}", when(t)));
+            match header_ms {
+                Some(v) => format!("{} calls {} with x-request-timeout-ms: {v} {wait}.", hop(h), next(h)),
+                None => format!("{} calls {} {wait}.", hop(h), next(h)),
             }
-            MarkKind::CallAnswered => match self.lanes().get(h + 1).and_then(|l| l.answered) {
-                Some(a) => format!("{name} gets {next}'s {}.", a.status),
-                None => format!("{name} gets {next}'s answer."),
-            },
-            MarkKind::DeadlinePassed if kept_working_past_deadline(lane) => {
-                format!("{name}'s deadline passes, but its work does not listen to the deadline: it keeps working.")
-            }
-            MarkKind::DeadlinePassed => format!("{name}'s deadline passes."),
-            MarkKind::GaveUp => match lane.gave_up {
-                Some((_, why)) => format!("{name} gives up on {next} ({}).", why.label()),
-                None => format!("{name} gives up on {next}."),
-            },
-            MarkKind::FailedFast => format!("{name} has no budget left: it answers 504 without calling {next}."),
-            MarkKind::CallerLeft if self.listens_for_close() => format!("{name} sees its caller hang up."),
-            MarkKind::CallerLeft => format!("{name} sees its caller hang up, but nothing listens: it carries on."),
-            MarkKind::Answered => match lane.answered {
-                Some(a) => {
-                    let caller = if h == 0 { "the user".to_string() } else { hop(h - 1).to_string() };
-                    let from =
-                        if a.origin != Party::Hop(h) { format!(" (from {})", a.origin.name()) } else { String::new() };
-                    let nobody = if a.heard == Some(false) {
-                        format!(", for nobody: {caller} had stopped waiting")
-                    } else {
-                        String::new()
-                    };
-                    format!("{name} answers {}{from} to {caller}{nobody}.", a.status)
-                }
-                None => format!("{name} answers."),
-            },
-            MarkKind::LateAnswer => format!("{name} gets {next}'s answer after it stopped waiting."),
+        }
+        Happened::CallAnswered { hop: h, status: Some(s) } => format!("{} gets {}'s {s}.", hop(h), next(h)),
+        Happened::CallAnswered { hop: h, status: None } => format!("{} gets {}'s answer.", hop(h), next(h)),
+        Happened::DeadlinePassed { hop: h, kept_working: true } => format!(
+            "{}'s deadline passes, but its work does not listen to the deadline: it keeps working.",
+            hop(h)
+        ),
+        Happened::DeadlinePassed { hop: h, kept_working: false } => format!("{}'s deadline passes.", hop(h)),
+        Happened::GaveUp { hop: h, why: Some(why) } => format!("{} gives up on {} ({}).", hop(h), next(h), why.label()),
+        Happened::GaveUp { hop: h, why: None } => format!("{} gives up on {}.", hop(h), next(h)),
+        Happened::FailedFast { hop: h } => {
+            format!("{} has no budget left: it answers 504 without calling {}.", hop(h), next(h))
+        }
+        Happened::CallerLeft { hop: h, listens: true } => format!("{} sees its caller hang up.", hop(h)),
+        Happened::CallerLeft { hop: h, listens: false } => {
+            format!("{} sees its caller hang up, but nothing listens: it carries on.", hop(h))
+        }
+        Happened::Answered { hop: h, answer: Some(a) } => answered(h, a),
+        Happened::Answered { hop: h, answer: None } => format!("{} answers.", hop(h)),
+        Happened::LateAnswer { hop: h } => format!("{} gets {}'s answer after it stopped waiting.", hop(h), next(h)),
+        Happened::HungUp { hop: h, on } => format!("{} hangs up on {}: the connection closes.", hop(h), hop(on)),
+        Happened::UserGot { status, origin } => {
+            let from = if origin != Party::Hop(0) { format!(" from {}", origin.name()) } else { String::new() };
+            format!("The user gets {status}{from}.")
+        }
+        Happened::BrowserGaveUp => "The browser gives up and closes the connection to A.".to_string(),
+        Happened::BudgetRanOut => {
+            format!("The user's {} run out: an answer from now on comes too late.", when(m.at_us))
         }
     }
+}
+
+/// The hop after `h` (none after C).
+fn next(h: usize) -> &'static str {
+    if h + 1 < HOPS { hop(h + 1) } else { "" }
+}
+
+fn received_with_budget(h: usize, budget_ms: i64, deadline_ms: i64, reserve_ms: Option<f64>) -> String {
+    if h == 0 {
+        let reserve = reserve_ms.map(|r| format!(" (less its {} reserve)", format::ms(r))).unwrap_or_default();
+        format!(
+            "A receives the request. The browser sends no header, so A starts from the user's {}: its deadline is {}{reserve}.",
+            format::ms(budget_ms as f64),
+            format::ms(deadline_ms as f64),
+        )
+    } else {
+        format!(
+            "{} receives the request with x-request-timeout-ms: {budget_ms}. Its deadline: arrival + {budget_ms} − {} reserve = {}.",
+            hop(h),
+            format::ms(reserve_ms.unwrap_or_default()),
+            format::ms(deadline_ms as f64)
+        )
+    }
+}
+
+fn answered(h: usize, a: HopAnswer) -> String {
+    let caller = if h == 0 { "the user".to_string() } else { hop(h - 1).to_string() };
+    let from = if a.origin != Party::Hop(h) { format!(" (from {})", a.origin.name()) } else { String::new() };
+    let nobody = if a.for_nobody { format!(", for nobody: {caller} had stopped waiting") } else { String::new() };
+    format!("{} answers {}{from} to {caller}{nobody}.", hop(h), a.status)
 }

@@ -2,7 +2,8 @@
 
 use super::words::when;
 use crate::format;
-use crate::scenarios::deadline_chain::facts::{CWork, DeadlineChainFacts, UserGot, after_shown};
+use crate::scenarios::deadline_chain::facts::{CWork, DeadlineChainFacts, UserGot};
+use crate::scenarios::deadline_chain::shown::after_shown;
 use crate::scenarios::deadline_chain::{DeadlineChain, Party};
 
 /// The verdict: what the user got, then (once they stopped waiting) what C's work came to and

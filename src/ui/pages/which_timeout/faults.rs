@@ -1,49 +1,19 @@
 //! "Every fault with these settings": the model runs the call once per fault with the reader's
 //! client and timers (each run takes microseconds), one row each: what fires first and when,
 //! what the caller sees, whether the server did the work, whether a plain retry is safe, and
-//! what the chapter measured where these settings are its setup for that fault. A row's button
+//! what the chapter measured where these settings are its setup for that fault, each cell
+//! rendered from the row's facts (`scenarios/which_timeout/fault_words.rs`). A row's button
 //! shows that fault in the simulation above.
 
 use leptos::prelude::*;
 
-use crate::format;
-use crate::scenarios::which_timeout::{Fault, FaultRow, WhichTimeout, WhichTimeoutConfig, every_fault};
-use crate::sim::{Config, Micros, SEC};
+use crate::scenarios::which_timeout::{
+    Fault, WhichTimeout, WhichTimeoutConfig, caller_cell, chapter_cell, every_fault, first_fired_cell, retry_cell,
+    work_cell,
+};
+use crate::sim::Config;
 use crate::ui::kit::{SimState, Table};
 use crate::ui::runner::Runner;
-
-/// A moment for people: "2,502 ms" below 10 s, "10.5 s" above.
-fn at(t: Micros) -> String {
-    if t < 10 * SEC { format::us_as_ms(t) } else { format::seconds(t) }
-}
-
-fn first_fired(row: &FaultRow) -> String {
-    match row.first_fired {
-        Some((kind, t)) => format!("{} at {}", kind.label(), at(t)),
-        None => "none".to_string(),
-    }
-}
-
-/// How the call ended: the error and when, the body's completion, or still open.
-fn ending(row: &FaultRow) -> String {
-    match (row.gave_up_at, row.completed_at) {
-        (Some(t), _) => format!("{} at {}", row.error, at(t)),
-        (None, Some(t)) => format!("completed at {}", at(t)),
-        (None, None) if row.still_open => {
-            format!("{}; still open at {} ({})", row.error, format::seconds(row.run_ms * 1000), row.phase.label())
-        }
-        (None, None) => row.error.to_string(),
-    }
-}
-
-/// The chapter's figure for a row, or a dash where it measured other settings or none.
-fn chapter_cell(row: &FaultRow) -> String {
-    row.chapter_ms.map_or_else(|| "—".to_string(), |ms| at((ms * 1000.0) as Micros))
-}
-
-fn yes_no(b: bool) -> &'static str {
-    if b { "yes" } else { "no" }
-}
 
 #[component]
 pub fn FaultTable(state: SimState, runner: Runner<WhichTimeout>) -> impl IntoView {
@@ -68,10 +38,10 @@ pub fn FaultTable(state: SimState, runner: Runner<WhichTimeout>) -> impl IntoVie
                                 {fault.label()}
                             </button>
                         </th>
-                        <td data-col="first">{first_fired(&row)}</td>
-                        <td data-col="caller">{ending(&row)}</td>
-                        <td data-col="work">{yes_no(row.server_did_work)}</td>
-                        <td data-col="retry">{row.retry_cell()}</td>
+                        <td data-col="first">{first_fired_cell(&row)}</td>
+                        <td data-col="caller">{caller_cell(&row)}</td>
+                        <td data-col="work">{work_cell(&row)}</td>
+                        <td data-col="retry">{retry_cell(&row)}</td>
                         <td data-col="chapter">{chapter_cell(&row)}</td>
                     </tr>
                 }
