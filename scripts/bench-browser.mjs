@@ -129,12 +129,19 @@ async function phoneChapter(lab, snippets) {
     const { page: p, bytes } = await phonePage();
     await p.goto(`${chapter.base}/chapter-1.html`);
     await p.waitForFunction((n) => document.querySelectorAll('iframe').length === n, frames.length);
-    let last = 0;
+    // The frames are asked afresh each time: a frame listed before its document arrived can be
+    // replaced by the one that holds the simulation.
     const origin = await p.evaluate(() => performance.timeOrigin);
-    for (const f of p.frames().filter((f) => f !== p.mainFrame())) {
-      await f.waitForFunction(() => window.playAt !== undefined, null, { timeout: 120000 });
-      last = Math.max(last, await f.evaluate(() => performance.timeOrigin + window.playAt) - origin);
+    const deadline = Date.now() + 120000;
+    let played = [];
+    for (;;) {
+      const sims = p.frames().filter((f) => f !== p.mainFrame() && f.url().includes('sim='));
+      played = await Promise.all(sims.map((f) => f.evaluate(() => window.playAt === undefined ? null : performance.timeOrigin + window.playAt).catch(() => null)));
+      if (sims.length === frames.length && played.every((t) => t !== null)) break;
+      if (Date.now() > deadline) throw new Error(`chapter: Play in ${played.filter((t) => t !== null).length} of ${frames.length} frames`);
+      await p.waitForTimeout(100);
     }
+    const last = Math.max(...played) - origin;
     await p.waitForLoadState('networkidle');
     const result = { bytes: bytes(), playMs: last, frames: p.frames().length - 1 };
     await p.context().close();
