@@ -30,12 +30,19 @@ apt_install() {
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
 }
 
+# rustup's toolchain has what the web build uses: std's source and the wasm32 target (whose
+# prebuilt std goes unused; it is the set-up the builds here were checked with).
+rustup_has_web() {
+  rustup component list --installed 2>/dev/null | grep -qx rust-src \
+    && rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown
+}
+
 # The wasm32 build compiles its own standard library with the size flags of web_env, so it needs
 # std's source: rustup's rust-src where rustup can download it, else Debian's rustc-web with its
 # source (WASM_MODE=debian).
 setup_wasm_target() {
   # RESILIENCE_WASM_MODE=debian forces the fallback (to check it on a machine where rustup works).
-  if [ "${RESILIENCE_WASM_MODE:-}" != debian ] && rustup component list --installed 2>/dev/null | grep -qx rust-src; then
+  if [ "${RESILIENCE_WASM_MODE:-}" != debian ] && rustup_has_web; then
     WASM_MODE=rustup
     return
   fi
@@ -45,8 +52,8 @@ setup_wasm_target() {
     debian_ready=1
   fi
   if [ -z "$debian_ready" ] && [ -z "${RESILIENCE_WASM_MODE:-}" ] && [ ! -e "$ROOT/target/.rustup-rust-src-failed" ]; then
-    say "trying: rustup component add rust-src"
-    if timeout 90 rustup component add rust-src >&2 2>&1; then
+    say "trying: rustup component add rust-src, rustup target add wasm32-unknown-unknown"
+    if timeout 90 rustup component add rust-src >&2 2>&1 && timeout 90 rustup target add wasm32-unknown-unknown >&2 2>&1; then
       WASM_MODE=rustup
       return
     fi
