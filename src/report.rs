@@ -92,6 +92,10 @@ pub struct RunReport<'a> {
     pub reading: Pairs<'a, String>,
     /// What the run did and why, as typed values: the facts the reading is rendered from.
     pub facts: serde_json::Value,
+    /// `run --at-ms`: the moment the run was stopped at, as a paused page shows it (absent when
+    /// the run went to its end).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at_ms: Option<f64>,
 }
 
 impl<'a> RunReport<'a> {
@@ -112,6 +116,7 @@ impl<'a> RunReport<'a> {
             metrics: Pairs(metrics),
             reading: Pairs(reading),
             facts,
+            at_ms: None,
         }
     }
 }

@@ -194,6 +194,27 @@ fn run_json_prints_the_facts() {
 }
 
 #[test]
+fn at_ms_stops_the_run_at_a_moment_as_a_paused_page_shows_it() {
+    let out = json(&["run", "cascade", "--at-ms", "430", "--json"]);
+    assert_eq!(out["at_ms"], 430.0);
+    assert_eq!(out["facts"]["now_us"], 430_000);
+    // The same moment in-process: the run started for its whole length, advanced to 430 ms.
+    let spec = scenarios::find("cascade").unwrap();
+    let mut sim = spec.start(&spec.defaults(), out["seed"].as_u64().unwrap(), out["duration_ms"].as_u64().unwrap());
+    sim.advance(430_000, u64::MAX);
+    let reading: serde_json::Map<String, Json> =
+        sim.reading().into_iter().map(|(k, v)| (k.to_string(), Json::String(v))).collect();
+    assert_eq!(out["reading"], Json::Object(reading));
+    assert!(out["facts"]["started"] == true && out["facts"]["load_ended"] == false, "{}", out["facts"]);
+    // Past the end is the end; a full run prints no at_ms.
+    let end = json(&["run", "cascade", "--at-ms", "1e12", "--json"]);
+    assert_eq!(end["at_ms"].as_f64(), Some(end["duration_ms"].as_f64().unwrap()));
+    assert!(json(&["run", "cascade", "--json"]).get("at_ms").is_none());
+    usage_error(&["run", "cascade", "--at-ms", "soon"], &["--at-ms", "soon"]);
+    usage_error(&["run", "cascade", "--at-ms", "-1"], &["--at-ms"]);
+}
+
+#[test]
 fn the_seed_changes_the_run_and_repeats_it_exactly() {
     let a = ok(&["run", "slow-server", "--json", "--seed", "7"]);
     let b = ok(&["run", "slow-server", "--json", "--seed", "7"]);

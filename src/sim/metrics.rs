@@ -211,14 +211,14 @@ macro_rules! metrics {
 /// from them, `run --json` prints them under `facts`, and the tests check them against the
 /// metrics, so no test reads a number back out of a sentence.
 #[cfg(not(target_arch = "wasm32"))]
-pub trait FactSet: Clone + PartialEq + std::fmt::Debug + serde::Serialize + 'static {}
+pub trait FactSet: Clone + PartialEq + std::fmt::Debug + serde::Serialize + Send + Sync + 'static {}
 #[cfg(not(target_arch = "wasm32"))]
-impl<T: Clone + PartialEq + std::fmt::Debug + serde::Serialize + 'static> FactSet for T {}
+impl<T: Clone + PartialEq + std::fmt::Debug + serde::Serialize + Send + Sync + 'static> FactSet for T {}
 /// The same in the browser, which carries no serde.
 #[cfg(target_arch = "wasm32")]
-pub trait FactSet: Clone + PartialEq + std::fmt::Debug + 'static {}
+pub trait FactSet: Clone + PartialEq + std::fmt::Debug + Send + Sync + 'static {}
 #[cfg(target_arch = "wasm32")]
-impl<T: Clone + PartialEq + std::fmt::Debug + 'static> FactSet for T {}
+impl<T: Clone + PartialEq + std::fmt::Debug + Send + Sync + 'static> FactSet for T {}
 
 /// One sentence of a run's words: said always (`String`) or only when the run has it
 /// (`Option<String>`).

@@ -57,14 +57,33 @@ pub trait Explain: Model {
     /// What the run has done by `now`, and why.
     fn facts(&self, now: Micros) -> Self::Facts;
 
-    /// Sentences that explain the run so far.
-    fn words(&self, now: Micros) -> Self::Words;
+    /// Sentences that explain the run so far, rendered from its facts and nothing else of the
+    /// run (settings aside).
+    fn words(&self, facts: &Self::Facts) -> Self::Words;
 
     /// What theory says about a sweep of parameter `x` (by the options of `by`) from this
     /// configuration, in a sentence (e.g. where a queue starts to grow without bound); `None`
     /// where there is no theory to state.
     fn sweep_theory(_config: &Self::Config, _x: &str, _by: Option<&str>) -> Option<String> {
         None
+    }
+}
+
+/// A run's facts at one moment and its words rendered from them.
+pub struct Told<M: Explain> {
+    pub facts: M::Facts,
+    pub words: M::Words,
+}
+
+impl<M: Explain> Clone for Told<M> {
+    fn clone(&self) -> Self {
+        Told { facts: self.facts.clone(), words: self.words.clone() }
+    }
+}
+
+impl<M: Explain> PartialEq for Told<M> {
+    fn eq(&self, other: &Self) -> bool {
+        self.facts == other.facts && self.words == other.words
     }
 }
 
@@ -107,7 +126,14 @@ impl<M: Model> Host<M> {
 impl<M: Explain> Host<M> {
     /// The sentences now, typed (pages read their fields).
     pub fn words_now(&self) -> M::Words {
-        self.model.words(self.queue.now())
+        self.told_now().words
+    }
+
+    /// The facts now and the sentences rendered from them, computed once for both.
+    pub fn told_now(&self) -> Told<M> {
+        let facts = self.facts_now();
+        let words = self.model.words(&facts);
+        Told { facts, words }
     }
 
     /// The facts now, typed.

@@ -148,3 +148,9 @@ export function timelineProblems({ labels, w, h }, names = []) {
 export async function verdictText(page, selector = '[data-verdict]') {
   return page.$eval(selector, (el) => [...el.querySelectorAll('.lead, .why p')].map((p) => p.textContent).join(' '));
 }
+
+/** The command line's answer to `args` (`resilience-lab run cascade --json` …), parsed. */
+export function cliRun(args) {
+  return JSON.parse(execFileSync('cargo', ['run', '--quiet', '--release', '--bin', 'resilience-lab', '--', ...args],
+    { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 }));
+}

@@ -38,7 +38,7 @@ async function columnPeak(page, mode) {
   return v === null || v === '' ? null : Number(v);
 }
 
-const reading = (page, key) => page.textContent(`[data-reading="${key}"] dd`);
+const reading = (page, key) => page.textContent(`[data-reading="${key}"]`);
 
 test('retry-storm: one picker for the backoff, the panel\'s, and it changes the run', async () => {
   const page = await open();

@@ -217,7 +217,7 @@ test('which-timeout: Break 5\'s figure shows the pool filling, and its fix drain
   assert.equal(await stat(page, 'failover_failed'), 0);
   assert.match(await page.textContent('[data-verdict]'), /retried at once on a new connection/);
   // The full page keeps the one call's story beside the failover's.
-  assert.match(await page.textContent('[data-reading="first"]'), /undici's connect timeout/);
+  assert.match(await page.textContent('[data-reading-lead="first"]'), /undici's connect timeout/);
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });

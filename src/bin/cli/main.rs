@@ -2,7 +2,7 @@
 //!
 //!     resilience-lab list [--json]
 //!     resilience-lab run [<scenario>] [--preset NAME] [--url QUERY] [--set key=value]...
-//!                        [--seed N] [--duration-ms D] [--json]
+//!                        [--seed N] [--duration-ms D] [--at-ms T] [--json]
 //!     resilience-lab sweep [<scenario>] [--x <param>=<from>..<to>[:<steps>] [--by <param>]
 //!                        [--seeds K] [--metric <key>]... [--preset P] [--set k=v]...
 //!                        [--duration-ms D] [--threads N] [--json|--csv]
@@ -30,7 +30,7 @@ mod native {
     use resilience_lab::{format, scenarios};
 
     const USAGE: &str = "usage: resilience-lab list [--json] | resilience-lab run [<scenario>] [--preset NAME] \
-        [--url QUERY] [--set key=value]... [--seed N] [--duration-ms D] [--json] | resilience-lab sweep [<scenario>] \
+        [--url QUERY] [--set key=value]... [--seed N] [--duration-ms D] [--at-ms T] [--json] | resilience-lab sweep [<scenario>] \
         --x <param>=<from>..<to>[:<steps>] [--by <param>] [--seeds K] [--metric <key>]... [--preset P] [--set k=v]... \
         [--duration-ms D] [--threads N] [--json|--csv] | resilience-lab bench [--quick] [--json] [--fingerprints]";
 
@@ -86,27 +86,53 @@ mod native {
         Ok(())
     }
 
+    /// `--at-ms T`: a moment of the run, in ms (to the microsecond), at most its end.
+    fn at_moment(text: &str, end_us: u64) -> Result<f64, String> {
+        let ms = text.trim().parse::<f64>().ok().filter(|t| t.is_finite() && *t >= 0.0);
+        let ms = ms.ok_or_else(|| format!("--at-ms: '{}' is not a time in ms from 0", short(text)))?;
+        Ok(ms.min(end_us as f64 / 1000.0))
+    }
+
+    fn ms_to_us(ms: f64) -> u64 {
+        (ms * 1000.0).round() as u64
+    }
+
     fn run(args: &[String]) -> Result<(), String> {
         let (named, rest) = settings::scenario(args)?;
         let mut settings = Settings::default();
-        let mut json = false;
+        let (mut json, mut at) = (false, None);
         let mut rest = rest.iter();
         while let Some(arg) = rest.next() {
             if arg == "--json" {
                 json = true;
+            } else if arg == "--at-ms" {
+                at = Some(settings::value(arg, &mut rest)?.clone());
             } else if !settings.take(arg, &mut rest)? {
-                return Err(format!("unknown option '{}'; expected {}, or --json", short(arg), settings::OPTIONS));
+                return Err(format!(
+                    "unknown option '{}'; expected {}, --at-ms or --json",
+                    short(arg),
+                    settings::OPTIONS
+                ));
             }
         }
         let scenario = settings.scenario(named, "run")?;
         let (state, notices) = settings.into_state(scenario)?;
         settings::warn(&notices);
         let mut sim = scenario.start(&state.params, state.seed, state.duration());
-        sim.run_to_end();
+        let at_ms = at.map(|a| at_moment(&a, sim.end())).transpose()?;
+        match at_ms {
+            // A moment of the run as the page shows it paused there: the run goes on after it.
+            Some(ms) => {
+                while sim.now() < ms_to_us(ms) && !sim.finished() {
+                    sim.advance(ms_to_us(ms), u64::MAX);
+                }
+            }
+            None => sim.run_to_end(),
+        }
         let metrics = sim.metrics();
         let reading = sim.reading();
         if json {
-            let report = RunReport::new(&state, &metrics, &reading, sim.facts());
+            let report = RunReport { at_ms, ..RunReport::new(&state, &metrics, &reading, sim.facts()) };
             outln!("{}", serde_json::to_string_pretty(&report).expect("JSON of plain values"));
             return Ok(());
         }

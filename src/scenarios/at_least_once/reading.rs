@@ -31,8 +31,8 @@ impl Explain for AtLeastOnce {
         AtLeastOnce::facts(self, now)
     }
 
-    fn words(&self, now: Micros) -> AtLeastOnceWords {
-        self.words_at(now)
+    fn words(&self, facts: &super::AtLeastOnceFacts) -> AtLeastOnceWords {
+        self.words_at(facts)
     }
 
     fn sweep_theory(c: &AtLeastOnceConfig, x: &str, _by: Option<&str>) -> Option<String> {
@@ -51,8 +51,7 @@ impl AtLeastOnce {
         self.facts(self.end).run_row()
     }
 
-    pub(super) fn words_at(&self, now: Micros) -> AtLeastOnceWords {
-        let facts = self.facts(now);
+    pub(super) fn words_at(&self, facts: &super::AtLeastOnceFacts) -> AtLeastOnceWords {
         AtLeastOnceWords {
             guarantee: facts.guarantee.id().to_string(),
             crash_in_the_middle: facts.middle_cell(),

@@ -176,8 +176,7 @@ impl Explain for ChoosingNumbers {
         ChoosingNumbers::facts(self)
     }
 
-    fn words(&self, _now: Micros) -> ChoosingNumbersWords {
-        let facts = ChoosingNumbers::facts(self);
+    fn words(&self, facts: &Facts) -> ChoosingNumbersWords {
         let [chapter_timeouts, chapter_fan_out, chapter_fit, chapter_worst] = facts.chapter_rows();
         ChoosingNumbersWords {
             verdict: facts.verdict(),

@@ -107,6 +107,13 @@ pub enum CWork {
     NotCalledYet,
 }
 
+impl DeadlineChainFacts {
+    /// B gave up on C after the user had stopped waiting (as the metrics show the times).
+    pub fn b_gave_up_after_user_left(&self) -> bool {
+        matches!((self.b_gave_up, self.user_stopped_at_us), (Some(g), Some(s)) if after_shown(s, g.at_us))
+    }
+}
+
 impl DeadlineChain {
     /// The facts of this run at `now`.
     pub fn facts(&self, now: Micros) -> DeadlineChainFacts {

@@ -33,8 +33,8 @@ impl Explain for SlowServer {
         SlowServer::facts(self, now)
     }
 
-    fn words(&self, now: Micros) -> SlowServerWords {
-        self.words_at(now)
+    fn words(&self, facts: &super::SlowServerFacts) -> SlowServerWords {
+        self.words_at(facts)
     }
 
     fn sweep_theory(c: &SlowServerConfig, x: &str, _by: Option<&str>) -> Option<String> {
@@ -49,13 +49,12 @@ const SAME: f64 = 1.5;
 const EXPLODES: f64 = 4.0;
 
 impl SlowServer {
-    pub(super) fn words_at(&self, now: Micros) -> SlowServerWords {
-        let facts = self.facts(now);
+    pub(super) fn words_at(&self, facts: &super::SlowServerFacts) -> SlowServerWords {
         SlowServerWords {
-            ratio: facts.p99_ratio.map(|r| ratio_sentence(&facts, r)),
+            ratio: facts.p99_ratio.map(|r| ratio_sentence(facts, r)),
             prediction: facts.p99_ratio.and_then(|r| prediction(r, facts.still_growing)).map(str::to_string),
-            answer: answer(&facts),
-            limit: (facts.backlog_refused > 0).then(|| backlog_sentence(&facts)),
+            answer: answer(facts),
+            limit: (facts.backlog_refused > 0).then(|| backlog_sentence(facts)),
         }
     }
 }

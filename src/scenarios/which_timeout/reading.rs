@@ -36,8 +36,8 @@ impl Explain for WhichTimeout {
         WhichTimeout::facts(self, now)
     }
 
-    fn words(&self, now: Micros) -> WhichTimeoutWords {
-        self.words_at(now)
+    fn words(&self, facts: &super::WhichTimeoutFacts) -> WhichTimeoutWords {
+        self.words_at(facts)
     }
 
     fn sweep_theory(c: &WhichTimeoutConfig, x: &str, _by: Option<&str>) -> Option<String> {
@@ -56,15 +56,14 @@ fn limit(t: Micros) -> String {
 }
 
 impl WhichTimeout {
-    pub(super) fn words_at(&self, now: Micros) -> WhichTimeoutWords {
-        let facts = self.facts(now);
+    pub(super) fn words_at(&self, facts: &super::WhichTimeoutFacts) -> WhichTimeoutWords {
         let failover = facts.failover.map(|f| failover_words(&f, facts.client, &self.config));
         let (failover, failover_outcome) = failover.unzip();
         WhichTimeoutWords {
-            first: first_sentence(&facts),
-            caller: caller_sentence(&facts),
-            server: server_sentence(&facts),
-            retry: retry_sentence(&facts),
+            first: first_sentence(facts),
+            caller: caller_sentence(facts),
+            server: server_sentence(facts),
+            retry: retry_sentence(facts),
             failover,
             failover_outcome,
         }

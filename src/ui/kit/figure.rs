@@ -200,7 +200,7 @@ pub fn Figure(
                 <div class="figure-chart" data-part=headline_name>
                     <div class="figure-chart-inner">{chosen.headline.map(|p| (p.view)())}</div>
                     <Show when=move || limit.with(|l| !l.is_empty())>
-                        <p class="limit-notice" role="status" data-limit>{limit}</p>
+                        <p class="limit-notice" role="status" data-limit data-reading="limit">{limit}</p>
                     </Show>
                 </div>
             </div>

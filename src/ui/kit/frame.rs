@@ -70,7 +70,7 @@ pub fn SimFrame(
                     {lead.map(|l| (l.children)())}
                     <PlayControls runner/>
                     <Show when=move || limit.with(|l| !l.is_empty())>
-                        <p class="limit-notice" role="status" data-limit>{limit}</p>
+                        <p class="limit-notice" role="status" data-limit data-reading="limit">{limit}</p>
                     </Show>
                     {render_parts(parts)}
                     <p class="spread-note help" data-spread-ms=move || spreads.took_ms().map(|t| format!("{t:.1}"))>

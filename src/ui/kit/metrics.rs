@@ -1,20 +1,23 @@
 //! One handle on a running simulation's metrics and words, shared by every card, note and
 //! reading of a page: the metrics are computed once per frame however many parts read them, and
-//! the words a few times a second while the run plays (see [`Playback::track_words`]). Both are
-//! the scenario's typed structs (`metrics!`, `words!`): a page reads their fields, so a metric or
-//! a sentence its scenario lacks does not compile.
+//! the facts and the words rendered from them a few times a second while the run plays (see
+//! [`Playback::track_words`]). All are the scenario's typed structs (`metrics!`, its facts,
+//! `words!`): a page reads their fields, so a metric, a fact or a sentence its scenario lacks does
+//! not compile, and a page decides on facts (a card's tone), never on a sentence's wording.
 //!
 //! [`Playback::track_words`]: crate::ui::runner::Playback::track_words
 
 use leptos::prelude::*;
 
 use crate::sim::metrics::Said;
+use crate::sim::model::Told;
 use crate::sim::{Explain, Metric, ScenarioSpec, Value, WordSet};
 use crate::ui::runner::Runner;
 
 pub struct Metrics<M: Explain> {
     pub scenario: &'static ScenarioSpec,
     values: Memo<M::Metrics>,
+    told: Memo<Told<M>>,
     words: Memo<M::Words>,
 }
 
@@ -32,10 +35,14 @@ pub struct LimitNotice(pub Signal<String>);
 
 impl<M: Explain> Metrics<M> {
     pub fn new(scenario: &'static ScenarioSpec, runner: Runner<M>) -> Self {
+        let told = Memo::new(move |_| runner.track_words(|h| h.told_now()));
         Self {
             scenario,
             values: Memo::new(move |_| runner.track(|h| h.metrics_now())),
-            words: Memo::new(move |_| runner.track_words(|h| h.words_now())),
+            told,
+            // Its own memo, so a sentence's readers wake only when the words changed, not at
+            // each change of the facts (their clock moves at every update).
+            words: Memo::new(move |_| told.with(|t| t.words.clone())),
         }
     }
 
@@ -66,6 +73,12 @@ impl<M: Explain> Metrics<M> {
     pub fn signal(&self, metric: Metric<M::Metrics>) -> Signal<Value> {
         let me = *self;
         Signal::derive(move || me.value(metric))
+    }
+
+    /// Reads the facts now (tracked, at the words' pace): what a page decides on.
+    pub fn fact<R: PartialEq + Send + Sync + 'static>(&self, read: fn(&M::Facts) -> R) -> Signal<R> {
+        let told = self.told;
+        Memo::new(move |_| told.with(|t| read(&t.facts))).into()
     }
 
     /// Reads the words now (tracked).

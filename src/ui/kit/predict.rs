@@ -29,6 +29,9 @@ pub fn Predict(
     /// Why, in the run's own numbers.
     #[prop(into)]
     answer: Signal<String>,
+    /// The answer's keys in the run's reading, in order, space-separated (the `data-reading`
+    /// hook the browser tests check against `run --json`).
+    reading: &'static str,
 ) -> impl IntoView {
     let guess = RwSignal::new(None::<&'static str>);
     let revealed = move || finished.get() || (ready.get() && guess.get().is_some());
@@ -77,7 +80,7 @@ pub fn Predict(
                             (None, _) => "none",
                         }
                     }>{verdict}</span>
-                    <span>{move || answer.get()}</span>
+                    <span data-reading=reading>{move || answer.get()}</span>
                 </p>
             </Show>
         </div>

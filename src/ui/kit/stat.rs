@@ -48,6 +48,10 @@ pub fn StatCard<M: Explain>(
     /// A short line under the number (e.g. "×12 of capacity").
     #[prop(optional, into)]
     note: Option<Signal<String>>,
+    /// The note's key in the run's reading, when the note is one of its sentences (the
+    /// `data-reading` hook: the browser tests check it says what `run --json` says).
+    #[prop(optional_no_strip, into)]
+    reading: Option<&'static str>,
     #[prop(optional, into)] tone: Option<Signal<Tone>>,
     /// The headline card of a page, drawn larger.
     #[prop(optional)]
@@ -93,7 +97,7 @@ pub fn StatCard<M: Explain>(
                     {unit_shown}
                 </span> })}
             </span>
-            {note.map(|n| view! { <span class="note">{move || n.get()}</span> })}
+            {note.map(|n| view! { <span class="note" data-reading=reading>{move || n.get()}</span> })}
             {spread.map(|s| view! {
                 <span
                     class="spread"

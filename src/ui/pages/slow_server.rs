@@ -75,6 +75,7 @@ fn SlowServerPage(state: SimState) -> impl IntoView {
         format!("{} Predict: under {policy}, what happens to p99?", setup.get())
     });
     // The figure's verdict: the numbers once there are some, what has happened until then.
+    let verdict_key = Signal::derive(move || if metrics.said(|w| &w.ratio).is_empty() { "answer" } else { "ratio" });
     let verdict = Signal::derive(move || {
         let ratio = metrics.said(|w| &w.ratio);
         if ratio.is_empty() { metrics.said(|w| &w.answer) } else { ratio }
@@ -84,13 +85,13 @@ fn SlowServerPage(state: SimState) -> impl IntoView {
         Part::new("queues", Role::Chart, move || view! { <QueueChart runner/> }).in_group("charts-grid"),
         Part::new("latency", Role::Chart, move || view! { <LatencyChart runner metrics config/> }).in_group("charts-grid"),
         Part::new("in-flight", Role::Chart, move || view! { <InFlightChart runner/> }).in_group("charts-grid"),
-        Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} figure=state.embed {..} data-verdict=""/> })
+        Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} figure=state.embed {..} data-verdict="" data-reading=verdict_key/> })
             .figure_only(),
     ];
     view! {
         <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
-                <Predict question options=PREDICTIONS ready finished outcome answer/>
+                <Predict question options=PREDICTIONS ready finished outcome answer reading="ratio answer"/>
             </Lead>
         </SimFrame>
     }

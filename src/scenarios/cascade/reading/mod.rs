@@ -62,8 +62,8 @@ impl Explain for Cascade {
         Cascade::facts(self, now)
     }
 
-    fn words(&self, now: Micros) -> CascadeWords {
-        self.words_at(now)
+    fn words(&self, facts: &super::CascadeFacts) -> CascadeWords {
+        self.words_at(facts)
     }
 
     fn sweep_theory(c: &CascadeConfig, x: &str, _by: Option<&str>) -> Option<String> {
@@ -74,33 +74,32 @@ impl Explain for Cascade {
 impl Cascade {
     /// Every sentence from the run's facts, taken once (the row's label also restates the
     /// settings that differ from the chapter's).
-    fn words_at(&self, now: Micros) -> CascadeWords {
-        let f = self.facts(now);
+    fn words_at(&self, f: &super::CascadeFacts) -> CascadeWords {
         let tour = f.tour.as_ref();
         let moment = tour.map(|t| &t.moment);
         CascadeWords {
-            fix: row::fix(&f),
-            verdict: verdict::verdict(&f),
-            row_label: row::row_label(&f, &self.config),
-            row_home: row::row_home(&f),
-            row_ok: row::row_ok(&f),
+            fix: row::fix(f),
+            verdict: verdict::verdict(f),
+            row_label: row::row_label(f, &self.config),
+            row_home: row::row_home(f),
+            row_ok: row::row_ok(f),
             row_failed: count(f.checkout.failed),
-            note_home: notes::note_home(&f),
-            note_growth: notes::note_growth(&f),
-            note_ok: notes::note_ok(&f),
-            note_failed: notes::note_failed(&f),
-            note_p99: notes::note_p99(&f),
-            note_pool: notes::note_pool(&f),
-            note_downstream: notes::note_downstream(&f),
-            shared_pool_title: notes::shared_pool_title(&f),
+            note_home: notes::note_home(f),
+            note_growth: notes::note_growth(f),
+            note_ok: notes::note_ok(f),
+            note_failed: notes::note_failed(f),
+            note_p99: notes::note_p99(f),
+            note_pool: notes::note_pool(f),
+            note_downstream: notes::note_downstream(f),
+            shared_pool_title: notes::shared_pool_title(f),
             shared_pool: f.shared_now.status(f.recs_pool.is_none()),
-            recs_pool_title: notes::recs_pool_title(&f),
+            recs_pool_title: notes::recs_pool_title(f),
             recs_pool: f.recs_pool_now.map(|p| p.status(false)),
-            tour_recs: moment.map(|m| tour::tour_recs(&f, m)),
+            tour_recs: moment.map(|m| tour::tour_recs(f, m)),
             tour_home: moment.map(tour::tour_home),
             tour_pool: moment.map(tour::tour_pool),
             tour_checkout: moment.map(tour::tour_checkout),
-            tour_explanation: tour.map(|t| tour::tour_explanation(&f, t)),
+            tour_explanation: tour.map(|t| tour::tour_explanation(f, t)),
         }
     }
 }

@@ -51,8 +51,8 @@ impl Explain for DeadlineChain {
         DeadlineChain::facts(self, now)
     }
 
-    fn words(&self, now: Micros) -> DeadlineChainWords {
-        self.words_at(now)
+    fn words(&self, facts: &super::DeadlineChainFacts) -> DeadlineChainWords {
+        self.words_at(facts)
     }
 
     fn sweep_theory(c: &DeadlineChainConfig, x: &str, _by: Option<&str>) -> Option<String> {
@@ -61,18 +61,17 @@ impl Explain for DeadlineChain {
 }
 
 impl DeadlineChain {
-    fn words_at(&self, now: Micros) -> DeadlineChainWords {
-        let facts = self.facts(now);
+    fn words_at(&self, facts: &super::DeadlineChainFacts) -> DeadlineChainWords {
         let row = |row: TableRow| {
             facts.table.iter().find(|l| l.row == row).map(|l| table::row_words(l, facts.finished, &self.config))
         };
         DeadlineChainWords {
-            verdict: verdict::verdict(&facts),
-            answer_note: verdict::answer_note(&facts),
-            b_note: verdict::b_note(&facts),
-            c_note: verdict::c_note(&facts),
+            verdict: verdict::verdict(facts),
+            answer_note: verdict::answer_note(facts),
+            b_note: verdict::b_note(facts),
+            c_note: verdict::c_note(facts),
             told_note: self.told_note(),
-            commit_window: window::window_words(&facts, &self.config),
+            commit_window: window::window_words(facts, &self.config),
             moments: moments::moments_words(&facts.moments),
             table_answer: row(TableRow::Answer),
             table_b_gives_up: row(TableRow::BGivesUp),

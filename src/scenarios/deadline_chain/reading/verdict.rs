@@ -3,7 +3,6 @@
 use super::words::when;
 use crate::format;
 use crate::scenarios::deadline_chain::facts::{CWork, DeadlineChainFacts, UserGot};
-use crate::scenarios::deadline_chain::shown::after_shown;
 use crate::scenarios::deadline_chain::{DeadlineChain, Party};
 
 /// The verdict: what the user got, then (once they stopped waiting) what C's work came to and
@@ -62,10 +61,10 @@ pub fn answer_note(f: &DeadlineChainFacts) -> String {
 
 /// The note under B's card: why B gave up on C, and whether the user had left by then.
 pub fn b_note(f: &DeadlineChainFacts) -> String {
-    match (f.b_gave_up, f.user_stopped_at_us) {
-        (Some(g), Some(s)) if after_shown(s, g.at_us) => format!("{}, after the user left", g.why.label()),
-        (Some(g), _) => g.why.label().to_string(),
-        _ => String::new(),
+    match f.b_gave_up {
+        Some(g) if f.b_gave_up_after_user_left() => format!("{}, after the user left", g.why.label()),
+        Some(g) => g.why.label().to_string(),
+        None => String::new(),
     }
 }
 

@@ -48,8 +48,8 @@ impl Explain for DoubleClick {
         DoubleClick::facts(self, now)
     }
 
-    fn words(&self, now: Micros) -> DoubleClickWords {
-        self.words_at(now)
+    fn words(&self, facts: &super::DoubleClickFacts) -> DoubleClickWords {
+        self.words_at(facts)
     }
 
     fn sweep_theory(c: &DoubleClickConfig, x: &str, _by: Option<&str>) -> Option<String> {
@@ -58,8 +58,7 @@ impl Explain for DoubleClick {
 }
 
 impl DoubleClick {
-    pub(super) fn words_at(&self, now: Micros) -> DoubleClickWords {
-        let facts = self.facts(now);
+    pub(super) fn words_at(&self, facts: &super::DoubleClickFacts) -> DoubleClickWords {
         DoubleClickWords {
             verdict: facts.verdict(),
             buyer_sees: facts.buyer_sees(),

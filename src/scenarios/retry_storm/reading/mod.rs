@@ -62,8 +62,8 @@ impl Explain for RetryStorm {
         RetryStorm::facts(self, now)
     }
 
-    fn words(&self, now: Micros) -> RetryStormWords {
-        self.words_at(now)
+    fn words(&self, facts: &super::RetryStormFacts) -> RetryStormWords {
+        self.words_at(facts)
     }
 
     fn sweep_theory(c: &RetryStormConfig, x: &str, _by: Option<&str>) -> Option<String> {
@@ -88,27 +88,27 @@ pub fn prediction(ratio: f64) -> &'static str {
 }
 
 impl RetryStorm {
-    pub(super) fn words_at(&self, now: Micros) -> RetryStormWords {
-        let (f, c) = (self.facts(now), &self.config);
+    pub(super) fn words_at(&self, f: &super::RetryStormFacts) -> RetryStormWords {
+        let c = &self.config;
         RetryStormWords {
-            verdict: verdict::verdict(&f),
+            verdict: verdict::verdict(f),
             prediction: f.peak_vs_capacity.map(|r| prediction(r).to_string()),
-            backoff: backoff::backoff_words(&f),
-            traffic: budget::traffic_words(&f),
-            budget: budget::budget_words(&f, c),
-            layers: layers::layers_words(&f),
-            breaker: breaker::breaker_words(&f, c),
-            pending: breaker::pending_words(&f, c),
-            summary: verdict::summary(&f),
-            peak_note: notes::peak_note(&f),
-            waves_note: notes::waves_note(&f),
-            recovered_note: notes::recovered_note(&f),
-            amplification_note: notes::amplification_note(&f),
-            attempts_note: notes::attempts_note(&f),
-            calls_note: notes::calls_note(&f),
-            traffic_note: notes::traffic_note(&f),
-            retry_note: notes::retry_note(&f),
-            breaker_state: breaker::breaker_state(&f),
+            backoff: backoff::backoff_words(f),
+            traffic: budget::traffic_words(f),
+            budget: budget::budget_words(f, c),
+            layers: layers::layers_words(f),
+            breaker: breaker::breaker_words(f, c),
+            pending: breaker::pending_words(f, c),
+            summary: verdict::summary(f),
+            peak_note: notes::peak_note(f),
+            waves_note: notes::waves_note(f),
+            recovered_note: notes::recovered_note(f),
+            amplification_note: notes::amplification_note(f),
+            attempts_note: notes::attempts_note(f),
+            calls_note: notes::calls_note(f),
+            traffic_note: notes::traffic_note(f),
+            retry_note: notes::retry_note(f),
+            breaker_state: breaker::breaker_state(f),
         }
     }
 }

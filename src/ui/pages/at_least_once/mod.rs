@@ -72,7 +72,7 @@ fn AtLeastOncePage(state: SimState) -> impl IntoView {
     let verdict = metrics.said_signal(|w| &w.answer);
     let parts = vec![
         Part::new("cards", Role::Cards, move || view! { <Stats metrics finished/> }),
-        Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} figure=state.embed {..} role="status" data-verdict=""/> }),
+        Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} figure=state.embed {..} role="status" data-verdict="" data-reading="answer"/> }),
         Part::new("timeline", Role::Chart, move || view! { <deliveries::Deliveries runner/> }),
         Part::new("ledger", Role::Extra, move || view! { <ledger::Ledger runner metrics/> }),
         Part::new("table", Role::Extra, move || view! { <table::ChapterTable runner/> }),

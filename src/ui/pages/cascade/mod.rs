@@ -25,30 +25,31 @@ pub fn page(state: SimState) -> AnyView {
 /// (bad where the cascade shows, good where /checkout is fine).
 struct Card {
     metric: Metric<M>,
-    note: fn(&CascadeWords) -> &str,
+    /// The note's key in the reading and the sentence.
+    note: (&'static str, fn(&CascadeWords) -> &str),
     tone: fn(&M) -> Tone,
 }
 
-const NO_NOTE: fn(&CascadeWords) -> &str = |_| "";
+const NO_NOTE: (&str, fn(&CascadeWords) -> &str) = ("", |_| "");
 const PLAIN: fn(&M) -> Tone = |_| Tone::Plain;
 
 /// The chapter's table in numbers: /home in flight, /checkout succeeded and failed, p99.
 const HEADLINE: &[Card] = &[
-    Card { metric: M::home_in_flight_end, note: |w| &w.note_home, tone: growing },
-    Card { metric: M::checkout_ok, note: |w| &w.note_ok, tone: checkout_ok },
-    Card { metric: M::checkout_failed, note: |w| &w.note_failed, tone: |m| Tone::bad_if(m.checkout_failed > 0) },
-    Card { metric: M::checkout_p99_ms, note: |w| &w.note_p99, tone: PLAIN },
+    Card { metric: M::home_in_flight_end, note: ("note_home", |w| &w.note_home), tone: growing },
+    Card { metric: M::checkout_ok, note: ("note_ok", |w| &w.note_ok), tone: checkout_ok },
+    Card { metric: M::checkout_failed, note: ("note_failed", |w| &w.note_failed), tone: |m| Tone::bad_if(m.checkout_failed > 0) },
+    Card { metric: M::checkout_p99_ms, note: ("note_p99", |w| &w.note_p99), tone: PLAIN },
 ];
 
 /// Where the waiting happened: the pool, its queue, the downstream.
 const POOL_CARDS: &[Card] = &[
-    Card { metric: M::home_in_flight_growth_per_s, note: |w| &w.note_growth, tone: growing },
-    Card { metric: M::pool_in_use_max, note: |w| &w.note_pool, tone: PLAIN },
+    Card { metric: M::home_in_flight_growth_per_s, note: ("note_growth", |w| &w.note_growth), tone: growing },
+    Card { metric: M::pool_in_use_max, note: ("note_pool", |w| &w.note_pool), tone: PLAIN },
     Card { metric: M::pool_waiting_max, note: NO_NOTE, tone: |m| Tone::bad_if(m.pool_waiting_max > 0) },
     Card { metric: M::checkout_queued, note: NO_NOTE, tone: |m| Tone::bad_if(m.checkout_queued > 0) },
     Card {
         metric: M::downstream_open_connections_max,
-        note: |w| &w.note_downstream,
+        note: ("note_downstream", |w| &w.note_downstream),
         tone: |m| Tone::bad_if(m.downstream_open_connections_max as f64 > (m.pool_in_use_max as f64).max(100.0)),
     },
 ];
@@ -125,7 +126,7 @@ fn CascadePage(state: SimState) -> impl IntoView {
     view! {
         <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
-                <p class="fix-caption" data-fix>{metrics.said_signal(|w| &w.fix)}</p>
+                <p class="fix-caption" data-fix data-reading="fix">{metrics.said_signal(|w| &w.fix)}</p>
             </Lead>
         </SimFrame>
     }
@@ -140,8 +141,10 @@ fn Cards(metrics: Metrics<Cascade>, cards: &'static [Card]) -> impl IntoView {
                 .iter()
                 .map(|card| {
                     let tone = Signal::derive(move || metrics.get(card.tone));
-                    let note = Signal::derive(move || metrics.words(|w| (card.note)(w).to_string()));
-                    view! { <StatCard metrics key=card.metric note tone/> }
+                    let (reading, said) = card.note;
+                    let note = Signal::derive(move || metrics.words(|w| said(w).to_string()));
+                    let reading = (!reading.is_empty()).then_some(reading);
+                    view! { <StatCard metrics key=card.metric note tone reading/> }
                 })
                 .collect_view()}
         </div>

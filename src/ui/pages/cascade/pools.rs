@@ -114,8 +114,8 @@ fn PoolRow(
     });
     view! {
         <div class="pool-row" data-pool=id hidden=hidden>
-            <h3>{title}</h3>
-            <p class="pool-status" role="status">{status}</p>
+            <h3 data-reading=format!("{id}_pool_title")>{title}</h3>
+            <p class="pool-status" role="status" data-reading=format!("{id}_pool")>{status}</p>
             <div class=density aria-hidden="true">{boxes}</div>
             <p class="more">{more}</p>
         </div>

@@ -50,14 +50,14 @@ pub fn CascadeTour(runner: Runner<Cascade>, metrics: Metrics<Cascade>) -> impl I
                                 </p>
                                 <p class="run-figure">
                                     <span class="who">"This run: "</span>
-                                    <span data-tour-run=hook>{metrics.said_signal(run)}</span>
+                                    <span data-tour-run=hook data-reading=hook>{metrics.said_signal(run)}</span>
                                 </p>
                             </div>
                         }
                     })
                     .collect_view()}
             </div>
-            <p class="explanation" data-tour-explanation>{metrics.said_signal(|w| &w.tour_explanation)}</p>
+            <p class="explanation" data-tour-explanation data-reading="tour_explanation">{metrics.said_signal(|w| &w.tour_explanation)}</p>
             <p class="help tour-note" hidden=chapter_run>{note}</p>
         </Tour>
     }

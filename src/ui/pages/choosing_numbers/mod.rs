@@ -79,7 +79,7 @@ fn ChoosingNumbersPage(state: SimState) -> impl IntoView {
         Part::new("cards", Role::Cards, move || view! { <Stats metrics/> }),
         Part::new("timeline", Role::Chart, move || view! { <Requests runner/> }),
         Part::new("verdict", Role::Verdict, move || {
-            view! { <Verdict text={verdict} figure=state.embed {..} role="status" data-verdict=""/> }
+            view! { <Verdict text={verdict} figure=state.embed {..} role="status" data-verdict="" data-reading="verdict"/> }
         }),
         Part::new("stats", Role::Extra, move || view! { <MoreStats metrics/> }),
         Part::new("table", Role::Extra, move || view! { <ChapterTable metrics/> }),
@@ -87,7 +87,7 @@ fn ChoosingNumbersPage(state: SimState) -> impl IntoView {
     view! {
         <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS>
             <Lead slot>
-                <Predict question options=PREDICTIONS ready finished outcome answer/>
+                <Predict question options=PREDICTIONS ready finished outcome answer reading="answer"/>
             </Lead>
         </SimFrame>
     }

@@ -8,7 +8,7 @@ mod timeline;
 
 use leptos::prelude::*;
 
-use crate::scenarios::deadline_chain::{DeadlineChain, DeadlineChainConfig, DeadlineChainMetrics};
+use crate::scenarios::deadline_chain::{CWork, DeadlineChain, DeadlineChainConfig, DeadlineChainMetrics};
 use crate::sim::{Config, Simulation};
 use crate::format;
 use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone, Verdict};
@@ -49,7 +49,7 @@ fn DeadlineChainPage(state: SimState) -> impl IntoView {
         Part::new("cards", Role::Cards, move || view! { <Stats metrics runner/> }),
         Part::new("timeline", Role::Chart, move || view! { <TimelineView state runner verdict/> }),
         Part::new("verdict", Role::Verdict, move || {
-            view! { <Verdict text={verdict} figure=state.embed {..} role="status" data-verdict=""/> }
+            view! { <Verdict text={verdict} figure=state.embed {..} role="status" data-verdict="" data-reading="verdict"/> }
         }),
         // Chapter 1, Break 3: the window between the first hang-up and C's commit.
         Part::new("window", Role::Extra, move || {
@@ -63,7 +63,7 @@ fn DeadlineChainPage(state: SimState) -> impl IntoView {
         Part::new("stats", Role::Extra, move || {
             view! {
                 <div class="stats">
-                    <StatCard metrics key=DeadlineChainMetrics::c_budget_told_ms note=metrics.said_signal(|w| &w.told_note)/>
+                    <StatCard metrics key=DeadlineChainMetrics::c_budget_told_ms note=metrics.said_signal(|w| &w.told_note) reading="told_note"/>
                     <StatCard metrics key=DeadlineChainMetrics::commit_window_ms/>
                 </div>
             }
@@ -87,16 +87,11 @@ fn Stats(metrics: Metrics<DeadlineChain>, runner: Runner<DeadlineChain>) -> impl
         let late = metrics.num(DeadlineChainMetrics::user_in_budget) == Some(0.0) || metrics.num(DeadlineChainMetrics::user_gave_up_ms).is_some();
         Tone::bad_if(late)
     });
-    let b_tone = Signal::derive(move || Tone::bad_if(metrics.said(|w| &w.b_note).ends_with("after the user left")));
-    let c_tone = Signal::derive(move || {
-        let note = metrics.said(|w| &w.c_note);
-        if note.ends_with("for nobody") {
-            Tone::Bad
-        } else if note.starts_with("stopped") {
-            Tone::Good
-        } else {
-            Tone::Plain
-        }
+    let b_tone = metrics.fact(|f| Tone::bad_if(f.b_gave_up_after_user_left()));
+    let c_tone = metrics.fact(|f| match f.c_work {
+        CWork::Committed { for_nobody_by_us: Some(_), .. } => Tone::Bad,
+        CWork::Stopped { .. } => Tone::Good,
+        _ => Tone::Plain,
     });
     let waste_tone = Signal::derive(move || match metrics.num(DeadlineChainMetrics::wasted_work_ms) {
         Some(w) if w > 0.0 => Tone::Bad,
@@ -105,9 +100,9 @@ fn Stats(metrics: Metrics<DeadlineChain>, runner: Runner<DeadlineChain>) -> impl
     });
     view! {
         <div class="stats">
-            <StatCard metrics key=DeadlineChainMetrics::user_answer_ms note=metrics.said_signal(|w| &w.answer_note) tone=answer_tone/>
-            <StatCard metrics key=DeadlineChainMetrics::b_gives_up_ms note=metrics.said_signal(|w| &w.b_note) tone=b_tone/>
-            <StatCard metrics key=DeadlineChainMetrics::c_end_ms note=metrics.said_signal(|w| &w.c_note) tone=c_tone/>
+            <StatCard metrics key=DeadlineChainMetrics::user_answer_ms note=metrics.said_signal(|w| &w.answer_note) reading="answer_note" tone=answer_tone/>
+            <StatCard metrics key=DeadlineChainMetrics::b_gives_up_ms note=metrics.said_signal(|w| &w.b_note) reading="b_note" tone=b_tone/>
+            <StatCard metrics key=DeadlineChainMetrics::c_end_ms note=metrics.said_signal(|w| &w.c_note) reading="c_note" tone=c_tone/>
             <StatCard metrics key=DeadlineChainMetrics::wasted_work_ms tone=waste_tone/>
         </div>
     }

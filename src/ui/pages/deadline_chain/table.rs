@@ -27,6 +27,6 @@ pub fn ChapterTable(metrics: Metrics<DeadlineChain>) -> impl IntoView {
         >
             <ChapterRows metrics rows=&ROWS/>
         </Table>
-        <p class="help" data-table-claim>{metrics.said_signal(|w| &w.table_claim)}</p>
+        <p class="help" data-table-claim data-reading="table_claim">{metrics.said_signal(|w| &w.table_claim)}</p>
     }
 }

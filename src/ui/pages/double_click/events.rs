@@ -21,7 +21,7 @@ pub fn LastEvent(runner: Runner<DoubleClick>, metrics: Metrics<DoubleClick>) -> 
     let live = move || if runner.playing.get() { "off" } else { "polite" };
     let events = Signal::derive(move || runner.track_words(|s| s.events().to_string()));
     view! {
-        <p class="dc-last" data-last-event data-events=events aria-live=live>
+        <p class="dc-last" data-last-event data-reading="last_event" data-events=events aria-live=live>
             {metrics.said_signal(|w| &w.last_event)}
         </p>
     }

@@ -109,7 +109,7 @@ fn RetryStormPage(state: SimState) -> impl IntoView {
     let parts = vec![
         Part::new("cards", Role::Cards, move || view! { <HeadlineStats metrics/> }),
         Part::new("attempts", Role::Chart, move || view! { <AttemptsChart runner/> }),
-        Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} figure=state.embed {..} data-verdict=""/> })
+        Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} figure=state.embed {..} data-verdict="" data-reading="verdict"/> })
             .figure_only(),
         Part::new("readings", Role::Extra, move || view! { <Readings metrics/> }),
         Part::new("stats", Role::Extra, move || view! { <MoreStats metrics/> }),
@@ -138,6 +138,7 @@ fn RetryStormPage(state: SimState) -> impl IntoView {
                     finished
                     outcome
                     answer
+                    reading="verdict"
                 />
             </Lead>
         </SimFrame>
@@ -149,10 +150,10 @@ fn HeadlineStats(metrics: Metrics<RetryStorm>) -> impl IntoView {
     let tone = Signal::derive(move || peak_tone(&metrics));
     view! {
         <div class="stats headline">
-            <StatCard metrics key=RetryStormMetrics::peak_after_recovery note=metrics.said_signal(|w| &w.peak_note) tone big=true/>
-            <StatCard metrics key=RetryStormMetrics::waves_after_recovery note=metrics.said_signal(|w| &w.waves_note)/>
-            <StatCard metrics key=RetryStormMetrics::recovered_ms note=metrics.said_signal(|w| &w.recovered_note)/>
-            <StatCard metrics key=RetryStormMetrics::outage_traffic_vs_normal note=metrics.said_signal(|w| &w.traffic_note)/>
+            <StatCard metrics key=RetryStormMetrics::peak_after_recovery note=metrics.said_signal(|w| &w.peak_note) reading="peak_note" tone big=true/>
+            <StatCard metrics key=RetryStormMetrics::waves_after_recovery note=metrics.said_signal(|w| &w.waves_note) reading="waves_note"/>
+            <StatCard metrics key=RetryStormMetrics::recovered_ms note=metrics.said_signal(|w| &w.recovered_note) reading="recovered_note"/>
+            <StatCard metrics key=RetryStormMetrics::outage_traffic_vs_normal note=metrics.said_signal(|w| &w.traffic_note) reading="traffic_note"/>
         </div>
     }
 }
@@ -161,11 +162,11 @@ fn HeadlineStats(metrics: Metrics<RetryStorm>) -> impl IntoView {
 fn MoreStats(metrics: Metrics<RetryStorm>) -> impl IntoView {
     view! {
         <div class="stats">
-            <StatCard metrics key=RetryStormMetrics::amplification note=metrics.said_signal(|w| &w.amplification_note)/>
-            <StatCard metrics key=RetryStormMetrics::max_calls_per_user_action note=metrics.said_signal(|w| &w.calls_note)/>
-            <StatCard metrics key=RetryStormMetrics::outage_retry_pct note=metrics.said_signal(|w| &w.retry_note)/>
-            <StatCard metrics key=RetryStormMetrics::attempts_total note=metrics.said_signal(|w| &w.attempts_note)/>
-            <StatCard metrics key=RetryStormMetrics::calls_while_down note=metrics.said_signal(|w| &w.breaker_state)/>
+            <StatCard metrics key=RetryStormMetrics::amplification note=metrics.said_signal(|w| &w.amplification_note) reading="amplification_note"/>
+            <StatCard metrics key=RetryStormMetrics::max_calls_per_user_action note=metrics.said_signal(|w| &w.calls_note) reading="calls_note"/>
+            <StatCard metrics key=RetryStormMetrics::outage_retry_pct note=metrics.said_signal(|w| &w.retry_note) reading="retry_note"/>
+            <StatCard metrics key=RetryStormMetrics::attempts_total note=metrics.said_signal(|w| &w.attempts_note) reading="attempts_note"/>
+            <StatCard metrics key=RetryStormMetrics::calls_while_down note=metrics.said_signal(|w| &w.breaker_state) reading="breaker_state"/>
             <StatCard metrics key=RetryStormMetrics::drain_done_ms/>
         </div>
     }
@@ -181,9 +182,9 @@ fn Readings(metrics: Metrics<RetryStorm>) -> impl IntoView {
                 .map(|&(key, title, sentence)| {
                     let text = metrics.said_signal(sentence);
                     view! {
-                        <div data-reading=key>
+                        <div data-reading-row=key>
                             <dt>{title}</dt>
-                            <dd>{move || text.get()}</dd>
+                            <dd data-reading=key>{move || text.get()}</dd>
                         </div>
                     }
                 })

@@ -130,10 +130,10 @@ fn CallStats(metrics: Metrics<WhichTimeout>) -> impl IntoView {
     });
     view! {
         <div class="stats">
-            <StatCard metrics key=WhichTimeoutMetrics::error note=metrics.said_signal(|w| &w.caller) tone=error_tone/>
+            <StatCard metrics key=WhichTimeoutMetrics::error note=metrics.said_signal(|w| &w.caller) reading="caller" tone=error_tone/>
             <StatCard metrics key=WhichTimeoutMetrics::gave_up_ms/>
             <StatCard metrics key=WhichTimeoutMetrics::phase/>
-            <StatCard metrics key=WhichTimeoutMetrics::safe_to_retry_without_key note=metrics.said_signal(|w| &w.retry) tone=retry_tone/>
+            <StatCard metrics key=WhichTimeoutMetrics::safe_to_retry_without_key note=metrics.said_signal(|w| &w.retry) reading="retry" tone=retry_tone/>
         </div>
     }
 }
@@ -172,6 +172,12 @@ fn Readings(metrics: Metrics<WhichTimeout>, fleet: Signal<bool>, embed: bool) ->
     let first_fired = Signal::derive(move || format::first_sentences(&first.get(), 1));
     // What the calls saw, not the setting: the controls and the question state the setting.
     let fleet_words = move || metrics.said(|w| &w.failover_outcome);
+    // The verdict's key in the reading; in a figure it says the first sentence only.
+    let verdict_key = move || match (fleet.get(), embed) {
+        (true, _) => Some("failover_outcome"),
+        (false, false) => Some("first"),
+        (false, true) => None,
+    };
     let verdict = Signal::derive(move || match (fleet.get(), embed) {
         (true, _) => fleet_words(),
         (false, true) => first_fired.get(),
@@ -179,8 +185,8 @@ fn Readings(metrics: Metrics<WhichTimeout>, fleet: Signal<bool>, embed: bool) ->
     });
     view! {
         <section class="wt-readings" aria-label="What this run shows">
-            <Verdict text={verdict} figure={embed} {..} role="status" data-verdict=""/>
-            {(!embed).then(|| view! { <Show when=move || fleet.get()><p data-reading="first">{first_fired}</p></Show> })}
+            <Verdict text={verdict} figure={embed} {..} role="status" data-verdict="" data-reading=verdict_key/>
+            {(!embed).then(|| view! { <Show when=move || fleet.get()><p data-reading-lead="first">{first_fired}</p></Show> })}
             {(!embed).then(|| view! { <p data-reading="server">{metrics.said_signal(|w| &w.server)}</p> })}
         </section>
     }
