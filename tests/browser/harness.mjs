@@ -154,3 +154,23 @@ export function cliRun(args) {
   return JSON.parse(execFileSync('cargo', ['run', '--quiet', '--release', '--bin', 'resilience-lab', '--', ...args],
     { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 }));
 }
+
+/** Text with each run of whitespace as one space, trimmed: the words a reader sees. */
+export const plain = (text) => (text ?? '').replace(/\s+/g, ' ').trim();
+
+/**
+ * The core's run of what the page shows: `run --url` with the page's link to its state (its
+ * "Link to this state", which follows every change at once; the address bar follows a moment
+ * later), else its address, to the end, or with `paused`, to the moment its clock shows (`--at-ms`).
+ * Its `reading` holds the sentences the page must show word for word, its `facts` and metrics
+ * the values to check by value.
+ */
+export async function coreRun(page, { paused = false } = {}) {
+  const link = await page.$eval('[data-state-link], .share a', (a) => a.getAttribute('href')).catch(() => null);
+  const args = ['run', '--url', link ?? new URL(page.url()).search, '--json'];
+  if (paused) {
+    const seconds = Number(await page.getAttribute('.play-controls .clock', 'data-value'));
+    args.push('--at-ms', (Math.round(seconds * 1e6) / 1000).toString());
+  }
+  return cliRun(args);
+}

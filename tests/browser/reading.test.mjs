@@ -6,13 +6,12 @@
 // the view is checked against the core.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, skipToEnd, scenarios, cliRun } from './harness.mjs';
+import { serve, launch, openPage, ready, skipToEnd, scenarios, cliRun, plain } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
 
-const plain = (text) => text.replace(/\s+/g, ' ').trim();
 
 /** Every keyed sentence on the page: `{ key, text, lead }`, `lead` when it shows only the
  *  sentence's first sentence (a verdict's companion line). A verdict (the kit's, with a lead)

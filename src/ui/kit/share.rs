@@ -53,7 +53,7 @@ pub(super) fn Share(
     view! {
         <div class="share">
             <button data-action="copy-embed" on:click=copy>"Copy embed snippet"</button>
-            <a href=full_link>"Link to this state"</a>
+            <a href=full_link data-state-link>"Link to this state"</a>
             <Show when=move || status.get().is_some()>
                 <span role="status">{move || status.get()}</span>
                 <Show when=move || !snippet.with(String::is_empty)>
