@@ -69,3 +69,45 @@ fn every_default_and_preset_run_says_the_recorded_words() {
         }
     }
 }
+
+/// which-timeout's every-fault table, cell by cell as the page shows it, at its defaults and
+/// every preset: `tests/golden/words/which-timeout-faults.json` (regenerated as above).
+#[test]
+fn the_every_fault_table_says_the_recorded_words() {
+    use resilience_lab::scenarios::which_timeout::{
+        WhichTimeoutConfig, caller_cell, chapter_cell, every_fault, first_fired_cell, retry_cell, work_cell,
+    };
+    use resilience_lab::sim::Config;
+    let spec = resilience_lab::scenarios::find("which-timeout").expect("which-timeout is registered");
+    let presets = std::iter::once(None).chain(spec.presets.iter().map(Some));
+    let now: Map<String, Json> = presets
+        .map(|preset| {
+            let mut params = spec.defaults();
+            if let Some(p) = preset {
+                params.apply_preset(p).expect("presets are valid");
+            }
+            let rows: Map<String, Json> = every_fault(&WhichTimeoutConfig::from_params(&params))
+                .iter()
+                .map(|row| {
+                    let cells = json!({
+                        "first": first_fired_cell(row),
+                        "caller": caller_cell(row),
+                        "work": work_cell(row),
+                        "retry": retry_cell(row),
+                        "chapter": chapter_cell(row),
+                    });
+                    (row.fault.id().to_string(), cells)
+                })
+                .collect();
+            (preset.map_or("(defaults)", |p| p.id).to_string(), Json::Object(rows))
+        })
+        .collect();
+    let path = file("which-timeout-faults");
+    let text_now = serde_json::to_string_pretty(&now).expect("JSON") + "\n";
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &text_now).expect("words file written");
+        return;
+    }
+    let text = std::fs::read_to_string(&path).expect("which-timeout-faults.json; record it with UPDATE_GOLDEN=1");
+    assert!(text == text_now, "which-timeout: a cell of the every-fault table changed");
+}
