@@ -9,6 +9,13 @@
   const last = (key) => query.getAll(key).pop();
   const sim = last('sim');
   const onLoad = (f) => document.addEventListener('DOMContentLoaded', f, { once: true });
+  // An element with its attributes, then its text or children.
+  const element = (tag, attrs, ...content) => {
+    const el = document.createElement(tag);
+    for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, value);
+    el.append(...content);
+    return el;
+  };
   if (sim === undefined) return;
   if (!Object.hasOwn(modules, sim)) {
     onLoad(() => unknownSimulation(sim, Object.keys(modules)));
@@ -24,18 +31,10 @@
   const onTrap = (error) => {
     if (stopped || !(error instanceof WebAssembly.RuntimeError)) return;
     stopped = true;
-    const banner = document.createElement('div');
-    banner.className = 'error-banner';
-    banner.setAttribute('role', 'alert');
-    banner.setAttribute('data-error-banner', '');
-    const text = document.createElement('span');
-    text.textContent = 'Something went wrong in the simulation, and it stopped.';
-    const reset = document.createElement('a');
-    reset.href = `${location.pathname}?sim=${encodeURIComponent(sim)}`;
-    reset.setAttribute('data-action', 'reset-after-error');
-    reset.textContent = 'Reset the simulation';
-    banner.append(text, reset);
-    document.body.prepend(banner);
+    const reset = `${location.pathname}?sim=${encodeURIComponent(sim)}`;
+    document.body.prepend(element('div', { class: 'error-banner', role: 'alert', 'data-error-banner': '' },
+      element('span', {}, 'Something went wrong in the simulation, and it stopped.'),
+      element('a', { href: reset, 'data-action': 'reset-after-error' }, 'Reset the simulation')));
   };
   addEventListener('error', (event) => onTrap(event.error));
   addEventListener('unhandledrejection', (event) => onTrap(event.reason));
@@ -51,11 +50,7 @@
       document.querySelector('.app-header').remove();
       footer.remove();
     }
-    const loading = document.createElement('p');
-    loading.id = 'loading';
-    loading.className = 'loading';
-    loading.textContent = 'Loading simulation…';
-    document.body.append(loading);
+    document.body.append(element('p', { id: 'loading', class: 'loading' }, 'Loading simulation…'));
   });
   Promise.all([code, parsed])
     .then(([module]) => module.default({ module_or_path: bytes }))
@@ -76,17 +71,9 @@
   function unknownSimulation(id, known) {
     const clean = [...id].filter((c) => c >= ' ' && !(c >= '\x7f' && c <= '\x9f'));
     const shown = clean.slice(0, 40).join('') + ([...id].length > 40 ? '…' : '');
-    const notice = document.createElement('div');
-    notice.className = 'notices';
-    notice.setAttribute('role', 'status');
-    notice.setAttribute('data-notices', '');
-    const title = document.createElement('strong');
-    title.textContent = "Some of this link's settings were not used:";
-    const list = document.createElement('ul');
-    const item = document.createElement('li');
-    item.textContent = `Unknown simulation '${shown}'; showing the list instead. Known: ${known.join(', ')}.`;
-    list.append(item);
-    notice.append(title, list);
-    document.querySelector('[data-home]').prepend(notice);
+    const item = `Unknown simulation '${shown}'; showing the list instead. Known: ${known.join(', ')}.`;
+    document.querySelector('[data-home]').prepend(element('div', { class: 'notices', role: 'status', 'data-notices': '' },
+      element('strong', {}, "Some of this link's settings were not used:"),
+      element('ul', {}, element('li', {}, item))));
   }
 })();
