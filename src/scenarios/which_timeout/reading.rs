@@ -4,7 +4,8 @@
 //!
 //! Keys: `first` (what fired first and why the others did not), `caller` (what the caller
 //! sees), `server` (whether the request reached the server's code and the server did the
-//! work), `retry` (whether a retry needs an idempotency key); with a failover (Chapter 1,
+//! work), `retry` (whether a retry needs an idempotency key) and `retry_note` (why, in a few
+//! words, under its card); with a failover (Chapter 1,
 //! Break 5), `failover` (what the many calls saw: `failover_words.rs`) and `failover_outcome`
 //! (the same without its setting).
 
@@ -23,6 +24,7 @@ crate::words! {
         pub caller: String,
         pub server: String,
         pub retry: String,
+        pub retry_note: String,
         pub failover: Option<String>,
         pub failover_outcome: Option<String>,
     }
@@ -64,6 +66,7 @@ impl WhichTimeout {
             caller: caller_sentence(facts),
             server: server_sentence(facts),
             retry: retry_sentence(facts),
+            retry_note: retry_note(facts.retry).to_string(),
             failover,
             failover_outcome,
         }
@@ -268,6 +271,18 @@ pub fn retry_sentence(f: &WhichTimeoutFacts) -> String {
             "{key} the request had been sent, and {}; {error} does not tell the client which.",
             if server_works { "the server did (or will do) the work" } else { "the server may have done the work" }
         ),
+    }
+}
+
+/// The few words under the "safe to retry" card (a figure's card has one line): why, from
+/// the same fact as [`retry_sentence`].
+pub fn retry_note(retry: Retry) -> &'static str {
+    match retry {
+        Retry::NothingFailed => "nothing failed",
+        Retry::NotFailedYet => "not failed (yet)",
+        Retry::SafeErrorSays | Retry::SafePoolWait { .. } | Retry::SafePhase => "request never sent",
+        Retry::KeyServerAnswered { .. } => "the server answered",
+        Retry::KeySent { .. } => "request already sent",
     }
 }
 

@@ -62,7 +62,8 @@ pub fn answer_note(f: &DeadlineChainFacts) -> String {
 /// The note under B's card: why B gave up on C, and whether the user had left by then.
 pub fn b_note(f: &DeadlineChainFacts) -> String {
     match f.b_gave_up {
-        Some(g) if f.b_gave_up_after_user_left() => format!("{}, after the user left", g.why.label()),
+        // A figure's card note has one line: "user gone" for "after the user left".
+        Some(g) if f.b_gave_up_after_user_left() => format!("{}; user gone", g.why.label()),
         Some(g) => g.why.label().to_string(),
         None => String::new(),
     }

@@ -130,10 +130,10 @@ fn CallStats(metrics: Metrics<WhichTimeout>) -> impl IntoView {
     });
     view! {
         <div class="stats">
-            <StatCard metrics key=WhichTimeoutMetrics::error note=metrics.said_signal(|w| &w.caller) reading="caller" tone=error_tone/>
+            <StatCard metrics key=WhichTimeoutMetrics::error tone=error_tone/>
             <StatCard metrics key=WhichTimeoutMetrics::gave_up_ms/>
             <StatCard metrics key=WhichTimeoutMetrics::phase/>
-            <StatCard metrics key=WhichTimeoutMetrics::safe_to_retry_without_key note=metrics.said_signal(|w| &w.retry) reading="retry" tone=retry_tone/>
+            <StatCard metrics key=WhichTimeoutMetrics::safe_to_retry_without_key note=metrics.said_signal(|w| &w.retry_note) reading="retry_note" tone=retry_tone/>
         </div>
     }
 }
@@ -187,7 +187,11 @@ fn Readings(metrics: Metrics<WhichTimeout>, fleet: Signal<bool>, embed: bool) ->
         <section class="wt-readings" aria-label="What this run shows">
             <Verdict text={verdict} figure={embed} {..} role="status" data-verdict="" data-reading=verdict_key/>
             {(!embed).then(|| view! { <Show when=move || fleet.get()><p data-reading-lead="first">{first_fired}</p></Show> })}
-            {(!embed).then(|| view! { <p data-reading="server">{metrics.said_signal(|w| &w.server)}</p> })}
+            {(!embed).then(|| view! {
+                <p data-reading="caller">{metrics.said_signal(|w| &w.caller)}</p>
+                <p data-reading="retry">{metrics.said_signal(|w| &w.retry)}</p>
+                <p data-reading="server">{metrics.said_signal(|w| &w.server)}</p>
+            })}
         </section>
     }
 }
