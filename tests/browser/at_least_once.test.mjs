@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, timelineMoments, timelineProblems, untilFinished } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, timelineMoments, timelineProblems, untilFinished, plain, coreRun } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -13,6 +13,27 @@ async function open(query, opts = {}) {
   await page.waitForSelector('#timeline canvas[data-labels]');
   return page;
 }
+
+// The words a reader reads in an element showing the reading's sentences `keys` (a verdict: its
+// lead and its "Why?" paragraphs).
+const shownText = (page, sel) => page.$eval(sel, (el) => (el.querySelector('.lead')
+  ? [...el.querySelectorAll('.lead, .why p')].map((p) => p.textContent).join(' ')
+  : el.textContent));
+/**
+ * The element at `sel` says word for word the core's `run.reading[key]` for the state the page
+ * shows (the words follow the run within a frame or two: waits up to 5 s for them).
+ */
+async function says(page, run, sel, key) {
+  const want = plain(run.reading[key]);
+  const until = Date.now() + 5000;
+  let got;
+  while ((got = plain(await shownText(page, sel))) !== want && Date.now() < until) await page.waitForTimeout(50);
+  assert.ok(want, `${key}: the core's reading has this sentence`);
+  assert.equal(got, want, `${key}: the page says what the core says`);
+}
+// This run's "crash in the middle" cell of the chapter's table (it has no data-reading key: the
+// core's key is crash_in_the_middle).
+const middleCell = '[data-chapter-table] tr[data-row="run"] td[data-col="middle"]';
 
 const fates = async (page) => ({
   lost: await stat(page, 'lost'),
@@ -28,7 +49,12 @@ test('at-least-once: the chapter\'s three orders, with this run\'s row under the
   assert.ok(f.lost > 0 && f.duplicated === 0, `ack then process loses and duplicates none: ${JSON.stringify(f)}`);
   assert.equal(f.lost + f.duplicated + f.once, 1000);
   assert.equal(await page.textContent('[data-chapter-table] tr[data-row="run"] td[data-col="guarantee"]'), 'At-most-once: loses work');
-  assert.match(await page.textContent('[data-chapter-table] tr[data-row="run"] td[data-col="middle"]'), /after the ack: \d+ events? gone, never credited/);
+  // The cell is the core's: the crashes after the ack lost their events, never credited.
+  let run = await coreRun(page);
+  await says(page, run, middleCell, 'crash_in_the_middle');
+  assert.equal(run.facts.order, 'ack-then-process');
+  assert.ok(run.facts.crashes_between > 0, `${run.facts.crashes_between} crashes after the ack`);
+  assert.equal(run.facts.lost_after_ack, f.lost, 'every lost event was lost after the ack');
   assert.ok(await stat(page, 'ledger_difference') < 0, 'the ledger is short');
   assert.ok((await page.$$('.alo-wrong li[data-fate="lost"]')).length > 0, 'the lost events are listed');
 
@@ -48,7 +74,10 @@ test('at-least-once: the chapter\'s three orders, with this run\'s row under the
   assert.equal(await stat(page, 'ledger_difference'), 0);
   assert.equal(await page.getAttribute('[data-chapter-table] tr[data-row="txn-dedupe"]', 'aria-current'), 'true');
   assert.equal(await page.getAttribute('[data-chapter-table] tr[data-row="run"]', 'class'), 'run-row good');
-  assert.match(await page.textContent('[data-verdict]'), /^Effectively once/);
+  run = await coreRun(page);
+  await says(page, run, '[data-verdict]', 'answer');
+  assert.equal(run.facts.guarantee, 'effectively-once');
+  assert.deepEqual([run.facts.lost, run.facts.duplicated, run.facts.once], [0, 0, 1000]);
   assert.equal(await page.getAttribute('[data-wrong-events]', 'data-wrong-events'), '0');
   await screenshot(page, 'at-least-once-txn');
   assert.deepEqual(page.problems(), []);
@@ -76,7 +105,20 @@ test('at-least-once: the chapter\'s details, each in its preset', async () => {
   await skipToEnd(page);
   assert.equal(await stat(page, 'crashes'), 0);
   assert.ok(await stat(page, 'leases_outlived') > 0);
-  assert.match(await page.textContent('.alo-wrong'), /outlived the lease/);
+  // Every event credited twice is one whose job outlived the lease; the list says so of each.
+  const run = await coreRun(page);
+  assert.equal(run.facts.crashes, 0);
+  assert.equal(run.facts.outlived_copies.duplicated, run.facts.duplicated);
+  assert.deepEqual(await page.$$eval('.alo-wrong li', (els) => els.map((e) => e.textContent)), [
+    'Event 242 $84.00: credited 2× (its job outlived the lease)',
+    'Event 366 $18.00: credited 2× (its job outlived the lease)',
+    'Event 556 $79.00: credited 2× (its job outlived the lease)',
+    'Event 581 $89.00: credited 2× (its job outlived the lease)',
+    'Event 623 $42.00: credited 2× (its job outlived the lease)',
+    'Event 628 $66.00: credited 2× (its job outlived the lease)',
+    'Event 820 $24.00: credited 2× (its job outlived the lease)',
+    'Event 910 $32.00: credited 2× (its job outlived the lease)',
+  ]);
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });

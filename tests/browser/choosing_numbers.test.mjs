@@ -3,7 +3,7 @@
 // timeline shows the slowest request's attempts; the chapter's figures sit beside this run's.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, setSlider, skipToEnd, stat, timelineLabels, timelineProblems } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, setSlider, skipToEnd, stat, timelineLabels, timelineProblems, coreRun } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -17,16 +17,29 @@ async function open(query, opts = {}) {
   return page;
 }
 
+// The latency chart's description (the page's own wording, with the fitted tail's figures).
+const chartLabel = (page) => page.getAttribute('#chart-latency canvas', 'aria-label');
+const latencyLabel = (p50, p99, p999, timeout, slower) => 'Calls in 10,000 slower than each latency (log scale); drag on it to move the timeout. '
+  + `The dependency's latency: p50 ${p50} ms, p99 ${p99} ms, p99.9 ${p999} ms. At the ${timeout} ms timeout, ${slower} calls in 10,000 are slower.`;
+// A row of the chapter's table: its label, this run's cell and the chapter's, as the reading's
+// sentence under the row's key ("label\tthis run\tthe chapter's").
+const tableRow = (page, key) => page.$$eval(`[data-chapter-table] tr[data-row="${key}"] > *`, (els) => els.map((e) => e.textContent).join('\t'));
+
 test('choosing-numbers: the chart names p50, p99, p99.9 and the timeout, and the slider moves the rate', async () => {
   const page = await open('preset=chapter');
-  const label = await page.getAttribute('#chart-latency canvas', 'aria-label');
-  assert.match(label, /p50 40 ms, p99 180 ms, p99\.9 310 ms/);
-  assert.match(label, /500 ms timeout/);
+  assert.equal(await chartLabel(page), latencyLabel(40, 180, 310, 500, '1.3'));
+  // The figures are the run's: its latency settings and its fitted tail above 500 ms (0.013%).
+  const run = await coreRun(page, { paused: true });
+  assert.deepEqual([run.params.p50_ms, run.params.p99_ms, run.params.p999_ms, run.params.timeout_ms], [40, 180, 310, 500]);
+  assert.equal(Math.round(run.facts.tail_pct * 1000) / 10, 1.3, `the fitted tail: ${run.facts.tail_pct}%`);
   await skipToEnd(page);
   const at500 = await stat(page, 'timeout_rate_pct');
   assert.ok(at500 < 0.3, `a 500 ms timeout: ${at500}% of healthy calls timed out`);
   await setSlider(page, 'timeout_ms', 180);
-  await page.waitForFunction(() => /180 ms timeout/.test(document.querySelector('#chart-latency canvas').getAttribute('aria-label')));
+  const at180label = latencyLabel(40, 180, 310, 180, '100');
+  await page.waitForFunction((want) => document.querySelector('#chart-latency canvas').getAttribute('aria-label') === want, at180label)
+    .catch(() => {});
+  assert.equal(await chartLabel(page), at180label);
   await skipToEnd(page);
   const at180 = await stat(page, 'timeout_rate_pct');
   assert.ok(at180 > 0.4 && at180 < 2, `at p99: ${at180}%`);
@@ -39,9 +52,13 @@ test('choosing-numbers: Break 2 waits 12 s, and its fix answers within 2 s', asy
   const page = await open('preset=ch1-break-2');
   await skipToEnd(page);
   assert.equal(await stat(page, 'worst_wait_ms'), 12000);
-  const row = await page.textContent('[data-chapter-table] tr[data-row="chapter_worst"]');
-  assert.match(row, /12,000 ms/);
-  assert.match(row, /12 s = 2 calls × 3 attempts × 2 s/);
+  // The row is the core's: this run's worst wait, 12,000 ms, is the chapter's 2 calls × 3
+  // attempts × 2 s.
+  const run = await coreRun(page);
+  assert.equal(await tableRow(page, 'chapter_worst'), run.reading.chapter_worst);
+  assert.equal(run.facts.worst_ms, 12000);
+  assert.equal(run.params.sequential_calls * run.params.max_attempts * run.params.timeout_ms, 12000);
+  assert.deepEqual([run.params.sequential_calls, run.params.max_attempts, run.params.timeout_ms], [2, 3, 2000]);
   // An out-of-view canvas redraws at most every 250 ms: wait for the lanes, then check them.
   await page.waitForFunction(() => {
     const c = document.querySelector('#timeline canvas');
@@ -85,7 +102,16 @@ test('choosing-numbers: dragging on the chart moves the timeout, as the slider d
     // One pixel of the chart is a few ms: the value lands within two slider steps of 200.
     assert.ok(Math.abs(slider - 200) <= 20, `${width} px: dragged to ${slider} ms`);
     await page.waitForFunction((v) => location.search.includes(`timeout_ms=${v}`), slider, { timeout: 5000 });
-    await page.waitForFunction((v) => document.querySelector('#chart-latency canvas').getAttribute('aria-label').includes(`${v} ms timeout`), slider);
+    // The description follows: it is the page's own for the dragged state, opened afresh.
+    const fresh = await openPage(browser, { width, height: 900 });
+    await fresh.goto(page.url());
+    await ready(fresh);
+    await fresh.waitForSelector('#chart-latency canvas[aria-label]');
+    const want = await chartLabel(fresh);
+    await fresh.context().close();
+    assert.notEqual(want, latencyLabel(40, 180, 310, 500, '1.3'));
+    await page.waitForFunction((want) => document.querySelector('#chart-latency canvas').getAttribute('aria-label') === want, want).catch(() => {});
+    assert.equal(await chartLabel(page), want);
     const labels = JSON.parse(await page.getAttribute('#chart-latency canvas', 'data-labels')).map((l) => l.text);
     assert.ok(labels.includes(`timeout ${slider} ms`), labels.join(' | '));
     // The log axis tops at the 10,000 calls it counts.

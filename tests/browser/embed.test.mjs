@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, scenarioIds } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, scenarioIds, scenarios } from './harness.mjs';
 
 const hostPage = (src, width) => `<!doctype html><html><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>Chapter host</title></head>
@@ -117,11 +117,14 @@ test('an unknown scenario or preset falls back with a notice', async () => {
   const page = await openPage(browser);
   await page.goto(`${server.base}/?sim=nope&preset=zzz`);
   await ready(page);
-  assert.match(await page.textContent('[data-notices]'), /Unknown simulation 'nope'/);
+  const notices = () => page.$$eval('[data-notices] li', (els) => els.map((e) => e.textContent.trim()));
+  assert.equal((await page.textContent('[data-notices] strong')).trim(), 'Some of this link\'s settings were not used:');
+  assert.deepEqual(await notices(), [`Unknown simulation 'nope'; showing the list instead. Known: ${scenarioIds().join(', ')}.`]);
   assert.deepEqual(await page.$$eval('.cards [data-scenario]', (els) => els.map((e) => e.dataset.scenario)), scenarioIds(), 'the home page is shown');
   await page.goto(`${server.base}/?sim=slow-server&preset=zzz`);
   await ready(page);
-  assert.match(await page.textContent('[data-notices]'), /Unknown preset 'zzz'/);
+  const presets = scenarios().find((s) => s.id === 'slow-server').presets.map((p) => p.id);
+  assert.deepEqual(await notices(), [`Unknown preset 'zzz' ignored. Known: ${presets.join(', ')}.`]);
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
@@ -163,9 +166,27 @@ test('the copy button gives the iframe snippet for the current state', async () 
   await page.click('[data-action="copy-embed"]');
   await page.waitForSelector('textarea[aria-label="Embed snippet"]', { timeout: 30000 });
   const snippet = await page.inputValue('textarea[aria-label="Embed snippet"]');
-  // The figure's state, then the chapter's controls (issue 22).
-  assert.match(snippet, /^<iframe src="http:\/\/127\.0\.0\.1:\d+\/\?sim=slow-server&amp;preset=b-fails&amp;rate=90&amp;embed=1&amp;controls=policy,slowdown,timeout_ms"/);
-  assert.match(snippet, /title="One slow server"/);
+  // The figure's state, then the chapter's controls (issue 22); its title is the scenario's.
+  // Each element and attribute as the browser parses the snippet (the heights are measured).
+  const parsed = await page.evaluate((html) => {
+    const doc = new DOMParser().parseFromString(html, 'text/html');
+    return [...doc.querySelectorAll('iframe, script')].map((e) => ({ tag: e.localName, ...Object.fromEntries([...e.attributes].map((a) => [a.name, a.value])) }));
+  }, snippet);
+  const heights = parsed[0]?.['data-lab-heights'];
+  assert.ok(/^360:\d+,412:\d+$/.test(heights ?? ''), `the heights measured at 360 and 412 px: ${heights}`);
+  assert.deepEqual(parsed, [
+    {
+      tag: 'iframe',
+      src: `${server.base}/?sim=slow-server&preset=b-fails&rate=90&embed=1&controls=policy,slowdown,timeout_ms`,
+      title: scenarios().find((s) => s.id === 'slow-server').title,
+      style: 'width:100%;height:720px;border:0',
+      'data-lab-heights': heights,
+      loading: 'lazy',
+    },
+    { tag: 'script', src: `${server.base}/embed.js` },
+  ]);
+  assert.equal(scenarios().find((s) => s.id === 'slow-server').title, 'One slow server');
+  assert.ok(snippet.startsWith(`<iframe src="${server.base}/?sim=slow-server&amp;preset=b-fails&amp;rate=90&amp;embed=1&amp;controls=policy,slowdown,timeout_ms"`), snippet);
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });

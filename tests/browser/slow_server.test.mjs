@@ -1,10 +1,38 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, scenarioIds, skipToEnd, stat, setSlider } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, scenarioIds, skipToEnd, stat, setSlider, plain, coreRun } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
+
+// The words a reader reads in an element with data-reading, and the reading's sentences it shows
+// (one key, or several in the order shown, space-separated).
+const readingOf = (page, sel) => page.$eval(sel, (el) => ({ keys: el.dataset.reading, text: el.textContent }));
+const said = (reading, keys) => keys.split(' ').map((k) => reading[k] ?? '').join(' ');
+/**
+ * The sentences at `sel` (an element with data-reading) are word for word the core's
+ * `run.reading` for the state the page shows (the words follow the run within a frame or two:
+ * waits up to 5 s for them).
+ */
+async function says(page, run, sel) {
+  const until = Date.now() + 5000;
+  let shown;
+  for (;;) {
+    shown = await readingOf(page, sel);
+    if (plain(shown.text) === plain(said(run.reading, shown.keys)) || Date.now() > until) break;
+    await page.waitForTimeout(50);
+  }
+  assert.ok(plain(said(run.reading, shown.keys)), `${shown.keys}: the core's reading has these sentences`);
+  assert.equal(plain(shown.text), plain(said(run.reading, shown.keys)), `${shown.keys}: the page says what the core says`);
+}
+/** Once Pause has taken (a frame under way when it was pressed has run by the second frame after), the core's run at the page's moment. */
+async function pausedRun(page) {
+  await page.waitForSelector('[data-action="play"]');
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+  return coreRun(page, { paused: true });
+}
+const answer = '[data-answer] [data-reading]';
 
 test('home page lists every simulation, no console error', async () => {
   for (const [w, name] of [[1280, 'desktop'], [390, 'phone']]) {
@@ -33,8 +61,12 @@ test('slow-server: play advances time, p99 rises after the slowdown and B\'s que
   const bQueue = await stat(page, 'b_queue');
   assert.ok(before > 0 && after > 5 * before, `p99 before ${before}, after ${after}`);
   assert.ok(bQueue > 50, `B's queue ${bQueue}`);
-  const answer = await page.textContent('[data-answer]');
-  assert.match(answer, /Round robin still sends B its share/);
+  // The answer is the core's at this moment: round robin still sends B its share, more than it can serve.
+  const run = await pausedRun(page);
+  await says(page, run, answer);
+  assert.equal(run.facts.spread, 'round-robin');
+  assert.equal(run.facts.why, 'b-share-overloaded');
+  assert.ok(run.facts.share > run.facts.b_capacity, `B's share ${run.facts.share} req/s, B serves ${run.facts.b_capacity} req/s`);
   await screenshot(page, 'slow-server-desktop');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
@@ -42,12 +74,15 @@ test('slow-server: play advances time, p99 rises after the slowdown and B\'s que
 
 test('slow-server: the answer waits for a guess, and explains the policy, the load and the timing it was run with', async () => {
   const page = await openPage(browser);
+  // The answer at the end of the run at `query` is the core's; the facts of the core's run.
   const answerAfterSkip = async (query) => {
     await page.goto(`${server.base}/?sim=slow-server${query}`);
     await ready(page);
     await page.click('[data-action="skip"]');
     await page.waitForSelector('[data-answer]', { timeout: 20000 });
-    return page.textContent('[data-answer]');
+    const run = await coreRun(page);
+    await says(page, run, answer);
+    return run;
   };
   // Past the slowdown but no guess yet: no answer, an invitation instead. A ten-minute run, so
   // the run is still going (and Pause still means pause) whenever the test gets to press it.
@@ -57,19 +92,38 @@ test('slow-server: the answer waits for a guess, and explains the policy, the lo
   await page.waitForFunction(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) > 3.5, null, { timeout: 20000 });
   await page.click('[data-action="pause"]');
   assert.equal(await page.$('[data-answer]'), null);
-  assert.match(await page.textContent('.predict .answer'), /Pick an answer/);
+  assert.equal((await page.textContent('.predict .answer')).trim(), 'Pick an answer to see what happened.');
   await page.click('input[name="prediction"][value="explodes"]');
-  assert.match(await page.textContent('[data-answer]'), /^You said: p99 grows many times over/);
+  assert.equal(plain(await page.textContent('[data-answer] [data-verdict]')), 'You said: p99 grows many times over and keeps growing. That is what this run did.');
   assert.equal(await page.getAttribute('[data-verdict]', 'data-verdict'), 'right');
+  const run = await pausedRun(page);
+  await says(page, run, answer);
+  assert.equal(run.reading.prediction, 'explodes', 'the run\'s p99 grows many times over');
 
-  assert.match(await answerAfterSkip('&policy=random'), /Random choice still sends B its share, 50 req\/s on average, but B can now serve only 20 req\/s/);
-  assert.match(await answerAfterSkip('&rate=30'), /Even slowed, B can serve 20 req\/s, more than its share of 10 req\/s/);
-  assert.match(await answerAfterSkip('&rate=60'), /B's share, 20 req\/s, is now 100% of what B can serve/);
-  assert.match(await answerAfterSkip('&preset=timeout-cancel'), /left its server's queue with its client, so queues stay bounded/);
-  assert.match(await answerAfterSkip('&preset=least-outstanding'), /looks at the servers' load/);
+  let { facts } = await answerAfterSkip('&policy=random');
+  // Random choice still sends B its share, 50 req/s on average, but B can now serve only 20 req/s.
+  assert.deepEqual([facts.spread, facts.why, facts.share, facts.b_capacity], ['random', 'b-share-overloaded', 50, 20]);
+  ({ facts } = await answerAfterSkip('&rate=30'));
+  // Even slowed, B can serve 20 req/s, more than its share of 10 req/s.
+  assert.deepEqual([facts.why, facts.share, facts.b_capacity], ['b-share-fits', 10, 20]);
+  ({ facts } = await answerAfterSkip('&rate=60'));
+  // B's share, 20 req/s, is now 100% of what B can serve.
+  assert.deepEqual([facts.why, facts.share, facts.b_capacity, facts.b_load], ['b-share-near-full', 20, 20, 1]);
+  ({ facts } = await answerAfterSkip('&preset=timeout-cancel'));
+  // Each timed-out request left its server's queue with its client, so queues stay bounded.
+  assert.equal(facts.cancel_on_timeout, true);
+  assert.ok(facts.timeout > 0 && facts.timed_out > 0, `timeout ${facts.timeout} µs, ${facts.timed_out} timed out`);
+  assert.equal(facts.still_growing, false);
+  ({ facts } = await answerAfterSkip('&preset=least-outstanding'));
+  // The policy looks at the servers' load.
+  assert.deepEqual([facts.spread, facts.why], ['by-load', 'load-aware']);
   const never = await answerAfterSkip('&slow_at_ms=15000&duration_ms=5000');
-  assert.match(never, /B does not slow down within this run/);
-  assert.doesNotMatch(never, /×/);
+  ({ facts } = never);
+  // B does not slow down within this run, and no ratio is given.
+  assert.equal(facts.why, 'change-after-the-end');
+  assert.ok(facts.slow_at > facts.end, `slows at ${facts.slow_at} µs, the run ends at ${facts.end} µs`);
+  assert.equal(facts.p99_ratio, null);
+  assert.equal(never.reading.ratio ?? '', '', 'no ratio: the page says only the answer');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
