@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, scenarios, screenshot, stat, untilFinished } from './harness.mjs';
+import { serve, launch, openPage, ready, scenarios, screenshot, stat, untilFinished, coreRun, plain } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -38,7 +38,30 @@ async function columnPeak(page, mode) {
   return v === null || v === '' ? null : Number(v);
 }
 
-const reading = (page, key) => page.textContent(`[data-reading="${key}"]`);
+// The page's sentences are compared with the core's run of the state the page shows
+// (`coreRun`: its `reading` word for word); what a sentence claims is checked by value on the
+// run's facts and metrics. No number is read out of a sentence.
+
+/**
+ * Asserts the element at `selector` says `want` word for word (a sentence of the core's reading),
+ * after waiting for it to settle: the words follow the run's clock within a frame or two.
+ */
+async function says(page, selector, want, what = selector) {
+  await page.waitForFunction(([sel, want]) => {
+    const el = document.querySelector(sel);
+    return el && el.textContent.replace(/\s+/g, ' ').trim() === want;
+  }, [selector, plain(want)], { timeout: 5000 }).catch(() => {});
+  assert.equal(plain(await page.textContent(selector)), plain(want), what);
+}
+
+/** The sentence `key` under the chart (`[data-reading="<key>"]`) is the core's. */
+const readingSays = (page, run, key) => says(page, `.readings [data-reading="${key}"]`, run.reading[key], `the reading's ${key}`);
+
+/** A stat card's note says the core's sentence `key` (and carries that key). */
+const noteSays = (page, stat, run, key) => says(page, `[data-stat="${stat}"] .note[data-reading="${key}"]`, run.reading[key], `${stat}'s note`);
+
+/** The declaration of retry-storm. */
+const declaration = () => scenarios().find((s) => s.id === 'retry-storm');
 
 test('retry-storm: one picker for the backoff, the panel\'s, and it changes the run', async () => {
   const page = await open();
@@ -48,17 +71,23 @@ test('retry-storm: one picker for the backoff, the panel\'s, and it changes the 
   assert.equal(await page.isChecked('input[name="mode"][value="fixed"]'), true);
   await skip(page);
   const fixed = await stat(page, 'peak_after_recovery');
-  assert.match(await reading(page, 'backoff'), /^Fixed: every client waits the same 1 s/);
+  const fixedRun = await coreRun(page);
+  await readingSays(page, fixedRun, 'backoff');
+  assert.equal(fixedRun.facts.backoff, 'fixed');
+  assert.equal(fixedRun.facts.fixed_us, 1e6, 'every client waits the same 1 s');
   await page.click('label:has(> input[name="mode"][value="jitter"])');
   assert.equal(await page.isChecked('input[name="mode"][value="jitter"]'), true);
   await skip(page);
   const jitter = await stat(page, 'peak_after_recovery');
   assert.ok(Number.isFinite(fixed) && Number.isFinite(jitter), `fixed ${fixed}, jitter ${jitter}`);
   assert.ok(jitter < fixed, `fixed ${fixed}, jitter ${jitter}`);
-  // What the backoff does, in words and the run's numbers, never in notation.
-  const backoff = await reading(page, 'backoff');
-  assert.match(backoff, /^Exp \+ jitter: .*starts at 100 ms and doubles with every attempt up to 2 s/);
-  assert.doesNotMatch(backoff, /2\^|fixed_ms|base_ms/);
+  // What the backoff does, in words and the run's numbers, never in notation: the core's
+  // sentence (its wording is the golden snapshot's, tests/golden/words/retry-storm.json).
+  const jitterRun = await coreRun(page);
+  await readingSays(page, jitterRun, 'backoff');
+  assert.equal(jitterRun.facts.backoff, 'jitter');
+  assert.equal(jitterRun.facts.base_us, 1e5, 'starts at 100 ms');
+  assert.equal(jitterRun.facts.cap_us, 2e6, 'up to 2 s');
   await page.waitForFunction(() => location.search.includes('mode=jitter'), null, { timeout: 5000 });
   // Presets set the same control.
   await page.click('[data-preset="exponential"]');
@@ -80,15 +109,26 @@ test('retry-storm: fixed and exponential peak far above the capacity, jitter nea
   // Exponential's waves are further apart, so its clients finish later; jitter finishes first.
   assert.ok(exponential.recovered > fixed.recovered && jitter.recovered < fixed.recovered, runs);
   // The peak card says it against the capacity, and the prediction's answer agrees.
-  const note = await page.textContent('[data-stat="peak_after_recovery"] .note');
-  assert.match(note, new RegExp(`^×${(jitter.peak / CAPACITY).toFixed(1)} of capacity`));
+  const jitterRun = await coreRun(page);
+  await noteSays(page, 'peak_after_recovery', jitterRun, 'peak_note');
+  assert.equal(jitterRun.peak_after_recovery, jitter.peak, "the core's peak is the card's");
+  assert.equal(jitterRun.capacity_per_tick, CAPACITY);
+  assert.equal(jitterRun.facts.peak_vs_capacity, jitter.peak / CAPACITY, 'the peak against the capacity');
   await page.click('input[name="prediction"][value="storm"]');
   assert.equal(await page.getAttribute('[data-answer] [data-verdict]', 'data-verdict'), 'wrong');
-  assert.match(await page.textContent('[data-answer]'), /No tick went over capacity after the provider came back/);
+  await says(page, '[data-answer] [data-reading="verdict"]', jitterRun.reading.verdict, 'the answer');
+  assert.equal(jitterRun.reading.prediction, 'near');
+  assert.equal(jitterRun.facts.over_capacity, false, 'no tick went over capacity after the provider came back');
+  assert.equal(jitterRun.facts.waves, 0);
   await page.click('[data-preset="fixed"]');
   await skip(page);
   assert.equal(await page.getAttribute('[data-answer] [data-verdict]', 'data-verdict'), 'right');
-  assert.match(await page.textContent('[data-answer]'), /5 waves went over capacity after the provider came back, 1 s apart/);
+  const fixedRun = await coreRun(page);
+  await says(page, '[data-answer] [data-reading="verdict"]', fixedRun.reading.verdict, 'the answer');
+  assert.equal(fixedRun.reading.prediction, 'storm');
+  // 5 waves went over capacity after the provider came back, 1 s apart.
+  assert.equal(fixedRun.facts.waves, 5);
+  assert.deepEqual(fixedRun.facts.wave_starts.slice(1).map((t, i) => t - fixedRun.facts.wave_starts[i]), [1e6, 1e6, 1e6, 1e6]);
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
@@ -97,8 +137,13 @@ test('retry-storm: three layers × 3 make 27 calls for one user action', async (
   const page = await open('&preset=three-layers');
   await skip(page);
   assert.equal(await stat(page, 'max_calls_per_user_action'), 27);
-  assert.match(await page.textContent('[data-stat="max_calls_per_user_action"] .note'), /3 × 3 × 3 = 27/);
-  assert.match(await reading(page, 'layers'), /up to 3 × 3 × 3 = 27 provider calls for one user action\. The most one action made in this run: 27\./);
+  const run = await coreRun(page);
+  await noteSays(page, 'max_calls_per_user_action', run, 'calls_note');
+  await readingSays(page, run, 'layers');
+  // Up to 3 × 3 × 3 = 27 provider calls for one user action; the most one action made: 27.
+  assert.deepEqual([run.facts.layers, run.facts.max_attempts, run.facts.attempts_per_layer], [3, 3, 3]);
+  assert.equal(run.max_attempts_per_user_action, 27);
+  assert.equal(run.facts.most_calls_per_action, 27);
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
@@ -108,8 +153,12 @@ test('retry-storm: amplification is 1.0 when no layer retries', async () => {
   await skip(page);
   assert.equal(await stat(page, 'amplification'), 1);
   // Every call was a user action's first call: as many calls as actions.
-  assert.match(await page.textContent('[data-stat="amplification"] .note'), /^([\d,]+) calls for \1 user actions$/);
-  assert.match(await reading(page, 'layers'), /every user action makes exactly one provider call.*amplification ×1\.0\.$/);
+  const run = await coreRun(page);
+  await noteSays(page, 'amplification', run, 'amplification_note');
+  assert.equal(run.facts.attempts, run.facts.actions, 'as many calls as user actions');
+  await readingSays(page, run, 'layers');
+  assert.equal(run.facts.most_calls_per_action, 1, 'every user action makes exactly one provider call');
+  assert.equal(run.amplification, 1);
   // Three layers of one attempt each do not retry either; the chapter's defaults do.
   await page.goto(`${server.base}/?sim=retry-storm&max_attempts=1&layers=3&attempts_per_layer=1`);
   await ready(page);
@@ -132,10 +181,16 @@ test('retry-storm: the outage is compared with the traffic before it, per tick',
   assert.ok(share >= 1000, `retry share ${share}%`);
   assert.ok(traffic > 1 && traffic < 2.5, `outage traffic ×${traffic}`);
   assert.equal(await page.textContent('[data-stat="outage_traffic_vs_normal"] .label'), 'Outage traffic');
-  assert.match(await page.textContent('[data-stat="outage_traffic_vs_normal"] .note'), /^[\d.]+ calls per tick, [\d.]+ before$/);
-  assert.match(await reading(page, 'traffic'), new RegExp(`calls per 100 ms tick, ×${traffic.toFixed(1)} the [\\d.]+ per tick before it went down`));
+  const run = await coreRun(page);
+  await noteSays(page, 'outage_traffic_vs_normal', run, 'traffic_note');
+  await readingSays(page, run, 'traffic');
+  // Calls per tick during the outage against those before it: the card's ratio.
+  assert.equal(run.outage_traffic_vs_normal, traffic, "the core's ratio is the card's");
+  assert.ok(run.calls_per_tick_outage > run.calls_per_tick_before && run.calls_per_tick_before > 0, JSON.stringify(run.facts));
   assert.equal(await page.textContent('[data-stat="outage_retry_pct"] .label'), 'Retry share during the outage');
-  assert.match(await page.getAttribute('[data-stat="outage_retry_pct"]', 'title'), /the share a retry budget caps/);
+  const help = declaration().metrics.find((m) => m.key === 'outage_retry_pct').help;
+  assert.equal(await page.getAttribute('[data-stat="outage_retry_pct"]', 'title'), help, "the card's help is the declaration's");
+  assert.equal(help, "Retries sent while the provider was down, as a share of the user calls (first attempts) made then: the share a retry budget caps (the chapter's 'at most 10% of recent requests'). A budget counts its last 10 s, which can reach back before the outage, so over a short outage this share can end above the budget.");
   // The chapter: under a long outage a 10% budget grows traffic by about 10%, none by about 3×.
   await page.goto(`${server.base}/?sim=retry-storm&preset=budget&down_until_ms=32000`);
   await ready(page);
@@ -157,19 +212,25 @@ test('retry-storm: the budget\'s explanation is visible text, computed from the 
   const budget = page.locator('[data-reading="budget"]');
   await budget.scrollIntoViewIfNeeded();
   assert.equal(await budget.isVisible(), true);
-  const text = await budget.textContent();
-  assert.match(text, /A 10% retry budget/);
-  const window = text.match(/those 10 s held (\d+) user calls \((\d+) of them made before the outage\) and (\d+) retries/);
-  assert.ok(window, text);
-  assert.ok(Number(window[2]) > 0, text);
+  const run = await coreRun(page);
+  await readingSays(page, run, 'budget');
+  assert.equal(run.params.budget_pct, 10, 'a 10% retry budget');
+  assert.equal(run.facts.has_budget, true);
+  // The window when the provider came back held user calls from before the outage.
+  const window = run.facts.budget_window;
+  assert.ok(window && window.firsts > 0 && window.firsts_before_outage > 0 && window.retries > 0, JSON.stringify(window));
   // The outage's own share is the card's number, and it is above 10% because of the window.
   const share = await stat(page, 'outage_retry_pct');
   assert.ok(share >= 12 && share <= 16, `retry share ${share}%`);
-  assert.match(text, new RegExp(`${Math.round(share)}% of them: above the budget, because the window still counted the calls from before the outage`));
+  assert.equal(run.facts.outage_retries.retry_pct, share, "the core's share is the card's");
+  assert.ok(share > run.params.budget_pct, 'above the budget');
+  assert.equal(run.facts.outage_retries.why, 'window-reaches-back', 'because the window still counted the calls from before the outage');
   // Without a budget the same place says so.
   await page.click('[data-preset="fixed"]');
   await skip(page);
-  assert.match(await reading(page, 'budget'), /^No retry budget/);
+  const fixed = await coreRun(page);
+  await readingSays(page, fixed, 'budget');
+  assert.equal(fixed.facts.has_budget, false, 'no retry budget');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
@@ -217,8 +278,10 @@ test('retry-storm: the compare view plays fixed, exponential and jitter in step 
   const main = await stat(live, 'peak_after_recovery');
   assert.ok(main !== null, 'the main run has a peak');
   assert.equal(await columnPeak(live, 'fixed'), main);
-  const mainSummary = await live.textContent('[data-compare="fixed"] .compare-detail');
-  assert.match(mainSummary, new RegExp(`^×${(main / CAPACITY).toFixed(1)} of capacity`));
+  const run = await coreRun(live, { paused: true });
+  assert.equal(run.peak_after_recovery, main, "the core's peak at this moment is the page's");
+  assert.equal(run.facts.peak_vs_capacity, main / CAPACITY);
+  await says(live, '[data-compare="fixed"] .compare-detail', run.reading.summary, "the fixed column's line");
   assert.deepEqual(live.problems(), []);
   await live.context().close();
 });
@@ -232,20 +295,24 @@ test('retry-storm: play runs live, the client dots follow the states', async () 
   await page.click('[data-action="pause"]');
   const waiting = await page.$$eval('.clients-strip .dots .dot.waiting', (d) => d.length);
   assert.ok(waiting >= 20, `${waiting} clients waiting to retry during the outage`);
-  assert.match(await page.textContent('[data-answer], .predict .answer'), /Press play|Pick an answer/);
+  assert.equal(plain(await page.textContent('[data-answer], .predict .answer')), 'Press play: the answer appears once the run has shown it.');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
 
 test('retry-storm: a ten-minute outage runs 14 s past it and charts a bar per few ticks', async () => {
   const page = await open('&down_until_ms=600000');
-  assert.match(await page.textContent('.play-controls .clock'), /\/ 614\.0 s$/);
+  assert.equal(Number(await page.getAttribute('.play-controls .clock', 'data-end')), 614, 'the run ends 14 s after the outage');
+  assert.equal(plain(await page.textContent('.play-controls .clock')), '0.0 s / 614.0 s');
   await skip(page);
   const recovered = await stat(page, 'recovered_ms');
   assert.ok(recovered > 600000 && recovered < 614000, `done retrying at ${recovered} ms`);
   assert.equal(await page.textContent('[data-per-bar]'), 'Each bar is the busiest 100 ms tick of 0.6 s.');
   assert.equal(await page.isVisible('[data-per-bar]'), true);
-  assert.match(await reading(page, 'traffic'), /While it was down the provider got/);
+  const run = await coreRun(page);
+  assert.equal(run.duration_ms, 614000);
+  await readingSays(page, run, 'traffic');
+  assert.ok(run.calls_while_down > 0, 'the provider got calls while it was down');
   await screenshot(page, 'retry-storm-long-outage');
   assert.deepEqual(page.problems(), []);
   await page.context().close();

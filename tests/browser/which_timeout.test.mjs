@@ -1,12 +1,46 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, timelineMoments, timelineProblems, untilFinished } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, timelineMoments, timelineProblems, untilFinished, cliRun, coreRun, plain } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
 
 const text = (page, key) => page.getAttribute(`[data-stat="${key}"]`, 'data-value');
+
+// The page's sentences are compared with the core's run of the state the page shows
+// (`coreRun`: its `reading` word for word), and what they claim is checked by value on the
+// run's facts, metrics and timers. The tables' cells, which the page words itself from the
+// model, are checked as whole strings beside the core's value. No number is read out of text.
+
+/** What a reader reads in the element at `selector`: a verdict's lead and its "Why?", else its text. */
+const shown = (page, selector) => page.$eval(selector, (el) => (el.querySelector('.lead')
+  ? [...el.querySelectorAll('.lead, .why p')].map((p) => p.textContent).join(' ')
+  : el.textContent));
+
+/**
+ * Asserts the element at `selector` says `want` word for word (a sentence of the core's reading),
+ * after waiting for it to settle: the words follow the run's clock within a frame or two.
+ */
+async function says(page, selector, want, what = selector) {
+  await page.waitForFunction(([sel, want]) => {
+    const el = document.querySelector(sel);
+    if (!el) return false;
+    const text = el.querySelector('.lead') ? [...el.querySelectorAll('.lead, .why p')].map((p) => p.textContent).join(' ') : el.textContent;
+    return text.replace(/\s+/g, ' ').trim() === want;
+  }, [selector, plain(want)], { timeout: 5000 }).catch(() => {});
+  assert.equal(plain(await shown(page, selector)), plain(want), what);
+}
+
+/** A timer of the core's run (`timers[]` of `run --json`), by its id. */
+const timer = (run, id) => run.timers.find((t) => t.timer === id);
+
+/** A cell of the timer table / of the every-fault table, as shown. */
+const timerCell = (page, id, col) => page.textContent(`[data-timer-table] tr[data-timer="${id}"] td[data-col="${col}"]`);
+const faultCell = (page, fault, col) => page.textContent(`[data-fault-table] tr[data-fault="${fault}"] td[data-col="${col}"]`);
+
+/** The core's run of `fault` with the settings of `query` (a row of the every-fault table). */
+const faultRun = (query, fault) => cliRun(['run', '--url', `?sim=which-timeout&${query}&fault=${fault}`, '--json']);
 
 async function open(query, opts = {}) {
   const page = await openPage(browser, opts);
@@ -49,15 +83,19 @@ test('which-timeout: node:http\'s timeout is an event that ends nothing; a trick
   await skipToEnd(page);
   assert.equal(await text(page, 'error'), 'timeout-event');
   assert.equal(await stat(page, 'still_open_at_end'), 1);
-  const fired = await page.textContent('[data-timer-table] tr[data-timer="http-timeout"] td[data-col="fired"]');
-  assert.match(fired, /^1,00\d ms$/);
-  assert.equal(await page.textContent('[data-timer-table] tr[data-timer="http-timeout"] td[data-col="outcome"]'), 'fired; ended nothing');
+  const event = timer(await coreRun(page), 'http-timeout');
+  assert.ok(event.fired_ms >= 1000 && event.fired_ms < 1010, `the timeout event fired at ${event.fired_ms} ms`);
+  assert.equal(event.ended_call, false, 'it ended nothing');
+  assert.equal(await timerCell(page, 'http-timeout', 'fired'), '1,004 ms');
+  assert.equal(await timerCell(page, 'http-timeout', 'outcome'), 'fired; ended nothing');
   await page.goto(`${server.base}/?sim=which-timeout&preset=body-timeout-trickle`);
   await ready(page);
   await skipToEnd(page);
   assert.equal(await text(page, 'error'), 'none');
   assert.equal(await stat(page, 'still_open_at_end'), 1);
-  assert.match(await page.textContent('[data-timer-table] tr[data-timer="body"] td[data-col="deadline"]'), /reset \d+×/);
+  const body = timer(await coreRun(page), 'body');
+  assert.ok(body.resets > 0 && body.fired_ms === null, `the trickle reset bodyTimeout ${body.resets}× and it never fired`);
+  assert.equal(await timerCell(page, 'body', 'deadline'), '9,005 ms (reset 7×)');
   assert.equal(await page.getAttribute('[data-phases] li[data-phase="body"]', 'data-state'), 'current');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
@@ -71,14 +109,19 @@ test('which-timeout: the phase strip, the timer\'s lateness and the retry verdic
   const states = await page.$$eval('[data-phases] li', (lis) => lis.map((li) => `${li.dataset.phase}:${li.dataset.state}`));
   assert.deepEqual(states, ['pool:passed', 'dns:passed', 'connect:passed', 'tls:passed', 'ttfb:failed', 'body:ahead']);
   // undici's 499 ms clock: the 2 s headers timeout fires about half a second late.
-  const late = await page.textContent('[data-timer-table] tr[data-timer="headers"] td[data-col="late"]');
-  const lateMs = Number(late.replace(/[^\d.]/g, ''));
-  assert.ok(late.startsWith('+') && lateMs > 400 && lateMs < 520, `late by ${late}`);
-  assert.equal(await page.textContent('[data-timer-table] tr[data-timer="headers"] td[data-col="outcome"]'), 'ended the call');
+  const run = await coreRun(page);
+  const headers = timer(run, 'headers');
+  assert.ok(headers.late_ms > 400 && headers.late_ms < 520, `late by ${headers.late_ms} ms`);
+  assert.equal(headers.ended_call, true);
+  assert.equal(await timerCell(page, 'headers', 'late'), '+497 ms');
+  assert.equal(await timerCell(page, 'headers', 'outcome'), 'ended the call');
   // The request reached the server's code: a retry needs a key.
   assert.equal(await stat(page, 'safe_to_retry_without_key'), 0);
-  assert.match(await page.textContent('[data-stat="safe_to_retry_without_key"] .note'), /key/);
-  assert.match(await page.textContent('[data-verdict]'), /headers/i);
+  await says(page, '[data-stat="safe_to_retry_without_key"] .note[data-reading="retry"]', run.reading.retry, "the retry card's note");
+  assert.ok('key-sent' in run.facts.retry, `a retry needs a key: ${JSON.stringify(run.facts.retry)}`);
+  assert.equal(run.facts.reached_server_app, true);
+  await says(page, '[data-verdict][data-reading="first"]', run.reading.first, 'the verdict');
+  assert.equal(run.facts.first.kind, 'headers', 'the headers timeout fired first');
   await screenshot(page, 'which-timeout-headers');
   await page.goto(`${server.base}/?sim=which-timeout&preset=pool-wait`);
   await ready(page);
@@ -95,12 +138,18 @@ test('which-timeout: the table of every fault runs each fault with these setting
   const rows = await page.$$eval('[data-fault-table] tbody tr', (trs) => trs.map((tr) => tr.dataset.fault));
   assert.deepEqual(rows, ['none', 'pool-full', 'dns-slow', 'blackhole', 'refused', 'no-tls', 'silent', 'stall', 'trickle', 'slow']);
   assert.equal(await page.getAttribute('[data-fault-table] tr[data-fault="silent"]', 'aria-current'), 'true');
-  // The covered client ends every hang at about half a second.
+  // The covered client ends every hang at about half a second: each row's run says so by
+  // value, and the row shows it.
   for (const fault of ['blackhole', 'no-tls', 'silent', 'stall', 'trickle']) {
-    const caller = await page.textContent(`[data-fault-table] tr[data-fault="${fault}"] td[data-col="caller"]`);
-    assert.match(caller, /^TimeoutError at 50\d ms$/, `${fault}: ${caller}`);
+    const run = faultRun('preset=covered', fault);
+    assert.equal(run.error, 'TimeoutError', fault);
+    assert.ok(run.gave_up_ms >= 500 && run.gave_up_ms < 510, `${fault}: gave up at ${run.gave_up_ms} ms`);
+    assert.equal(await faultCell(page, fault, 'caller'), 'TimeoutError at 503 ms', fault);
   }
-  assert.match(await page.textContent('[data-fault-table] tr[data-fault="none"] td[data-col="caller"]'), /^completed at/);
+  const none = faultRun('preset=covered', 'none');
+  assert.equal(none.error, 'none');
+  assert.ok(none.completed_ms > 0, `completed at ${none.completed_ms} ms`);
+  assert.equal(await faultCell(page, 'none', 'caller'), 'completed at 5 ms');
   await page.click('[data-fault-table] tr[data-fault="refused"] button');
   await page.waitForSelector('[data-fault-table] tr[data-fault="refused"][aria-current="true"]');
   await skipToEnd(page);
@@ -116,13 +165,20 @@ test('which-timeout: the table of every fault shows the chapter\'s figure beside
   const caller = (page, fault) => page.textContent(`[data-fault-table] tr[data-fault="${fault}"] td[data-col="caller"]`);
   let page = await open('preset=fetch-silent');
   assert.equal(await chapter(page, 'silent'), '300.9 s');
-  assert.match(await caller(page, 'silent'), /^UND_ERR_HEADERS_TIMEOUT at 301 s$/);
+  let run = await coreRun(page);
+  assert.equal(run.params.fault, 'silent');
+  assert.equal(run.error, 'UND_ERR_HEADERS_TIMEOUT');
+  assert.ok(Math.abs(run.gave_up_ms - 300_900) <= 0.02 * 300_900, `gave up at ${run.gave_up_ms} ms`);
+  assert.equal(await caller(page, 'silent'), 'UND_ERR_HEADERS_TIMEOUT at 301 s');
   assert.equal(await chapter(page, 'blackhole'), '10.5 s');
   assert.equal(await chapter(page, 'stall'), '—');
   await page.context().close();
   page = await open('preset=abort-silent');
   assert.equal(await chapter(page, 'silent'), '2,007 ms');
-  assert.match(await caller(page, 'silent'), /^TimeoutError at 2,00\d ms$/);
+  run = await coreRun(page);
+  assert.equal(run.error, 'TimeoutError');
+  assert.ok(run.gave_up_ms >= 2000 && run.gave_up_ms < 2010, `gave up at ${run.gave_up_ms} ms`);
+  assert.equal(await caller(page, 'silent'), 'TimeoutError at 2,003 ms');
   assert.equal(await chapter(page, 'blackhole'), '—');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
@@ -196,11 +252,13 @@ test('which-timeout: Break 5\'s figure shows the pool filling, and its fix drain
     for (const key of ['failover_ok', 'failover_failed', 'failover_pool_full_at_ms', 'failover_slowest_ok_ms']) {
       assert.ok(await page.isVisible(`[data-stat="${key}"]`), `${width} px: the ${key} card is shown`);
     }
-    assert.match(await page.textContent('.lead'), /when is the first call answered/);
+    assert.equal(plain(await page.textContent('.lead')), 'Before Play: when is the first call answered, and how many calls wait for a connection?');
     assert.equal(await stat(page, 'failover_pool_full_at_ms'), 180);
     assert.equal(await stat(page, 'failover_ok'), 1490);
     assert.equal(await stat(page, 'failover_failed'), 10);
-    assert.match(await page.textContent('[data-verdict]'), /The pool was full at 180 ms, and up to 516 calls waited/);
+    const run = await coreRun(page);
+    await says(page, '[data-verdict][data-reading="failover_outcome"]', run.reading.failover_outcome, `${width} px: the verdict`);
+    assert.deepEqual(run.facts.failover.pool_full, { at_us: 180_000, waiting_max: 516 }, 'the pool was full at 180 ms, and up to 516 calls waited');
     await page.waitForFunction(() => {
       const texts = JSON.parse(document.querySelector('#chart-failover canvas').dataset.labels).map((l) => l.text);
       return texts.includes('pool full at 180 ms') && texts.includes('pool of 10');
@@ -215,9 +273,15 @@ test('which-timeout: Break 5\'s figure shows the pool filling, and its fix drain
   await skipToEnd(page);
   assert.equal(await stat(page, 'failover_ok'), 1500);
   assert.equal(await stat(page, 'failover_failed'), 0);
-  assert.match(await page.textContent('[data-verdict]'), /retried at once on a new connection/);
-  // The full page keeps the one call's story beside the failover's.
-  assert.match(await page.textContent('[data-reading-lead="first"]'), /undici's connect timeout/);
+  const run = await coreRun(page);
+  await says(page, '[data-verdict][data-reading="failover_outcome"]', run.reading.failover_outcome, 'the verdict');
+  assert.equal(run.params.retry_connect, true);
+  assert.ok(run.facts.failover.retries > 0 && run.facts.failover.retries === run.facts.failover.hangs.ended?.connects,
+    `every hung connect retried at once: ${JSON.stringify(run.facts.failover)}`);
+  // The full page keeps the one call's story beside the failover's: the first sentence of it.
+  const lead = plain(await page.textContent('[data-reading-lead="first"]'));
+  assert.ok(lead.length > 0 && plain(run.reading.first).startsWith(lead), `"${lead}" leads "${run.reading.first}"`);
+  assert.equal(run.facts.first.kind, 'connect', "undici's connect timeout fired first");
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
@@ -234,7 +298,9 @@ test('which-timeout: without a failover there is no failover chart and the cards
 // that the pool is full), and the every-fault table's retry column reads each call's state.
 test('which-timeout: before Play nothing is claimed of the pool, and the retry column reads each call', async () => {
   const page = await open('preset=fetch-silent');
-  assert.equal(await page.textContent('[data-stat="error"] .note'), 'The call has not started yet.');
+  const run = await coreRun(page, { paused: true });
+  await says(page, '[data-stat="error"] .note[data-reading="caller"]', run.reading.caller, "the caller's note");
+  assert.equal(run.facts.caller, 'not-started', 'not started, not waiting for a full pool');
   const retry = (fault) => page.textContent(`[data-fault-table] tr[data-fault="${fault}"] td[data-col="retry"]`);
   assert.equal(await retry('none'), 'nothing to retry');
   assert.equal(await retry('pool-full'), 'yes, if given up now: not sent yet');
@@ -253,8 +319,9 @@ test('which-timeout: cleared timers end where they were cleared', async () => {
   const texts = JSON.parse(await page.getAttribute('#timeline canvas', 'data-labels')).map((l) => l.text);
   for (const t of ['cleared at 3 ms', 'cleared at 2 ms', 'cleared at 5 ms']) assert.ok(texts.includes(t), `${t}: ${texts.join(' | ')}`);
   // The axis ends with the run (4.1 s), not at a cleared timer's 10 s or 127 s deadline.
-  assert.ok(!texts.some((t) => /^(10|127) s$/.test(t)), texts.join(' | '));
-  assert.match(await page.textContent('#timeline'), /timer cleared/);
+  assert.ok(!texts.includes('10 s') && !texts.includes('127 s'), texts.join(' | '));
+  const legend = await page.$$eval('#timeline .legend li', (lis) => lis.map((li) => li.textContent));
+  assert.ok(legend.includes('●timer cleared'), legend.join(' | '));
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
