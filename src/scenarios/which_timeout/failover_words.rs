@@ -101,7 +101,7 @@ fn retries(f: &FailoverFacts) -> Option<String> {
 fn ended(f: &FailoverFacts) -> String {
     let answered = match f.answered {
         Some(Answered { calls: n, first_at_us, slowest_us }) => format!(
-            "{} answered, the first at {}, the slowest after {}",
+            "{} answered, the first at {}; the slowest took {}",
             calls(n),
             at(first_at_us),
             at(slowest_us)
