@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, timelineMoments, timelineProblems, untilFinished, plain, coreRun } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, timelineMoments, timelineProblems, untilFinished, plain, coreRun, saysReading } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -14,25 +14,7 @@ async function open(query, opts = {}) {
   return page;
 }
 
-// The words a reader reads in an element showing the reading's sentences `keys` (a verdict: its
-// lead and its "Why?" paragraphs).
-const shownText = (page, sel) => page.$eval(sel, (el) => (el.querySelector('.lead')
-  ? [...el.querySelectorAll('.lead, .why p')].map((p) => p.textContent).join(' ')
-  : el.textContent));
-/**
- * The element at `sel` says word for word the core's `run.reading[key]` for the state the page
- * shows (the words follow the run within a frame or two: waits up to 5 s for them).
- */
-async function says(page, run, sel, key) {
-  const want = plain(run.reading[key]);
-  const until = Date.now() + 5000;
-  let got;
-  while ((got = plain(await shownText(page, sel))) !== want && Date.now() < until) await page.waitForTimeout(50);
-  assert.ok(want, `${key}: the core's reading has this sentence`);
-  assert.equal(got, want, `${key}: the page says what the core says`);
-}
-// This run's "crash in the middle" cell of the chapter's table (it has no data-reading key: the
-// core's key is crash_in_the_middle).
+// This run's "crash in the middle" cell of the chapter's table (its key: crash_in_the_middle).
 const middleCell = '[data-chapter-table] tr[data-row="run"] td[data-col="middle"]';
 
 const fates = async (page) => ({
@@ -51,7 +33,7 @@ test('at-least-once: the chapter\'s three orders, with this run\'s row under the
   assert.equal(await page.textContent('[data-chapter-table] tr[data-row="run"] td[data-col="guarantee"]'), 'At-most-once: loses work');
   // The cell is the core's: the crashes after the ack lost their events, never credited.
   let run = await coreRun(page);
-  await says(page, run, middleCell, 'crash_in_the_middle');
+  await saysReading(page, run, middleCell);
   assert.equal(run.facts.order, 'ack-then-process');
   assert.ok(run.facts.crashes_between > 0, `${run.facts.crashes_between} crashes after the ack`);
   assert.equal(run.facts.lost_after_ack, f.lost, 'every lost event was lost after the ack');
@@ -75,7 +57,7 @@ test('at-least-once: the chapter\'s three orders, with this run\'s row under the
   assert.equal(await page.getAttribute('[data-chapter-table] tr[data-row="txn-dedupe"]', 'aria-current'), 'true');
   assert.equal(await page.getAttribute('[data-chapter-table] tr[data-row="run"]', 'class'), 'run-row good');
   run = await coreRun(page);
-  await says(page, run, '[data-verdict]', 'answer');
+  await saysReading(page, run, '[data-verdict]');
   assert.equal(run.facts.guarantee, 'effectively-once');
   assert.deepEqual([run.facts.lost, run.facts.duplicated, run.facts.once], [0, 0, 1000]);
   assert.equal(await page.getAttribute('[data-wrong-events]', 'data-wrong-events'), '0');

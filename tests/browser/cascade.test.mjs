@@ -5,7 +5,7 @@
 // are runs where the chapter's words would be false.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, scenarios, screenshot, stat, setSlider, untilFinished, plain, coreRun } from './harness.mjs';
+import { serve, launch, openPage, ready, scenarios, screenshot, stat, setSlider, untilFinished, plain, coreRun, saysReading, readingOf } from './harness.mjs';
 
 // The chapter's timeline (GUIDED_STEPS in src/scenarios/cascade/mod.rs): time and title per step.
 const STEPS = [
@@ -44,12 +44,6 @@ const tourStep = async (page) => Number(await page.getAttribute('[data-tour-step
 const text = async (page, sel) => (await page.textContent(sel)).trim();
 const runRow = (page) => text(page, '[data-run-row]');
 const runCells = (page) => page.$$eval('[data-run-row] th, [data-run-row] td', (els) => els.map((e) => e.textContent.trim()));
-// The words a reader reads in a sentence of the run's reading (an element with data-reading):
-// a verdict as its lead and its "Why?" paragraphs.
-const readingOf = (page, sel) => page.$eval(sel, (el) => ({
-  key: el.dataset.reading,
-  text: el.querySelector('.lead') ? [...el.querySelectorAll('.lead, .why p')].map((p) => p.textContent).join(' ') : el.textContent,
-}));
 const verdict = async (page) => (await readingOf(page, '[data-reading="verdict"]')).text;
 /**
  * Each sentence (a reading's key, or the selector of an element with data-reading) is word for
@@ -57,18 +51,7 @@ const verdict = async (page) => (await readingOf(page, '[data-reading="verdict"]
  * frame or two: waits up to 5 s for them).
  */
 async function says(page, run, ...sels) {
-  for (const s of sels) {
-    const sel = /^[a-z_]+$/.test(s) ? `[data-reading="${s}"]` : s;
-    const until = Date.now() + 5000;
-    let shown;
-    for (;;) {
-      shown = await readingOf(page, sel);
-      if (plain(shown.text) === plain(run.reading[shown.key]) || Date.now() > until) break;
-      await page.waitForTimeout(50);
-    }
-    assert.ok(plain(run.reading[shown.key]), `${shown.key}: the core's reading has this sentence`);
-    assert.equal(plain(shown.text), plain(run.reading[shown.key]), `${shown.key}: the page says what the core says`);
-  }
+  for (const s of sels) await saysReading(page, run, /^[a-z_]+$/.test(s) ? `[data-reading="${s}"]` : s);
 }
 // The chapter's figures the tour shows beside this run's (the chapter's wording, the page's own).
 const chapterFigures = (page) => page.$$eval('[data-tour] .chapter-figure', (els) => els.map((e) => e.textContent.trim()));

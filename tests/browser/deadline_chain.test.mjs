@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, stat, timelineLabels, timelineMoments, timelineProblems, untilFinished, scenarios, coreRun, plain } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, stat, timelineLabels, timelineMoments, timelineProblems, untilFinished, scenarios, coreRun, plain, says } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -12,27 +12,8 @@ function near(actual, want, tol, what) {
 }
 
 // The page's sentences are compared with the core's run of the state the page shows
-// (`coreRun`: its `reading` word for word); the chapter's figures and each sentence's claim are
-// checked by value on the run's facts and metrics. No number is read out of a sentence.
-
-/** What a reader reads in the element at `selector`: a verdict's lead and its "Why?", else its text. */
-const shown = (page, selector) => page.$eval(selector, (el) => (el.querySelector('.lead')
-  ? [...el.querySelectorAll('.lead, .why p')].map((p) => p.textContent).join(' ')
-  : el.textContent));
-
-/**
- * Asserts the element at `selector` says `want` word for word (a sentence of the core's reading),
- * after waiting for it to settle: the words follow the run's clock within a frame or two.
- */
-async function says(page, selector, want, what = selector) {
-  await page.waitForFunction(([sel, want]) => {
-    const el = document.querySelector(sel);
-    if (!el) return false;
-    const text = el.querySelector('.lead') ? [...el.querySelectorAll('.lead, .why p')].map((p) => p.textContent).join(' ') : el.textContent;
-    return text.replace(/\s+/g, ' ').trim() === want;
-  }, [selector, plain(want)], { timeout: 5000 }).catch(() => {});
-  assert.equal(plain(await shown(page, selector)), plain(want), what);
-}
+// (`coreRun`: its `reading` word for word, `says`); the chapter's figures and each sentence's
+// claim are checked by value on the run's facts and metrics. No number is read out of a sentence.
 
 /** A stat card's note says the core's sentence `key` (and carries that key). */
 const noteSays = (page, stat, run, key) => says(page, `[data-stat="${stat}"] .note[data-reading="${key}"]`, run.reading[key], `${stat}'s note`);

@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { serve, launch, openPage, ready, screenshot, shots, stat, scenarios, timelineMoments, timelineProblems, untilFinished, coreRun, plain } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, shots, stat, scenarios, timelineMoments, timelineProblems, untilFinished, coreRun, plain, says } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -34,18 +34,6 @@ async function chooseFix(page, fix) {
 // (`coreRun`: its `reading` word for word), and what they claim is checked by value on the
 // run's facts and metrics: the verdict reads true when it is the core's verdict of a run whose
 // buyer and charges are the cards'. No number is read out of a sentence.
-
-/**
- * Asserts the element at `selector` says `want` word for word (a sentence of the core's reading),
- * after waiting for it to settle: the words follow the run's clock within a frame or two.
- */
-async function says(page, selector, want, what = selector) {
-  await page.waitForFunction(([sel, want]) => {
-    const el = document.querySelector(sel);
-    return el && el.textContent.replace(/\s+/g, ' ').trim() === want;
-  }, [selector, plain(want)], { timeout: 5000 }).catch(() => {});
-  assert.equal(plain(await page.textContent(selector)), plain(want), what);
-}
 
 /** The core's list of events ("t: where: what" a line) as the table's rows of three cells. */
 const eventRows = (run) => run.reading.events.split('\n').filter(Boolean).map((line) => {

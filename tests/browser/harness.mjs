@@ -1,5 +1,6 @@
 // Shared by the browser tests: serves dist/ on 127.0.0.1 (at / and under the sub-path /lab/),
 // launches Debian's Chromium through playwright-core, and fails a page on any console error.
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join, dirname } from 'node:path';
@@ -157,6 +158,52 @@ export function cliRun(args) {
 
 /** Text with each run of whitespace as one space, trimmed: the words a reader sees. */
 export const plain = (text) => (text ?? '').replace(/\s+/g, ' ').trim();
+
+/**
+ * What a reader reads in `el` (run in the page, so it uses nothing outside itself): a verdict (the
+ * kit's, with a lead) as its lead and its "Why?" paragraphs, the way a reader opens it; a row of a
+ * chapter's table (`data-reading-cells`: the sentence "label\tthis run\tthe chapter's") as its
+ * cells in order; anything else as its text.
+ */
+export function readIn(el) {
+  if (el.dataset.readingCells !== undefined) return [...el.children].map((c) => c.textContent).join(' ');
+  return el.querySelector('.lead')
+    ? [...el.querySelectorAll('.lead, .why p')].map((p) => p.textContent).join(' ')
+    : el.textContent;
+}
+
+/** `readIn` where a page function gets it as its source (a page function cannot close over it). */
+const readInSource = readIn.toString();
+
+/** The sentences of `keys` (one key of `reading`, or several in the order shown, space-separated). */
+export const said = (reading, keys) => keys.split(' ').map((k) => reading[k] ?? '').join(' ');
+
+/** What the element at `sel` shows: `{ text, keys }`, `keys` its sentences' keys in the reading
+ *  (`data-reading`, `data-reading-cells`), or null. */
+export const readingOf = (page, sel) => page.$eval(sel, (el, src) => ({
+  text: new Function(`return ${src}`)()(el),
+  keys: el.dataset.reading ?? el.dataset.readingCells ?? null,
+}), readInSource);
+
+/**
+ * Asserts the element at `sel` reads `want` word for word (a sentence of the core's reading),
+ * after waiting up to 5 s for the page to say it: the words follow the run's clock, or a change,
+ * within a frame or two.
+ */
+export async function says(page, sel, want, what = sel) {
+  await page.waitForFunction(([sel, want, src]) => {
+    const el = document.querySelector(sel);
+    return el !== null && new Function(`return ${src}`)()(el).replace(/\s+/g, ' ').trim() === want;
+  }, [sel, plain(want), readInSource], { timeout: 5000 }).catch(() => {});
+  assert.equal(plain((await readingOf(page, sel)).text), plain(want), what);
+}
+
+/** Asserts the keyed element at `sel` says, word for word, the core's `run.reading` of its keys. */
+export async function saysReading(page, run, sel) {
+  const { keys } = await readingOf(page, sel);
+  assert.ok(keys && plain(said(run.reading, keys)), `${sel}: the core's reading has its sentences (${keys})`);
+  await says(page, sel, said(run.reading, keys), `${keys}: the page says what the core says`);
+}
 
 /**
  * The core's run of what the page shows: `run --url` with the page's link to its state (its

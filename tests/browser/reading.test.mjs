@@ -6,25 +6,24 @@
 // the view is checked against the core.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, skipToEnd, scenarios, cliRun, plain } from './harness.mjs';
+import { serve, launch, openPage, ready, skipToEnd, scenarios, cliRun, plain, readIn, said } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
 
+const KEYED = '[data-reading], [data-reading-lead], [data-reading-cells]';
 
-/** Every keyed sentence on the page: `{ key, text, lead }`, `lead` when it shows only the
- *  sentence's first sentence (a verdict's companion line). A verdict (the kit's, with a lead)
- *  reads as its lead and its "Why?" paragraphs, the way a reader opens it. */
-const onPage = (page) => page.$$eval('[data-reading], [data-reading-lead]', (els) => els.map((el) => {
-  const parts = el.querySelector('.lead')
-    ? [...el.querySelectorAll('.lead, .why p')].map((p) => p.textContent).join(' ')
-    : el.textContent;
-  return { key: el.dataset.reading ?? el.dataset.readingLead, lead: el.dataset.reading === undefined, text: parts };
-}));
-
-/** The sentences of `keys` (one key, or several in the order shown, space-separated). */
-const said = (reading, keys) => keys.split(' ').map((k) => reading[k] ?? '').join(' ');
+/** Every keyed sentence on the page, read as a reader reads it (`readIn`): `{ key, text, lead }`,
+ *  `lead` when it shows only the sentence's first sentence (a verdict's companion line). */
+const onPage = (page) => page.$$eval(KEYED, (els, readIn) => {
+  const read = new Function(`return ${readIn}`)();
+  return els.map((el) => ({
+    key: el.dataset.reading ?? el.dataset.readingCells ?? el.dataset.readingLead,
+    lead: el.dataset.readingLead !== undefined && el.dataset.reading === undefined,
+    text: read(el),
+  }));
+}, readIn.toString());
 
 /** What is wrong with the page's sentences against the core's reading, or nothing. */
 function mismatches(shown, reading) {
@@ -40,14 +39,14 @@ function mismatches(shown, reading) {
 
 /** Waits until every keyed sentence says what `reading` says; true if they settled. */
 const settle = (page, reading) => page.waitForFunction(
-  ([reading]) => [...document.querySelectorAll('[data-reading]')].every((el) => {
-    const shown = (el.querySelector('.lead')
-      ? [...el.querySelectorAll('.lead, .why p')].map((p) => p.textContent).join(' ')
-      : el.textContent).replace(/\s+/g, ' ').trim();
-    const want = el.dataset.reading.split(' ').map((k) => reading[k] ?? '').join(' ');
-    return shown === want.replace(/\s+/g, ' ').trim();
-  }),
-  [reading], { timeout: 5000 },
+  ([reading, readIn]) => {
+    const read = new Function(`return ${readIn}`)();
+    return [...document.querySelectorAll('[data-reading], [data-reading-cells]')].every((el) => {
+      const want = (el.dataset.reading ?? el.dataset.readingCells).split(' ').map((k) => reading[k] ?? '').join(' ');
+      return read(el).replace(/\s+/g, ' ').trim() === want.replace(/\s+/g, ' ').trim();
+    });
+  },
+  [reading, readIn.toString()], { timeout: 5000 },
 ).then(() => true, () => false);
 
 for (const scenario of scenarios()) for (const [view, width] of [['', 1280], ['&embed=1', 412]]) {

@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, scenarios, screenshot, stat, untilFinished, coreRun, plain } from './harness.mjs';
+import { serve, launch, openPage, ready, scenarios, screenshot, stat, untilFinished, coreRun, plain, says } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -41,18 +41,6 @@ async function columnPeak(page, mode) {
 // The page's sentences are compared with the core's run of the state the page shows
 // (`coreRun`: its `reading` word for word); what a sentence claims is checked by value on the
 // run's facts and metrics. No number is read out of a sentence.
-
-/**
- * Asserts the element at `selector` says `want` word for word (a sentence of the core's reading),
- * after waiting for it to settle: the words follow the run's clock within a frame or two.
- */
-async function says(page, selector, want, what = selector) {
-  await page.waitForFunction(([sel, want]) => {
-    const el = document.querySelector(sel);
-    return el && el.textContent.replace(/\s+/g, ' ').trim() === want;
-  }, [selector, plain(want)], { timeout: 5000 }).catch(() => {});
-  assert.equal(plain(await page.textContent(selector)), plain(want), what);
-}
 
 /** The sentence `key` under the chart (`[data-reading="<key>"]`) is the core's. */
 const readingSays = (page, run, key) => says(page, `.readings [data-reading="${key}"]`, run.reading[key], `the reading's ${key}`);

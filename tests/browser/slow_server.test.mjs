@@ -1,31 +1,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, scenarioIds, skipToEnd, stat, setSlider, plain, coreRun } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, scenarioIds, skipToEnd, stat, setSlider, plain, coreRun, saysReading } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
 
-// The words a reader reads in an element with data-reading, and the reading's sentences it shows
-// (one key, or several in the order shown, space-separated).
-const readingOf = (page, sel) => page.$eval(sel, (el) => ({ keys: el.dataset.reading, text: el.textContent }));
-const said = (reading, keys) => keys.split(' ').map((k) => reading[k] ?? '').join(' ');
-/**
- * The sentences at `sel` (an element with data-reading) are word for word the core's
- * `run.reading` for the state the page shows (the words follow the run within a frame or two:
- * waits up to 5 s for them).
- */
-async function says(page, run, sel) {
-  const until = Date.now() + 5000;
-  let shown;
-  for (;;) {
-    shown = await readingOf(page, sel);
-    if (plain(shown.text) === plain(said(run.reading, shown.keys)) || Date.now() > until) break;
-    await page.waitForTimeout(50);
-  }
-  assert.ok(plain(said(run.reading, shown.keys)), `${shown.keys}: the core's reading has these sentences`);
-  assert.equal(plain(shown.text), plain(said(run.reading, shown.keys)), `${shown.keys}: the page says what the core says`);
-}
 /** Once Pause has taken (a frame under way when it was pressed has run by the second frame after), the core's run at the page's moment. */
 async function pausedRun(page) {
   await page.waitForSelector('[data-action="play"]');
@@ -63,7 +43,7 @@ test('slow-server: play advances time, p99 rises after the slowdown and B\'s que
   assert.ok(bQueue > 50, `B's queue ${bQueue}`);
   // The answer is the core's at this moment: round robin still sends B its share, more than it can serve.
   const run = await pausedRun(page);
-  await says(page, run, answer);
+  await saysReading(page, run, answer);
   assert.equal(run.facts.spread, 'round-robin');
   assert.equal(run.facts.why, 'b-share-overloaded');
   assert.ok(run.facts.share > run.facts.b_capacity, `B's share ${run.facts.share} req/s, B serves ${run.facts.b_capacity} req/s`);
@@ -81,7 +61,7 @@ test('slow-server: the answer waits for a guess, and explains the policy, the lo
     await page.click('[data-action="skip"]');
     await page.waitForSelector('[data-answer]', { timeout: 20000 });
     const run = await coreRun(page);
-    await says(page, run, answer);
+    await saysReading(page, run, answer);
     return run;
   };
   // Past the slowdown but no guess yet: no answer, an invitation instead. A ten-minute run, so
@@ -97,7 +77,7 @@ test('slow-server: the answer waits for a guess, and explains the policy, the lo
   assert.equal(plain(await page.textContent('[data-answer] [data-verdict]')), 'You said: p99 grows many times over and keeps growing. That is what this run did.');
   assert.equal(await page.getAttribute('[data-verdict]', 'data-verdict'), 'right');
   const run = await pausedRun(page);
-  await says(page, run, answer);
+  await saysReading(page, run, answer);
   assert.equal(run.reading.prediction, 'explodes', 'the run\'s p99 grows many times over');
 
   let { facts } = await answerAfterSkip('&policy=random');

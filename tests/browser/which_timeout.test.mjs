@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, timelineMoments, timelineProblems, untilFinished, cliRun, coreRun, plain } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, timelineMoments, timelineProblems, untilFinished, cliRun, coreRun, plain, says } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -9,28 +9,9 @@ after(async () => { await browser?.close(); await server?.close(); });
 const text = (page, key) => page.getAttribute(`[data-stat="${key}"]`, 'data-value');
 
 // The page's sentences are compared with the core's run of the state the page shows
-// (`coreRun`: its `reading` word for word), and what they claim is checked by value on the
+// (`coreRun`: its `reading` word for word, `says`), and what they claim is checked by value on the
 // run's facts, metrics and timers. The tables' cells, which the page words itself from the
 // model, are checked as whole strings beside the core's value. No number is read out of text.
-
-/** What a reader reads in the element at `selector`: a verdict's lead and its "Why?", else its text. */
-const shown = (page, selector) => page.$eval(selector, (el) => (el.querySelector('.lead')
-  ? [...el.querySelectorAll('.lead, .why p')].map((p) => p.textContent).join(' ')
-  : el.textContent));
-
-/**
- * Asserts the element at `selector` says `want` word for word (a sentence of the core's reading),
- * after waiting for it to settle: the words follow the run's clock within a frame or two.
- */
-async function says(page, selector, want, what = selector) {
-  await page.waitForFunction(([sel, want]) => {
-    const el = document.querySelector(sel);
-    if (!el) return false;
-    const text = el.querySelector('.lead') ? [...el.querySelectorAll('.lead, .why p')].map((p) => p.textContent).join(' ') : el.textContent;
-    return text.replace(/\s+/g, ' ').trim() === want;
-  }, [selector, plain(want)], { timeout: 5000 }).catch(() => {});
-  assert.equal(plain(await shown(page, selector)), plain(want), what);
-}
 
 /** A timer of the core's run (`timers[]` of `run --json`), by its id. */
 const timer = (run, id) => run.timers.find((t) => t.timer === id);
@@ -117,7 +98,8 @@ test('which-timeout: the phase strip, the timer\'s lateness and the retry verdic
   assert.equal(await timerCell(page, 'headers', 'outcome'), 'ended the call');
   // The request reached the server's code: a retry needs a key.
   assert.equal(await stat(page, 'safe_to_retry_without_key'), 0);
-  await says(page, '[data-stat="safe_to_retry_without_key"] .note[data-reading="retry"]', run.reading.retry, "the retry card's note");
+  await says(page, '[data-stat="safe_to_retry_without_key"] .note[data-reading="retry_note"]', run.reading.retry_note, "the retry card's note");
+  await says(page, '.wt-readings [data-reading="retry"]', run.reading.retry, 'the retry reading');
   assert.ok('key-sent' in run.facts.retry, `a retry needs a key: ${JSON.stringify(run.facts.retry)}`);
   assert.equal(run.facts.reached_server_app, true);
   await says(page, '[data-verdict][data-reading="first"]', run.reading.first, 'the verdict');
@@ -299,7 +281,7 @@ test('which-timeout: without a failover there is no failover chart and the cards
 test('which-timeout: before Play nothing is claimed of the pool, and the retry column reads each call', async () => {
   const page = await open('preset=fetch-silent');
   const run = await coreRun(page, { paused: true });
-  await says(page, '[data-stat="error"] .note[data-reading="caller"]', run.reading.caller, "the caller's note");
+  await says(page, '.wt-readings [data-reading="caller"]', run.reading.caller, "the caller's reading");
   assert.equal(run.facts.caller, 'not-started', 'not started, not waiting for a full pool');
   const retry = (fault) => page.textContent(`[data-fault-table] tr[data-fault="${fault}"] td[data-col="retry"]`);
   assert.equal(await retry('none'), 'nothing to retry');

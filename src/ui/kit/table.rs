@@ -19,6 +19,10 @@ pub fn Table(
     /// The caption, shown above the table.
     #[prop(optional, into)]
     caption: Option<Signal<String>>,
+    /// The caption's key in the run's reading, where the caption is a sentence of it (the
+    /// `data-reading` hook the browser tests compare with `run --json`).
+    #[prop(optional)]
+    caption_reading: Option<&'static str>,
     /// The table's name for a screen reader, where a heading or summary beside it names it.
     #[prop(optional)]
     label: Option<&'static str>,
@@ -31,7 +35,7 @@ pub fn Table(
     let class = class.map_or_else(|| "data".to_string(), |c| format!("data {c}"));
     let head = head.iter().map(|&h| heading(h)).collect_view();
     let table = html::table().class(class).attr(hook, "").attr("aria-label", label).child(view! {
-        {caption.map(|c| view! { <caption>{c}</caption> })}
+        {caption.map(|c| view! { <caption data-reading=caption_reading>{c}</caption> })}
         <thead>
             <tr>{head}</tr>
         </thead>
@@ -50,7 +54,8 @@ fn heading(text: &'static str) -> AnyView {
 pub type ChapterRow<W> = (&'static str, fn(&W) -> &str);
 
 /// The rows of a table of this run beside the chapter's: each row is a sentence of the run's
-/// words, "label\tthis run\tthe chapter's", under `data-row="<key>"`, its cells
+/// words, "label\tthis run\tthe chapter's", under `data-row="<key>"` (and `data-reading-cells`,
+/// the hook that the browser tests compare, cell by cell, with `run --json`'s reading), its cells
 /// `data-col="run"` and `data-col="chapter"`. A sentence without three cells is left out.
 #[component]
 pub fn ChapterRows<M: Explain>(metrics: Metrics<M>, rows: &'static [ChapterRow<M::Words>]) -> impl IntoView {
@@ -70,7 +75,7 @@ pub fn ChapterRows<M: Explain>(metrics: Metrics<M>, rows: &'static [ChapterRow<M
             .into_iter()
             .map(|(key, label, this, chapter)| {
                 view! {
-                    <tr data-row=key>
+                    <tr data-row=key data-reading-cells=key>
                         <th scope="row">{label}</th>
                         <td data-col="run">{this}</td>
                         <td data-col="chapter">{chapter}</td>

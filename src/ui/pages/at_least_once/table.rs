@@ -25,7 +25,7 @@ pub fn ChapterTable(runner: Runner<AtLeastOnce>) -> impl IntoView {
                     view! {
                         <tr class=class data-row="run">
                             <th scope="row">"This run"</th>
-                            <td data-col="middle">{run.crash_in_the_middle.clone()}</td>
+                            <td data-col="middle" data-reading="crash_in_the_middle">{run.crash_in_the_middle.clone()}</td>
                             <td data-col="guarantee">{run.result.clone()}</td>
                         </tr>
                     }

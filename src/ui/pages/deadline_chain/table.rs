@@ -23,6 +23,7 @@ pub fn ChapterTable(metrics: Metrics<DeadlineChain>) -> impl IntoView {
             hook="data-chapter-table"
             class="dc-table"
             caption=metrics.said_signal(|w| &w.table_caption)
+            caption_reading="table_caption"
             head=&["", "This run", "The chapter's run"]
         >
             <ChapterRows metrics rows=&ROWS/>
