@@ -1,15 +1,16 @@
 //! Canvas plumbing shared by the chart and the two timelines: a HiDPI-sized 2D context, and a
 //! redraw that runs when the data changes but reads the canvas's size only on mount and on
 //! window resize (reading it every frame would force a layout after each DOM update). A canvas
-//! out of view redraws a few times a second, not every frame, and text is measured once.
+//! out of view redraws a few times a second, not every frame, and text is measured once and
+//! drawn once (a label is a stamp copied from its own small canvas).
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, IntersectionObserver, IntersectionObserverEntry};
 
 use crate::ui::runner::{Trailing, WORDS_EVERY_MS};
@@ -181,4 +182,80 @@ pub fn text_width(ctx: &CanvasRenderingContext2d, font: &'static str, text: &str
         widths.insert(text.to_string(), w);
     });
     w
+}
+
+/// A label to draw: `text` in `font` and `ink`, on a box of `bg` (none: on what is beneath), the
+/// box's top-left corner at (`left`, `top`) and its size `width` × `height`, the text's left
+/// edge and baseline at `text_x` and `baseline` from that corner. CSS pixels.
+pub struct Stamp<'a> {
+    pub text: &'a str,
+    pub font: &'static str,
+    pub ink: &'a str,
+    pub bg: Option<&'a str>,
+    pub left: f64,
+    pub top: f64,
+    pub width: f64,
+    pub height: f64,
+    pub text_x: f64,
+    pub baseline: f64,
+}
+
+/// Draws a label. Each label is drawn once into a small canvas of its own, at the screen's pixel
+/// ratio, and copied from there whenever it is drawn again: `fillText` shapes and rasterises its
+/// text on every call (most of a chart's labels are the same from one frame to the next, and
+/// drawing them was a sixth of a playing page's script on a phone's CPU), a copy of a few hundred
+/// pixels costs a fraction of that. The copy lands on whole device pixels, so it stays sharp.
+pub fn stamp(ctx: &CanvasRenderingContext2d, s: &Stamp) {
+    thread_local! {
+        // A JavaScript Map: a Rust map of canvases cost the module a kilobyte more.
+        static STAMPS: js_sys::Map = js_sys::Map::new();
+    }
+    /// A page draws a few hundred distinct labels; a count that changes every frame makes new
+    /// ones, so past this many the cache starts again.
+    const MOST: u32 = 512;
+    let dpr = window().device_pixel_ratio().max(1.0);
+    let mut key = String::with_capacity(s.text.len() + 96);
+    for part in [s.text, s.font, s.ink, s.bg.unwrap_or("")] {
+        key.push_str(part);
+        key.push('\u{1}');
+    }
+    for n in [s.width, s.height, s.text_x, s.baseline, dpr] {
+        key.push_str(&n.to_bits().to_string());
+        key.push('\u{1}');
+    }
+    let key = JsValue::from(key);
+    let found = STAMPS.with(|m| m.get(&key).dyn_into::<HtmlCanvasElement>().ok());
+    let Some(plate) = found.or_else(|| {
+        let plate = engrave(s, dpr)?;
+        STAMPS.with(|m| {
+            if m.size() >= MOST {
+                m.clear();
+            }
+            m.set(&key, &plate);
+        });
+        Some(plate)
+    }) else {
+        return;
+    };
+    let (x, y) = ((s.left * dpr).round() / dpr, (s.top * dpr).round() / dpr);
+    let (w, h) = (f64::from(plate.width()) / dpr, f64::from(plate.height()) / dpr);
+    let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(&plate, x, y, w, h);
+}
+
+/// The label drawn on a canvas of its own size, `dpr` device pixels to a CSS pixel.
+fn engrave(s: &Stamp, dpr: f64) -> Option<HtmlCanvasElement> {
+    let plate = document().create_element("canvas").ok()?.dyn_into::<HtmlCanvasElement>().ok()?;
+    plate.set_width((s.width * dpr).ceil().max(1.0) as u32);
+    plate.set_height((s.height * dpr).ceil().max(1.0) as u32);
+    let ctx = plate.get_context("2d").ok().flatten()?.dyn_into::<CanvasRenderingContext2d>().ok()?;
+    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    if let Some(bg) = s.bg {
+        ctx.set_fill_style_str(bg);
+        ctx.fill_rect(0.0, 0.0, s.width, s.height);
+    }
+    ctx.set_font(s.font);
+    ctx.set_text_align("left");
+    ctx.set_fill_style_str(s.ink);
+    ctx.fill_text(s.text, s.text_x, s.baseline).ok()?;
+    Some(plate)
 }

@@ -5,7 +5,7 @@
 
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use super::super::canvas::{set_attribute, text_width};
+use super::super::canvas::{Stamp, set_attribute, stamp, text_width};
 
 /// The height of an 11 px label's box: from 9 px above its baseline to 3 px below.
 pub const ASCENT: f64 = 9.0;
@@ -78,13 +78,22 @@ impl<'a> Labels<'a> {
         }
         let w = self.width_of(text);
         let Some(spot) = spots.into_iter().find(|s| self.fits(s.x, s.y, w)) else { return false };
-        self.ctx.set_text_align("left");
-        // The background under the label's box: a rectangle costs a fraction of a stroked outline
-        // of the glyphs (which was a fifth of a chart's frame on a phone's CPU).
-        self.ctx.set_fill_style_str(self.halo);
-        self.ctx.fill_rect(spot.x - 1.5, spot.y - ASCENT, w + 3.0, ASCENT + DESCENT);
-        self.ctx.set_fill_style_str(fill);
-        let _ = self.ctx.fill_text(text, spot.x, spot.y);
+        // On a box of the background's colour, so it stays readable over lines and bars.
+        stamp(
+            self.ctx,
+            &Stamp {
+                text,
+                font: self.font,
+                ink: fill,
+                bg: Some(self.halo),
+                left: spot.x - 1.5,
+                top: spot.y - ASCENT,
+                width: w + 3.0,
+                height: ASCENT + DESCENT,
+                text_x: 1.5,
+                baseline: ASCENT,
+            },
+        );
         self.placed.push(Placed { text: text.to_string(), x: spot.x, y: spot.y, w });
         true
     }

@@ -5,7 +5,7 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::data::{Fill, Shape, TimelineData};
 use super::layout::{self, BAR, Font, Ink, LABEL_H, Plan};
-use crate::ui::kit::canvas::{context, set_attribute, set_font, text_width};
+use crate::ui::kit::canvas::{Stamp, context, set_attribute, stamp, text_width};
 use crate::ui::kit::chart::{color, prefers_dark};
 
 struct Pen<'a> {
@@ -295,10 +295,7 @@ fn playhead(pen: &Pen, plan: &Plan, d: &TimelineData) {
 }
 
 fn labels(pen: &Pen, plan: &Plan) {
-    let ctx = pen.ctx;
-    ctx.set_text_align("left");
     for l in &plan.labels {
-        set_font(ctx, l.font.css());
         let ink = match l.ink {
             Ink::Fg => pen.fg,
             Ink::Muted => pen.muted,
@@ -306,14 +303,21 @@ fn labels(pen: &Pen, plan: &Plan) {
             Ink::Slot(s) => pen.slot(s),
             Ink::OnSolid => pen.bg,
         };
-        let baseline = l.y + LABEL_H - 3.5;
-        // On the background's colour, so lines pass under it: a rectangle, which costs a fraction
-        // of a stroked outline of the glyphs on a phone's CPU.
-        if !l.inside_bar {
-            ctx.set_fill_style_str(pen.bg);
-            ctx.fill_rect(l.x - 1.0, l.y, l.w + 2.0, LABEL_H);
-        }
-        ctx.set_fill_style_str(ink);
-        let _ = ctx.fill_text(&l.text, l.x, baseline);
+        // On the background's colour, so lines pass under it (inside a bar, on the bar).
+        stamp(
+            pen.ctx,
+            &Stamp {
+                text: &l.text,
+                font: l.font.css(),
+                ink,
+                bg: (!l.inside_bar).then_some(pen.bg),
+                left: l.x - 1.0,
+                top: l.y,
+                width: l.w + 2.0,
+                height: LABEL_H,
+                text_x: 1.0,
+                baseline: LABEL_H - 3.5,
+            },
+        );
     }
 }
