@@ -43,8 +43,10 @@ done
 floor=$(build_named)
 printf '%-34s %8s\n' "floor: a module with no simulation" "$(kb "$floor")"
 
-# The lists are cut with `sed -n 1,12p`, not `head`: head stops reading, and under pipefail the
-# writer's SIGPIPE ended the whole script (exit 141) once twiggy's names outgrew a pipe's buffer.
+# By crate, with Rust's crate hashes (`core[1b80…]`) left out of the names, and this crate by
+# module (resilience_lab::ui::kit). The lists are cut with `sed -n 1,12p`, not `head`: head
+# stops reading, and under pipefail the writer's SIGPIPE ended the whole script (exit 141) once
+# twiggy's names outgrew a pipe's buffer.
 for id in $(simulation_ids); do
   build_named --features "$id" >/dev/null
   echo
@@ -52,10 +54,10 @@ for id in $(simulation_ids); do
   twiggy top -n 40 "$work/named.wasm" | grep -v -e 'names" subsection' -e '^ *Shallow' -e '^─' | sed -n 1,12p
   echo "$id: by crate (bytes, uncompressed)"
   twiggy top -n 100000 -f csv "$work/named.wasm" | awk -F, 'NR > 1 && $1 !~ /section|names/ {
-      name = $1; gsub(/^"|"$/, "", name); sub(/^[<&]+/, "", name)
+      name = $1; gsub(/^"|"$/, "", name); sub(/^[<&]+/, "", name); gsub(/\[[0-9a-f]+\]/, "", name)
       split(name, parts, "::"); crate = parts[1]
       if (name ~ /^data segment/) crate = "(data)"
-      if (name ~ /resilience_lab/) { match(name, /resilience_lab::[a-z_]+::[a-z_]+/); crate = substr(name, RSTART, RLENGTH) }
+      if (match(name, /resilience_lab::[a-z_]+::[a-z_]+/)) crate = substr(name, RSTART, RLENGTH)
       size[crate] += $2
     } END { for (c in size) printf "%9d %s\n", size[c], c }' | sort -rn | sed -n 1,12p
 done
