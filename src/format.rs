@@ -1,6 +1,7 @@
 //! How numbers read, everywhere: stat cards, chart axes, timelines, the readings of a run and
 //! the command line. Plain Rust, so the readings that use it are tested natively.
 
+use crate::sim::decimal::fixed;
 pub use crate::sim::params::{plain, with_unit};
 use crate::sim::{Micros, Value};
 
@@ -34,7 +35,7 @@ pub fn number(x: f64) -> String {
     if x.abs() >= 100.0 || x == libm::trunc(x) {
         group(libm::round(x) as i64)
     } else {
-        let s = format!("{x:.1}");
+        let s = fixed(x, 1);
         if s == "-0.0" { "0.0".into() } else { s }
     }
 }
@@ -59,7 +60,7 @@ pub fn clock(now: Micros, end: Micros) -> String {
         e if e <= 2.0 * 86_400.0 => (3600.0 * S, "h"),
         _ => (86_400.0 * S, "days"),
     };
-    format!("{:.1} {unit} / {:.1} {unit}", now as f64 / per, end as f64 / per)
+    format!("{} {unit} / {} {unit}", fixed(now as f64 / per, 1), fixed(end as f64 / per, 1))
 }
 
 /// Seconds for people, at most two decimals and no trailing zeros: "0.43 s", "10 s".
@@ -72,7 +73,7 @@ pub fn secs(s: f64) -> String {
     if s.abs() >= 1000.0 {
         return format!("{} s", group(libm::round(s) as i64));
     }
-    let text = format!("{s:.2}");
+    let text = fixed(s, 2);
     let text = text.trim_end_matches('0').trim_end_matches('.');
     format!("{text} s")
 }
@@ -106,13 +107,13 @@ pub fn pct(x: f64) -> String {
     if x.abs() >= 10.0 || x == libm::trunc(x) {
         format!("{}%", group(libm::round(x) as i64))
     } else {
-        format!("{x:.1}%")
+        format!("{}%", fixed(x, 1))
     }
 }
 
 /// A ratio: "×9.8".
 pub fn times(x: f64) -> String {
-    format!("×{x:.1}")
+    format!("×{}", fixed(x, 1))
 }
 
 /// Money in cents as dollars: "$49.99".
@@ -247,11 +248,11 @@ pub fn value(v: &Value) -> String {
 pub fn tick(v: f64) -> String {
     if v.abs() >= 1000.0 {
         let k = v / 1000.0;
-        if k == libm::trunc(k) { format!("{}k", k as i64) } else { format!("{k:.1}k") }
+        if k == libm::trunc(k) { format!("{}k", k as i64) } else { format!("{}k", fixed(k, 1)) }
     } else if v == libm::trunc(v) {
         format!("{}", v as i64)
     } else {
-        format!("{v:.1}")
+        fixed(v, 1)
     }
 }
 

@@ -7,7 +7,8 @@
 
 use crate::scenarios;
 use crate::sim::base::{MAX_DURATION_MS, MIN_DURATION_MS};
-use crate::sim::params::shorten;
+use crate::sim::decimal;
+use crate::sim::params::{plain, shorten};
 use crate::sim::{ParamKind, Params, ScenarioSpec};
 
 pub const DEFAULT_SEED: u64 = 1;
@@ -230,11 +231,15 @@ pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (
                 )),
             },
             "duration_ms" => {} // read once the parameters are known: the limit depends on them
-            "speed" => match text.trim().parse::<f64>() {
-                Ok(s) if s.is_finite() => {
+            "speed" => match decimal::parse(text.trim()) {
+                Some(s) if s.is_finite() => {
                     let nearest = nearest_speed(s);
                     if nearest != s {
-                        notices.push(format!("speed: {} is not one of the speeds; using {}×.", shorten(text), nearest));
+                        notices.push(format!(
+                            "speed: {} is not one of the speeds; using {}×.",
+                            shorten(text),
+                            plain(nearest)
+                        ));
                     }
                     state.speed = nearest;
                 }
@@ -381,7 +386,7 @@ pub fn encode(state: &State) -> String {
         out.push(format!("duration_ms={d}"));
     }
     if state.speed != 1.0 {
-        out.push(format!("speed={}", state.speed));
+        out.push(format!("speed={}", plain(state.speed)));
     }
     if state.embed {
         out.push("embed=1".into());
@@ -424,8 +429,8 @@ pub fn encode(state: &State) -> String {
 /// number (the run's own length is used).
 pub fn read_duration(text: &str, state: &State) -> (Option<u64>, Option<String>) {
     let max = state.max_duration_ms();
-    match text.trim().parse::<f64>() {
-        Ok(d) if d.is_finite() => {
+    match decimal::parse(text.trim()) {
+        Some(d) if d.is_finite() => {
             let clamped = libm::round(d.clamp(MIN_DURATION_MS as f64, max as f64));
             let notice = (clamped != d).then(|| {
                 format!(

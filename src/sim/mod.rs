@@ -2,6 +2,7 @@
 //! No web dependency lives here; the same code runs natively (CLI, tests) and in wasm.
 
 pub mod base;
+pub mod decimal;
 pub mod engine;
 pub mod metrics;
 pub mod model;

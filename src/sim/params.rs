@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use super::decimal;
+
 /// What kind of value a parameter holds. Every value is stored as an `f64`: a number as
 /// itself, a toggle as 0 or 1, a choice as the index of its option.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -102,8 +104,8 @@ impl ParamSpec {
     pub fn parse(&self, text: &str) -> Result<f64, ParamError> {
         let text = text.trim();
         let value = match self.kind {
-            ParamKind::Number => match text.parse::<f64>() {
-                Ok(v) if v.is_finite() => v,
+            ParamKind::Number => match decimal::parse(text) {
+                Some(v) if v.is_finite() => v,
                 _ => return Err(self.error(ParamErrorKind::NotANumber, text)),
             },
             ParamKind::Toggle => match text {
@@ -140,7 +142,7 @@ impl ParamSpec {
             Ok(v) => return (v, None),
             Err(e) => e,
         };
-        let number = text.trim().parse::<f64>().ok().filter(|v| v.is_finite());
+        let number = decimal::parse(text.trim()).filter(|v| v.is_finite());
         match (e.kind, number) {
             (ParamErrorKind::OutOfRange | ParamErrorKind::OffGrid, Some(n)) => {
                 let v = self.sanitize(n);
@@ -577,7 +579,7 @@ pub fn plain(v: f64) -> String {
     if v == libm::trunc(v) && v.abs() < 1e15 {
         format!("{}", v as i64)
     } else {
-        let s = format!("{v:.6}");
+        let s = decimal::fixed(v, 6);
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     }
 }

@@ -22,6 +22,6 @@ pub fn start() {
     // When the first simulation became interactive, for the load benchmark.
     if let Some(body) = leptos::prelude::document().body() {
         let ready = leptos::prelude::window().performance().map(|p| p.now()).unwrap_or(0.0);
-        let _ = body.set_attribute("data-ready-ms", &format!("{ready:.1}"));
+        let _ = body.set_attribute("data-ready-ms", &crate::sim::decimal::fixed(ready, 1));
     }
 }

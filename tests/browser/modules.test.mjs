@@ -2,7 +2,9 @@
 // home page downloads none. Checked on the network: every request the page makes is recorded.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, scenarioIds } from './harness.mjs';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { serve, launch, openPage, ready, scenarioIds, dist } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -59,4 +61,18 @@ test('an unknown simulation loads no module: the home page with a notice, the id
   assert.equal(await page.$$eval('[data-notices] b', (els) => els.length), 0, 'inserted as text, never as HTML');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
+});
+
+// The modules parse and write decimals with src/sim/decimal.rs and the browser's own
+// Number.prototype.toString, not with core's float parser and formatter: their tables (the parser's
+// powers of five, Grisu's cached powers of ten) cost every page 12-18 KB gzipped. One
+// `str::parse::<f64>` or `format!("{}", x)` with a float in the browser's code brings them back.
+test('no module carries core\'s float parser or formatter', () => {
+  const firstEntry = (hex) => Buffer.from(hex, 'hex').reverse(); // a u64, little-endian
+  const tables = { "dec2flt's powers of five": firstEntry('eef453d6923bd65a'), "grisu's cached powers": firstEntry('e61acf033d1a45df') };
+  for (const id of scenarioIds()) {
+    const file = readdirSync(join(dist, id)).find((f) => f.endsWith('_bg.wasm'));
+    const bytes = readFileSync(join(dist, id, file));
+    for (const [name, entry] of Object.entries(tables)) assert.equal(bytes.indexOf(entry), -1, `${id}'s module holds ${name}`);
+  }
 });

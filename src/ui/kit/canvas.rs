@@ -13,6 +13,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, IntersectionObserver, IntersectionObserverEntry};
 
+use crate::sim::decimal::fixed;
 use crate::ui::runner::{Trailing, WORDS_EVERY_MS};
 
 /// Sizes the canvas's backing store for the screen's pixel ratio and returns a context that
@@ -139,6 +140,14 @@ fn watch_in_view(canvas: NodeRef<leptos::html::Canvas>) -> RwSignal<bool> {
         observer.try_with_value(|o| o.disconnect());
     });
     in_view
+}
+
+/// A drawn label's box as JSON for the tests: `{"text","x","y","w","h"}`, top-left corner, in
+/// CSS pixels to a tenth.
+pub fn label_json(text: &str, x: f64, y: f64, w: f64, h: f64) -> String {
+    let text = text.replace('\\', "\\\\").replace('"', "\\\"");
+    let [x, y, w, h] = [x, y, w, h].map(|v| fixed(v, 1));
+    format!("{{\"text\":\"{text}\",\"x\":{x},\"y\":{y},\"w\":{w},\"h\":{h}}}")
 }
 
 /// Sets the context's font unless it has it already: setting one makes the browser bring the

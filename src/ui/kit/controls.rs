@@ -3,7 +3,9 @@
 
 use leptos::prelude::*;
 
+use super::number::shortest;
 use crate::format::slider_value;
+use crate::sim::decimal;
 use crate::sim::{ChoiceOption, ParamKind, ParamSpec, Params};
 
 /// One control for one parameter. `params` is the page's state; `on_change` runs after an edit.
@@ -26,14 +28,14 @@ pub fn ParamControl(spec: &'static ParamSpec, params: RwSignal<Params>, on_chang
                     type="range"
                     id=input_id
                     name=spec.id
-                    min=spec.min
-                    max=spec.max
-                    step=spec.step
-                    prop:value=move || value().to_string()
+                    min=shortest(spec.min)
+                    max=shortest(spec.max)
+                    step=shortest(spec.step)
+                    prop:value=move || shortest(value())
                     aria-valuetext=move || slider_value(value(), spec.unit)
                     aria-describedby=help_id.clone()
                     on:input=move |ev| {
-                        if let Ok(v) = event_target_value(&ev).parse::<f64>() {
+                        if let Some(v) = decimal::parse(&event_target_value(&ev)) {
                             set(v);
                         }
                     }

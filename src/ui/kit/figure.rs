@@ -180,7 +180,7 @@ pub fn Figure(
             class="sim figure"
             data-scenario=scenario.id
             data-figure
-            data-spread-ms=move || spreads.took_ms().map(|t| format!("{t:.1}"))
+            data-spread-ms=move || spreads.took_ms().map(|t| crate::sim::decimal::fixed(t, 1))
         >
             <h1>{scenario.title}</h1>
             {notices}

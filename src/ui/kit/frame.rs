@@ -73,7 +73,7 @@ pub fn SimFrame(
                         <p class="limit-notice" role="status" data-limit data-reading="limit">{limit}</p>
                     </Show>
                     {render_parts(parts)}
-                    <p class="spread-note help" data-spread-ms=move || spreads.took_ms().map(|t| format!("{t:.1}"))>
+                    <p class="spread-note help" data-spread-ms=move || spreads.took_ms().map(|t| crate::sim::decimal::fixed(t, 1))>
                         {move || spreads.note()}
                     </p>
                     <SweepToggle state/>

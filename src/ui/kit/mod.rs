@@ -10,6 +10,7 @@ pub mod figure;
 pub mod frame;
 pub mod metrics;
 pub mod moment;
+pub mod number;
 pub mod play;
 pub mod predict;
 pub mod presets;

@@ -2,7 +2,9 @@
 
 use leptos::prelude::*;
 
+use super::number::shortest;
 use crate::format;
+use crate::sim::decimal;
 
 use super::super::runner::Playback;
 use crate::url::SPEEDS;
@@ -20,9 +22,9 @@ pub fn PlayControls(runner: Playback) -> impl IntoView {
     // A transform, not a width: it changes no layout.
     let progress = move || {
         let (now, end) = runner.clock();
-        format!("transform: scaleX({:.4})", now as f64 / end.max(1) as f64)
+        format!("transform: scaleX({})", decimal::fixed(now as f64 / end.max(1) as f64, 4))
     };
-    let speed_label = |s: f64| if s < 1.0 { format!("{s}×") } else { format!("{}×", s as u32) };
+    let speed_label = |s: f64| if s < 1.0 { format!("{}×", shortest(s)) } else { format!("{}×", s as u32) };
     view! {
         <div class="play-controls" role="toolbar" aria-label="Playback">
             <button
@@ -42,7 +44,7 @@ pub fn PlayControls(runner: Playback) -> impl IntoView {
                     name="speed"
                     aria-label="Speed"
                     on:change=move |ev| {
-                        if let Ok(s) = event_target_value(&ev).parse::<f64>() {
+                        if let Some(s) = decimal::parse(&event_target_value(&ev)) {
                             runner.speed.set(s);
                         }
                     }
@@ -50,7 +52,7 @@ pub fn PlayControls(runner: Playback) -> impl IntoView {
                     {SPEEDS
                         .iter()
                         .map(|&s| {
-                            view! { <option value=s.to_string() selected=move || runner.speed.get() == s>{speed_label(s)}</option> }
+                            view! { <option value=shortest(s) selected=move || runner.speed.get() == s>{speed_label(s)}</option> }
                         })
                         .collect_view()}
                 </select>
@@ -58,8 +60,8 @@ pub fn PlayControls(runner: Playback) -> impl IntoView {
             <span
                 class="clock"
                 data-stat="time_s"
-                data-value=move || (runner.clock().0 as f64 / 1e6).to_string()
-                data-end=move || (runner.clock().1 as f64 / 1e6).to_string()
+                data-value=move || shortest(runner.clock().0 as f64 / 1e6)
+                data-end=move || shortest(runner.clock().1 as f64 / 1e6)
             >
                 {clock}
             </span>

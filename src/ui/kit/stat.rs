@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use super::metrics::Metrics;
+use super::number::shortest;
 use super::spread::Spreads;
 use crate::format;
 use crate::sim::{Explain, Metric, Value};
@@ -13,7 +14,7 @@ use crate::sim::{Explain, Metric, Value};
 pub fn raw(value: &Value) -> String {
     match value {
         Value::Text(t) => t.clone(),
-        v => v.as_f64().map(|x| x.to_string()).unwrap_or_default(),
+        v => v.as_f64().map(shortest).unwrap_or_default(),
     }
 }
 
@@ -102,9 +103,9 @@ pub fn StatCard<M: Explain>(
                 <span
                     class="spread"
                     data-spread=key
-                    data-median=move || s.with(|s| s.as_ref().map(|s| s.median.to_string()))
-                    data-p10=move || s.with(|s| s.as_ref().map(|s| s.p10.to_string()))
-                    data-p90=move || s.with(|s| s.as_ref().map(|s| s.p90.to_string()))
+                    data-median=move || s.with(|s| s.as_ref().map(|s| shortest(s.median)))
+                    data-p10=move || s.with(|s| s.as_ref().map(|s| shortest(s.p10)))
+                    data-p90=move || s.with(|s| s.as_ref().map(|s| shortest(s.p90)))
                     data-n=move || s.with(|s| s.as_ref().map(|s| s.n.to_string()))
                     title=move || s.with(|s| s.as_ref().map(|s| s.detail(unit)))
                 >

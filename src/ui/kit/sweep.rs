@@ -125,7 +125,7 @@ fn Progress(runs: Background) -> impl IntoView {
         <p
             class="sweep-progress"
             role="status"
-            data-sweep-ms=move || runs.done.with(|d| d.as_ref().map(|d| format!("{:.1}", d.took_ms)))
+            data-sweep-ms=move || runs.done.with(|d| d.as_ref().map(|d| crate::sim::decimal::fixed(d.took_ms, 1)))
             data-sweep-progress=move || match (runs.progress.get(), runs.done.with(Option::is_some)) {
             (Some(_), _) => "running",
             (None, true) => "done",

@@ -7,7 +7,9 @@
 use leptos::prelude::*;
 
 use crate::bench::measure;
+use crate::sim::decimal::fixed;
 use crate::sim::{Micros, SEC};
+use crate::ui::kit::number::shortest;
 use crate::ui::runner::now_ms;
 
 fn clock() -> f64 {
@@ -15,7 +17,7 @@ fn clock() -> f64 {
 }
 
 /// Bytes of wasm linear memory and of the JS heap (Chromium's `performance.memory`).
-fn memory() -> (f64, f64) {
+fn memory() -> [f64; 2] {
     let wasm = js_sys::Reflect::get(&wasm_bindgen::memory(), &"buffer".into())
         .and_then(|b| js_sys::Reflect::get(&b, &"byteLength".into()))
         .ok()
@@ -27,22 +29,22 @@ fn memory() -> (f64, f64) {
         .and_then(|m| js_sys::Reflect::get(&m, &"usedJSHeapSize".into()).ok())
         .and_then(|v| v.as_f64())
         .unwrap_or(f64::NAN);
-    (wasm, js)
+    [wasm, js]
 }
 
 fn core_report() -> String {
     let core = measure("slow-server", 600_000, 11, &clock);
     let mut out = format!(
-        "{{\"requests_per_s\":{:.0},\"events_per_s\":{:.0},\"events_per_request\":{:.3},\"median_ms\":{:.3}",
-        core.requests_per_s(),
-        core.events_per_s(),
-        core.events_per_request(),
-        core.median_s * 1000.0
+        "{{\"requests_per_s\":{},\"events_per_s\":{},\"events_per_request\":{},\"median_ms\":{}",
+        fixed(core.requests_per_s(), 0),
+        fixed(core.events_per_s(), 0),
+        fixed(core.events_per_request(), 3),
+        fixed(core.median_s * 1000.0, 3)
     );
     out.push_str(",\"scenarios\":{");
     let parts: Vec<String> = crate::scenarios::ALL
         .iter()
-        .map(|s| format!("\"{}\":{:.3}", s.id, measure(s.id, 600_000, 5, &clock).median_s * 1000.0))
+        .map(|s| format!("\"{}\":{}", s.id, fixed(measure(s.id, 600_000, 5, &clock).median_s * 1000.0, 3)))
         .collect();
     out.push_str(&parts.join(","));
     out.push_str("}}");
@@ -66,7 +68,7 @@ fn memory_report() -> String {
             sim.advance((sim.now() + SEC).min(target), u64::MAX);
             std::hint::black_box((sim.metrics(), sim.reading()));
         }
-        let (wasm, js) = memory();
+        let [wasm, js] = memory().map(shortest);
         rows.push(format!(
             "{{\"minutes\":{minutes},\"wasm_bytes\":{wasm},\"js_heap_bytes\":{js},\"events\":{}}}",
             sim.events()

@@ -9,6 +9,7 @@ use super::labels::{ASCENT, Labels, Spot};
 use super::theme::{color, nice_step, prefers_dark};
 use crate::format;
 use crate::ui::kit::canvas::{context, set_attribute, set_font, text_width};
+use crate::ui::kit::number::shortest;
 
 const FONT: &str = "11px system-ui, sans-serif";
 const RIGHT: f64 = 18.0;
@@ -134,7 +135,7 @@ pub fn draw(el: &HtmlCanvasElement, css_w: f64, css_h: f64, d: &ChartData) {
     let (x0, x1) = (d.x_range.0, d.x_range.1.max(d.x_range.0 + 1.0));
     let s = Scale { x0, x1, left, w: css_w - left - RIGHT, h: css_h - TOP - BOTTOM, y };
     // Where the plot is, for a pointer dragging a value along x (and for the browser tests).
-    set_attribute(el, "data-plot", &format!("{left} {} {x0} {x1}", s.w));
+    set_attribute(el, "data-plot", &[left, s.w, x0, x1].map(shortest).join(" "));
     let mut labels = Labels::new(&ctx, FONT, css_w, css_h, theme.bg);
 
     // The grid first: a shaded range drawn over it tints its lines instead of cutting itself

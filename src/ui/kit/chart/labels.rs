@@ -5,7 +5,7 @@
 
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use super::super::canvas::{Stamp, set_attribute, stamp, text_width};
+use super::super::canvas::{Stamp, label_json, set_attribute, stamp, text_width};
 
 /// The height of an 11 px label's box: from 9 px above its baseline to 3 px below.
 pub const ASCENT: f64 = 9.0;
@@ -100,20 +100,8 @@ impl<'a> Labels<'a> {
 
     /// Publishes the boxes drawn, as JSON `[{"text","x","y","w","h"}]` (top-left corner).
     pub fn publish(&self, el: &HtmlCanvasElement) {
-        let boxes: Vec<String> = self
-            .placed
-            .iter()
-            .map(|p| {
-                let text = p.text.replace('\\', "\\\\").replace('"', "\\\"");
-                format!(
-                    "{{\"text\":\"{text}\",\"x\":{:.1},\"y\":{:.1},\"w\":{:.1},\"h\":{:.1}}}",
-                    p.x,
-                    p.y - ASCENT,
-                    p.w,
-                    ASCENT + DESCENT
-                )
-            })
-            .collect();
+        let boxes: Vec<String> =
+            self.placed.iter().map(|p| label_json(&p.text, p.x, p.y - ASCENT, p.w, ASCENT + DESCENT)).collect();
         set_attribute(el, "data-labels", &format!("[{}]", boxes.join(",")));
     }
 }

@@ -15,6 +15,7 @@ pub use data::{Band, Bars, ChartData, Line, XAxis};
 pub use theme::{color, nice_step, prefers_dark, slot};
 
 use super::canvas::drawn_canvas;
+use crate::sim::decimal;
 use crate::ui::runner::{Playback, now_ms};
 
 #[component]
@@ -113,7 +114,7 @@ pub fn Chart(
 /// place as the last draw published it (`data-plot`: left, width, x0, x1).
 fn plot_x(el: &HtmlCanvasElement, offset_x: f64) -> Option<f64> {
     let plot = el.get_attribute("data-plot")?;
-    let v: Vec<f64> = plot.split(' ').filter_map(|n| n.parse().ok()).collect();
+    let v: Vec<f64> = plot.split(' ').filter_map(decimal::parse).collect();
     let [left, w, x0, x1] = v[..] else { return None };
     (w > 0.0).then(|| x0 + ((offset_x - left) / w).clamp(0.0, 1.0) * (x1 - x0))
 }

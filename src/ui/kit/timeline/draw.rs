@@ -7,6 +7,7 @@ use super::data::{Fill, Shape, TimelineData};
 use super::layout::{self, BAR, Font, Ink, LABEL_H, Plan};
 use crate::ui::kit::canvas::{Stamp, context, set_attribute, stamp, text_width};
 use crate::ui::kit::chart::{color, prefers_dark};
+use crate::ui::kit::number::shortest;
 
 struct Pen<'a> {
     ctx: &'a CanvasRenderingContext2d,
@@ -43,7 +44,7 @@ impl Pen<'_> {
 pub fn draw(el: &HtmlCanvasElement, css_w: f64, _measured_h: f64, d: &TimelineData) {
     let css_w = css_w.max(200.0);
     let css_h = layout::height(d);
-    set_attribute(el, "style", &format!("height:{css_h}px"));
+    set_attribute(el, "style", &format!("height:{}px", shortest(css_h)));
     let Some(ctx) = context(el, css_w, css_h) else { return };
     let dark = prefers_dark();
     let (fg, muted, grid, bg) =

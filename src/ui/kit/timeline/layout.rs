@@ -139,14 +139,8 @@ impl Plan {
 
     /// The boxes of the labels drawn, as JSON, for the tests.
     pub fn labels_json(&self) -> String {
-        let items: Vec<String> = self
-            .labels
-            .iter()
-            .map(|l| {
-                let text = l.text.replace('\\', "\\\\").replace('"', "\\\"");
-                format!("{{\"text\":\"{text}\",\"x\":{:.1},\"y\":{:.1},\"w\":{:.1},\"h\":{LABEL_H}}}", l.x, l.y, l.w)
-            })
-            .collect();
+        let items: Vec<String> =
+            self.labels.iter().map(|l| crate::ui::kit::canvas::label_json(&l.text, l.x, l.y, l.w, LABEL_H)).collect();
         format!("[{}]", items.join(","))
     }
 }
