@@ -93,10 +93,13 @@ pub fn parse(text: &str) -> Option<f64> {
         Some(b'+') => (false, &text[1..]),
         _ => (false, text),
     };
-    let magnitude = match rest.to_ascii_lowercase().as_str() {
-        "inf" | "infinity" => f64::INFINITY,
-        "nan" => f64::NAN,
-        _ => Decimal::read(rest)?.value(),
+    let named = |name: &str| rest.eq_ignore_ascii_case(name);
+    let magnitude = if named("inf") || named("infinity") {
+        f64::INFINITY
+    } else if named("nan") {
+        f64::NAN
+    } else {
+        Decimal::read(rest)?.value()
     };
     Some(if negative { -magnitude } else { magnitude })
 }
