@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Where each page's bytes go (called by bench.sh; run on its own too, after build_web): what each
-# page downloads, gzipped -9 (HTML, CSS, JS glue, wasm; the home page: HTML and CSS), the floor
+# page downloads, gzipped -9 (HTML, CSS, JS glue, wasm; the home page: HTML, CSS and its list of
+# simulations, home-<hash>.html), the floor
 # (a module with no simulation: Leptos, the shell, the kit's start), and each module's largest
 # functions and crates (twiggy). Each module is measured as build_web ships it (dist/); twiggy
 # reads the same build with its names kept (the web profile, wasm-bindgen, wasm-opt -Oz -g).
@@ -33,8 +34,9 @@ build_named() {
 
 html=$(gz dist/index.html)
 css=$(gz dist/style-*.css)
+cards=$(gz dist/home-*.html)
 printf '%-34s %8s %8s %8s %8s\n' "page (KB gzipped -9)" "total" "wasm" "JS" "HTML+CSS"
-printf '%-34s %8s %8s %8s %8s\n' "home" "$(kb $((html + css)))" "-" "-" "$(kb $((html + css)))"
+printf '%-34s %8s %8s %8s %8s\n' "home" "$(kb $((html + css + cards)))" "-" "-" "$(kb $((html + css + cards)))"
 for id in $(simulation_ids); do
   wasm=$(gz dist/"$id"/*_bg.wasm)
   js=$(gz dist/"$id"/*.js)

@@ -5,9 +5,10 @@
 // <stage>/<id>/ is Trunk's output for the module of simulation <id>; <list.json> is
 // `resilience-lab list --json` (the registry's declarations). dist/ gets each module's JS glue and
 // wasm in dist/<id>/, the icon and embed.js once, the style sheet (assembled here, see styleSheet),
-// and index.html: the home page (every simulation and its presets, as static HTML) with the loader
-// that fetches only the module the URL's `sim` names. Paths are relative, so dist/ works at / or
-// under any sub-path. dist/ is made anew each time, so nothing of an earlier build survives.
+// home-<hash>.html (every simulation and its presets, as static HTML, which the home page fetches),
+// and index.html: the home page with the loader that fetches only the module the URL's `sim`
+// names. Paths are relative, so dist/ works at / or under any sub-path. dist/ is made anew each
+// time, so nothing of an earlier build survives.
 import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, dirname } from 'node:path';
@@ -69,17 +70,21 @@ async function main([stage, dist, listFile]) {
   for (const name of [icon, 'embed.js']) await copyFile(join(first, name), join(dist, name));
   const style = await styleSheet();
   await writeFile(join(dist, style.name), style.css);
+  // The home page's cards, a fragment the loader fetches for the home page only (static/loader.js).
+  const cards = scenarios.map(card).join('');
+  const home = `home-${createHash('sha256').update(cards).digest('hex').slice(0, 16)}.html`;
+  await writeFile(join(dist, home), cards);
 
   // Its comments stay in the source: the page gets the code.
   const loader = (await readFile(join(root, 'static', 'loader.js'), 'utf8'))
     .split('\n').filter((line) => !/^\s*\/\//.test(line)).join('\n')
-    .replace('__MODULES__', JSON.stringify(modules));
+    .replace('__MODULES__', JSON.stringify(modules))
+    .replace('__HOME__', JSON.stringify(`./${home}`));
   const fill = {
     loader: `\n${loader}`,
     style: `./${style.name}`,
     icon: `./${icon}`,
     nav: scenarios.map((s) => `<a href="?sim=${escape(s.id)}">${escape(s.title)}</a>`).join(''),
-    cards: scenarios.map(card).join(''),
   };
   const template = await readFile(join(root, 'index.html'), 'utf8');
   const page = template.replace(/\{\{(\w+)\}\}/g, (_, key) => {

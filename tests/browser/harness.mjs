@@ -50,7 +50,13 @@ export async function openPage(browser, { width = 1280, height = 900, colorSchem
 
 /** Waits until the app has rendered (the loading line is gone and main exists). */
 export async function ready(page) {
-  await page.waitForSelector('main', { timeout: 15000 });
+  // The home page (no simulation shown) is ready once its list of simulations, fetched by the
+  // loader, is in.
+  await page.waitForFunction(
+    () => document.querySelector('main') && (document.documentElement.dataset.view || !document.querySelector('[data-cards][aria-busy]')),
+    null,
+    { timeout: 15000 },
+  );
 }
 
 export async function screenshot(page, name) {

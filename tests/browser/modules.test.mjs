@@ -10,26 +10,32 @@ let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
 
-/** Opens `path` and returns the page with the paths of the JS and wasm files it requested. */
+/**
+ * Opens `path` and returns the page with the paths of the JS and wasm files it requested, and of
+ * the HTML fragments (the home page's list).
+ */
 async function openRecording(path) {
   const page = await openPage(browser);
   const code = [];
+  const fragments = [];
   page.on('request', (r) => {
     const url = new URL(r.url());
     if (/\.(js|wasm)$/.test(url.pathname)) code.push(url.pathname);
+    if (/\/home-[0-9a-f]+\.html$/.test(url.pathname)) fragments.push(url.pathname);
   });
   await page.goto(`${server.base}${path}`);
   await ready(page);
-  return { page, code };
+  return { page, code, fragments };
 }
 
 for (const base of ['/', '/lab/']) {
   for (const id of scenarioIds()) {
     for (const embed of ['', '&embed=1']) {
       test(`${base}?sim=${id}${embed} loads ${id}'s module and no other`, async () => {
-        const { page, code } = await openRecording(`${base}?sim=${id}${embed}`);
+        const { page, code, fragments } = await openRecording(`${base}?sim=${id}${embed}`);
         await page.waitForSelector('[data-action="play"]:not([disabled])');
         assert.equal(code.filter((p) => p.endsWith('.wasm')).length, 1, `one module: ${code}`);
+        assert.deepEqual(fragments, [], "not the home page's list");
         for (const path of code) assert.ok(path.startsWith(`${base}${id}/`), `${path} is ${id}'s`);
         assert.equal(await page.locator('.app-header').count(), embed ? 0 : 1, 'the header only outside the embed');
         // The footer follows the page the module drew.
@@ -42,8 +48,10 @@ for (const base of ['/', '/lab/']) {
   }
 
   test(`${base}: the home page loads no module and lists every simulation`, async () => {
-    const { page, code } = await openRecording(base);
+    const { page, code, fragments } = await openRecording(base);
     assert.deepEqual(code, []);
+    assert.equal(fragments.length, 1, `the list, once: ${fragments}`);
+    assert.equal(await page.getAttribute('[data-cards]', 'aria-busy'), null, 'the list is no longer busy');
     const cards = await page.$$eval('.cards [data-scenario]', (els) => els.map((e) => e.dataset.scenario));
     assert.deepEqual(cards, scenarioIds());
     const nav = await page.$$eval('.app-header nav a', (els) => els.map((a) => new URL(a.href).searchParams.get('sim')));
@@ -52,6 +60,20 @@ for (const base of ['/', '/lab/']) {
     await page.context().close();
   });
 }
+
+test("when the home page's list cannot be fetched, the page says so and the header still links every simulation", async () => {
+  const page = await openPage(browser);
+  await page.route(/\/home-[0-9a-f]+\.html$/, (route) => route.fulfill({ status: 503, body: 'unavailable' }));
+  await page.goto(`${server.base}/`);
+  await page.waitForSelector('[data-cards-failed]');
+  assert.equal((await page.textContent('[data-cards-failed]')).trim(), 'The list of simulations could not be loaded; the links above open each one.');
+  assert.equal(await page.locator('[data-cards]').count(), 0);
+  const nav = await page.$$eval('.app-header nav a', (els) => els.map((a) => new URL(a.href).searchParams.get('sim')));
+  assert.deepEqual(nav, scenarioIds());
+  // The browser reports the failed response (503) as a console error; nothing else goes wrong.
+  assert.deepEqual(page.problems().filter((p) => !p.includes('503')), []);
+  await page.context().close();
+});
 
 test('an unknown simulation loads no module: the home page with a notice, the id as text', async () => {
   const { page, code } = await openRecording(`/?sim=${encodeURIComponent('<b>nope</b>')}`);
