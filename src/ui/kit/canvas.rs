@@ -209,20 +209,60 @@ pub struct Stamp<'a> {
     pub baseline: f64,
 }
 
-/// Draws a label. Each label is drawn once into a small canvas of its own, at the screen's pixel
-/// ratio, and copied from there whenever it is drawn again: `fillText` shapes and rasterises its
-/// text on every call (most of a chart's labels are the same from one frame to the next, and
-/// drawing them was a sixth of a playing page's script on a phone's CPU), a copy of a few hundred
-/// pixels costs a fraction of that. The copy lands on whole device pixels, so it stays sharp.
+/// Draws a label. A label drawn a second time is drawn once into a small canvas of its own, at
+/// the screen's pixel ratio, and copied from there whenever it is drawn again: `fillText` shapes
+/// and rasterises its text on every call (most of a chart's labels are the same from one frame
+/// to the next, and drawing them was a sixth of a playing page's script on a phone's CPU), a copy
+/// of a few hundred pixels costs a fraction of that. A label seen for the first time is drawn
+/// directly: one whose text changes every frame (a clock, a growing count) would otherwise make
+/// a canvas each frame, which costs more than the text (a timeline's labels were a fifth of an
+/// embed's frame on a phone's CPU). Either way it lands on whole device pixels, so it stays sharp
+/// and does not move when it becomes a copy.
 pub fn stamp(ctx: &CanvasRenderingContext2d, s: &Stamp) {
     thread_local! {
-        // A JavaScript Map: a Rust map of canvases cost the module a kilobyte more.
+        // Label -> its canvas, or `true` once seen and not yet engraved. A JavaScript Map: a Rust
+        // map of canvases cost the module a kilobyte more.
         static STAMPS: js_sys::Map = js_sys::Map::new();
     }
     /// A page draws a few hundred distinct labels; a count that changes every frame makes new
     /// ones, so past this many the cache starts again.
-    const MOST: u32 = 512;
+    const MOST: u32 = 1024;
     let dpr = window().device_pixel_ratio().max(1.0);
+    let key = JsValue::from(stamp_key(s, dpr));
+    let (x, y) = ((s.left * dpr).round() / dpr, (s.top * dpr).round() / dpr);
+    let found = STAMPS.with(|m| m.get(&key));
+    if let Ok(plate) = found.clone().dyn_into::<HtmlCanvasElement>() {
+        let (w, h) = (f64::from(plate.width()) / dpr, f64::from(plate.height()) / dpr);
+        let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(&plate, x, y, w, h);
+        return;
+    }
+    let seen_before = !found.is_undefined();
+    let engraved = seen_before.then(|| engrave(s, dpr)).flatten();
+    STAMPS.with(|m| {
+        if m.size() >= MOST {
+            m.clear();
+        }
+        match &engraved {
+            Some(plate) => m.set(&key, plate),
+            None => m.set(&key, &JsValue::TRUE),
+        };
+    });
+    match engraved {
+        Some(plate) => {
+            let (w, h) = (f64::from(plate.width()) / dpr, f64::from(plate.height()) / dpr);
+            let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(&plate, x, y, w, h);
+        }
+        None => {
+            ctx.save();
+            ctx.translate(x, y).ok();
+            letter(ctx, s);
+            ctx.restore();
+        }
+    }
+}
+
+/// What tells two labels apart: their text, font, colours, box and the pixel ratio.
+fn stamp_key(s: &Stamp, dpr: f64) -> String {
     let mut key = String::with_capacity(s.text.len() + 96);
     for part in [s.text, s.font, s.ink, s.bg.unwrap_or("")] {
         key.push_str(part);
@@ -232,23 +272,19 @@ pub fn stamp(ctx: &CanvasRenderingContext2d, s: &Stamp) {
         key.push_str(&n.to_bits().to_string());
         key.push('\u{1}');
     }
-    let key = JsValue::from(key);
-    let found = STAMPS.with(|m| m.get(&key).dyn_into::<HtmlCanvasElement>().ok());
-    let Some(plate) = found.or_else(|| {
-        let plate = engrave(s, dpr)?;
-        STAMPS.with(|m| {
-            if m.size() >= MOST {
-                m.clear();
-            }
-            m.set(&key, &plate);
-        });
-        Some(plate)
-    }) else {
-        return;
-    };
-    let (x, y) = ((s.left * dpr).round() / dpr, (s.top * dpr).round() / dpr);
-    let (w, h) = (f64::from(plate.width()) / dpr, f64::from(plate.height()) / dpr);
-    let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(&plate, x, y, w, h);
+    key
+}
+
+/// Draws the label with its box's top-left corner at the context's origin.
+fn letter(ctx: &CanvasRenderingContext2d, s: &Stamp) {
+    if let Some(bg) = s.bg {
+        ctx.set_fill_style_str(bg);
+        ctx.fill_rect(0.0, 0.0, s.width, s.height);
+    }
+    set_font(ctx, s.font);
+    ctx.set_text_align("left");
+    ctx.set_fill_style_str(s.ink);
+    let _ = ctx.fill_text(s.text, s.text_x, s.baseline);
 }
 
 /// The label drawn on a canvas of its own size, `dpr` device pixels to a CSS pixel.
@@ -258,13 +294,6 @@ fn engrave(s: &Stamp, dpr: f64) -> Option<HtmlCanvasElement> {
     plate.set_height((s.height * dpr).ceil().max(1.0) as u32);
     let ctx = plate.get_context("2d").ok().flatten()?.dyn_into::<CanvasRenderingContext2d>().ok()?;
     let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-    if let Some(bg) = s.bg {
-        ctx.set_fill_style_str(bg);
-        ctx.fill_rect(0.0, 0.0, s.width, s.height);
-    }
-    ctx.set_font(s.font);
-    ctx.set_text_align("left");
-    ctx.set_fill_style_str(s.ink);
-    ctx.fill_text(s.text, s.text_x, s.baseline).ok()?;
+    letter(&ctx, s);
     Some(plate)
 }

@@ -81,6 +81,21 @@ impl<M: Explain> Metrics<M> {
         Memo::new(move |_| told.with(|t| read(&t.facts))).into()
     }
 
+    /// `read` again at the words' pace: a few times a second while the run plays, at once after
+    /// a reader's action. For words a page makes from the metrics (a card's note): read every
+    /// frame, they were rewritten and laid out every frame.
+    pub fn paced<R: PartialEq + Send + Sync + 'static>(
+        &self,
+        read: impl Fn() -> R + Send + Sync + 'static,
+    ) -> Signal<R> {
+        let told = self.told;
+        Memo::new(move |_| {
+            told.track();
+            untrack(&read)
+        })
+        .into()
+    }
+
     /// Reads the words now (tracked).
     pub fn words<R>(&self, read: impl FnOnce(&M::Words) -> R) -> R {
         self.words.with(read)

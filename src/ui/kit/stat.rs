@@ -64,6 +64,9 @@ pub fn StatCard<M: Explain>(
 ) -> impl IntoView {
     let spec = key.spec;
     let value = metrics.signal(key);
+    // A note is words: it changes a few times a second while the run plays, as the page's other
+    // words do, however often the metrics it is made from change.
+    let note = note.map(|n| metrics.paced(move || n.get()));
     let key = spec.key;
     let class = move || {
         let base = tone.map(|t| t.get()).unwrap_or_default().class();

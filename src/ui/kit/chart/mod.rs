@@ -125,7 +125,7 @@ const SPOKEN_EVERY_MS: f64 = 1000.0;
 /// The summary a screen reader hears: at most once a second while the run plays (a live region
 /// that changes every frame is read out without end, and each change costs the page a layout),
 /// and at once when it pauses, steps or ends.
-fn spoken_summary(summary: Signal<String>) -> Memo<String> {
+pub fn spoken_summary(summary: Signal<String>) -> Memo<String> {
     let playing = use_context::<Playback>().map(|p| p.playing);
     let spoke_at = StoredValue::new(f64::NEG_INFINITY);
     Memo::new(move |before: Option<&String>| {

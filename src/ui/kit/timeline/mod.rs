@@ -20,7 +20,7 @@ use leptos::prelude::*;
 pub use data::{At, Bar, Fill, Key, Lane, LegendItem, Link, Mark, Meter, Shape, Span, TimelineData};
 
 use super::canvas::drawn_canvas;
-use super::chart::{color, prefers_dark};
+use super::chart::{color, prefers_dark, spoken_summary};
 
 #[component]
 pub fn Timeline(
@@ -31,10 +31,16 @@ pub fn Timeline(
     #[prop(optional)] id: &'static str,
 ) -> impl IntoView {
     let (canvas, data) = drawn_canvas(data, draw::draw);
+    // At most once a second while the run plays, as a chart's.
+    let spoken = spoken_summary(summary);
+    // The legend's items change far less often than the data (as the chart's): rebuilt every
+    // frame, its swatches' classes and styles were set anew each time, a tenth of an embed's
+    // frame on a phone's CPU.
+    let items = Memo::new(move |_| data.with(|d| d.legend.clone()));
     let legend = move || {
         let dark = prefers_dark();
-        data.with(|d| {
-            d.legend
+        items.with(|items| {
+            items
                 .iter()
                 .map(|item| {
                     let (class, style, glyph) = swatch(item, color(item.color, dark));
@@ -46,7 +52,7 @@ pub fn Timeline(
     view! {
         <figure class="chart timeline" id=id>
             <figcaption>{title}</figcaption>
-            <canvas node_ref=canvas role="img" aria-label=move || format!("{title}. {}", summary.get())></canvas>
+            <canvas node_ref=canvas role="img" aria-label=move || format!("{title}. {}", spoken.get())></canvas>
             <ul class="legend">{legend}</ul>
         </figure>
     }

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::format;
 use crate::scenarios::retry_storm::{ClientState, RetryStorm, TICK, TickSample};
 use crate::sim::{Host, Simulation};
-use crate::ui::kit::chart::{Bars, slot};
+use crate::ui::kit::chart::{Bars, slot, spoken_summary};
 use crate::ui::kit::{Chart, ChartData, Line};
 use crate::ui::runner::Runner;
 
@@ -121,14 +121,38 @@ fn dot_class(state: ClientState) -> &'static str {
     }
 }
 
+/// Sets the class of each dot whose client's state is not the one shown.
+fn redot(strip: &web_sys::Element, shown: &[ClientState], now: &[ClientState]) {
+    let mut dot = strip.first_element_child();
+    for (was, is) in shown.iter().zip(now) {
+        let Some(el) = dot else { return };
+        if was != is {
+            el.set_class_name(dot_class(*is));
+        }
+        dot = el.next_element_sibling();
+    }
+}
+
 /// Every client as a dot coloured by what it is doing now. The dots are one string of markup
-/// redrawn when a client's state changes: far less code than a view per dot.
+/// (far less code than a view per dot), written when their number changes; after that a frame
+/// changes the class of the dots whose client changed state, and nothing else (rewriting the
+/// markup every frame made the browser build, style and lay out every dot anew).
 #[component]
 pub fn ClientsStrip(runner: Runner<RetryStorm>) -> impl IntoView {
     let states = Memo::new(move |_| runner.track(|s| s.clients().iter().map(|c| c.state()).collect::<Vec<_>>()));
-    let dots = move || {
-        states.with(|v| v.iter().map(|s| format!("<span class=\"{}\"></span>", dot_class(*s))).collect::<String>())
-    };
+    let strip = NodeRef::<leptos::html::Div>::new();
+    Effect::new(move |shown: Option<Vec<ClientState>>| {
+        let Some(el) = strip.get() else { return Vec::new() };
+        states.with(|now| {
+            match shown.filter(|shown| shown.len() == now.len()) {
+                Some(shown) => redot(&el, &shown, now),
+                None => el.set_inner_html(
+                    &now.iter().map(|s| format!("<span class=\"{}\"></span>", dot_class(*s))).collect::<String>(),
+                ),
+            }
+            now.clone()
+        })
+    });
     let counts = Memo::new(move |_| {
         let n = |want: ClientState| states.with(|v| v.iter().filter(|s| **s == want).count() as u64);
         [
@@ -138,10 +162,12 @@ pub fn ClientsStrip(runner: Runner<RetryStorm>) -> impl IntoView {
         ]
     });
     let item = move |i: usize| move || counts.with(|c| c[i].clone());
+    // At most once a second while the run plays, as a chart's summary.
+    let spoken = spoken_summary(Signal::derive(move || counts.with(|c| c.join(", ") + ".")));
     view! {
         <figure class="clients-strip">
             <figcaption>"The clients now"</figcaption>
-            <div class="dots" role="img" aria-label=move || counts.with(|c| c.join(", ") + ".") inner_html=dots></div>
+            <div class="dots" role="img" aria-label=spoken node_ref=strip></div>
             <ul class="legend">
                 <li><span class="dot in-call"></span>{item(0)}</li>
                 <li><span class="dot waiting"></span>{item(1)}</li>
