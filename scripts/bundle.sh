@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where each page's bytes go (called by bench.sh; run on its own too, after build_web): what each
-# page downloads, gzipped -9 (HTML, CSS, JS glue, wasm; the home page: HTML, CSS and its list of
-# simulations, home-<hash>.html), the floor
+# page downloads, gzipped -9 (HTML, its own style sheet, JS glue, wasm; the home page: HTML, its
+# style sheet and its list of simulations, home-<hash>.html), the floor
 # (a module with no simulation: Leptos, the shell, the kit's start), and each module's largest
 # functions and crates (twiggy). Each module is measured as build_web ships it (dist/); twiggy
 # reads the same build with its names kept (the web profile, wasm-bindgen, wasm-opt -Oz -g).
@@ -40,7 +40,8 @@ printf '%-34s %8s %8s %8s %8s\n' "home" "$(kb $((html + css + cards)))" "-" "-" 
 for id in $(simulation_ids); do
   wasm=$(gz dist/"$id"/*_bg.wasm)
   js=$(gz dist/"$id"/*.js)
-  printf '%-34s %8s %8s %8s %8s\n' "?sim=$id" "$(kb $((wasm + js + html + css)))" "$(kb "$wasm")" "$(kb "$js")" "$(kb $((html + css)))"
+  own_css=$(gz dist/"$id"/style-*.css)
+  printf '%-34s %8s %8s %8s %8s\n' "?sim=$id" "$(kb $((wasm + js + html + own_css)))" "$(kb "$wasm")" "$(kb "$js")" "$(kb $((html + own_css)))"
 done
 floor=$(build_named)
 printf '%-34s %8s\n' "floor: a module with no simulation" "$(kb "$floor")"

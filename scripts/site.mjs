@@ -3,10 +3,11 @@
 //     node scripts/site.mjs <stage> <dist> <list.json>
 //
 // <stage>/<id>/ is Trunk's output for the module of simulation <id>; <list.json> is
-// `resilience-lab list --json` (the registry's declarations). dist/ gets each module's JS glue and
-// wasm in dist/<id>/, the icon and embed.js once, the style sheet (assembled here, see styleSheet),
-// home-<hash>.html (every simulation and its presets, as static HTML, which the home page fetches),
-// and index.html: the home page with the loader that fetches only the module the URL's `sim`
+// `resilience-lab list --json` (the registry's declarations). dist/ gets each module's JS glue,
+// wasm and style sheet in dist/<id>/ (the sheets are assembled here, see styleSheets), the icon
+// and embed.js once, the home page's style sheet and its list (home-<hash>.html: every simulation
+// and its presets, as static HTML, which the home page fetches), and index.html: the home page
+// with the loader that fetches only the module and style sheet of the simulation the URL's `sim`
 // names. Paths are relative, so dist/ works at / or under any sub-path. dist/ is made anew each
 // time, so nothing of an earlier build survives.
 import { createHash } from 'node:crypto';
@@ -31,17 +32,32 @@ async function cssUnder(dir) {
   return names.filter((n) => n.endsWith('.css')).sort().map((n) => `${dir}/${n}`);
 }
 
-/**
- * The one style sheet: the site's rules (static/style.css), then the kit's (every .css under
- * src/ui/kit), then each page's (every .css under src/ui/pages, a page's in its own folder), in
- * that order so a page's rule wins a tie with the kit's. Found by name: a new page's style.css
- * is picked up without a list.
- */
-async function styleSheet() {
-  const files = ['static/style.css', ...await cssUnder('src/ui/kit'), ...await cssUnder('src/ui/pages')];
+/** `text`'s file name: `<stem>-<hash of text>.<ext>`, so a changed file never meets a stale cache. */
+const hashed = (stem, ext, text) => `${stem}-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.${ext}`;
+
+/** The style sheet made of `files` (paths relative to the repository), in that order. */
+async function styleSheet(files) {
   const parts = await Promise.all(files.map(async (f) => `/* ${f} */\n${await readFile(join(root, f), 'utf8')}`));
   const css = parts.join('\n');
-  return { css, name: `style-${createHash('sha256').update(css).digest('hex').slice(0, 16)}.css` };
+  return { css, name: hashed('style', 'css', css) };
+}
+
+/**
+ * The style sheets: the home page's is the site's rules alone (static/style.css); a simulation's
+ * is the site's, then the kit's (every .css under src/ui/kit), then its own page's (every .css
+ * in src/ui/pages/<id with underscores>/), in that order so a page's rule wins a tie with the
+ * kit's. Found by name: a new page's style.css is picked up without a list; one in a folder that
+ * is no simulation's is an error, not a rule left out.
+ */
+async function styleSheets(ids) {
+  const kit = ['static/style.css', ...await cssUnder('src/ui/kit')];
+  const pages = await cssUnder('src/ui/pages');
+  const folder = (id) => `src/ui/pages/${id.replaceAll('-', '_')}/`;
+  const stray = pages.filter((f) => !ids.some((id) => f.startsWith(folder(id))));
+  if (stray.length) throw new Error(`${stray.join(', ')}: in no simulation's page folder`);
+  const sheets = { home: await styleSheet(['static/style.css']) };
+  for (const id of ids) sheets[id] = await styleSheet([...kit, ...pages.filter((f) => f.startsWith(folder(id)))]);
+  return sheets;
 }
 
 function card(s) {
@@ -56,33 +72,34 @@ async function main([stage, dist, listFile]) {
   await rm(dist, { recursive: true, force: true });
   await mkdir(dist, { recursive: true });
   const modules = {};
+  const sheets = await styleSheets(scenarios.map((s) => s.id));
   for (const { id } of scenarios) {
     const from = join(stage, id);
     const glue = await only(from, /^resilience-lab-web-[0-9a-f]+\.js$/);
     const wasm = await only(from, /^resilience-lab-web-[0-9a-f]+_bg\.wasm$/);
     await mkdir(join(dist, id));
     for (const name of [glue, wasm]) await copyFile(join(from, name), join(dist, id, name));
-    modules[id] = [`${id}/${glue}`, `${id}/${wasm}`];
+    await writeFile(join(dist, id, sheets[id].name), sheets[id].css);
+    modules[id] = [`${id}/${glue}`, `${id}/${wasm}`, `${id}/${sheets[id].name}`];
   }
   // Every module's build made the same icon and embed.js: the first one's are used.
   const first = join(stage, scenarios[0].id);
   const icon = await only(first, /^favicon-[0-9a-f]+\.svg$/);
   for (const name of [icon, 'embed.js']) await copyFile(join(first, name), join(dist, name));
-  const style = await styleSheet();
-  await writeFile(join(dist, style.name), style.css);
+  await writeFile(join(dist, sheets.home.name), sheets.home.css);
   // The home page's cards, a fragment the loader fetches for the home page only (static/loader.js).
   const cards = scenarios.map(card).join('');
-  const home = `home-${createHash('sha256').update(cards).digest('hex').slice(0, 16)}.html`;
+  const home = hashed('home', 'html', cards);
   await writeFile(join(dist, home), cards);
 
   // Its comments stay in the source: the page gets the code.
   const loader = (await readFile(join(root, 'static', 'loader.js'), 'utf8'))
     .split('\n').filter((line) => !/^\s*\/\//.test(line)).join('\n')
     .replace('__MODULES__', JSON.stringify(modules))
-    .replace('__HOME__', JSON.stringify(`./${home}`));
+    .replace('__HOME__', JSON.stringify([`./${home}`, `./${sheets.home.name}`]));
   const fill = {
     loader: `\n${loader}`,
-    style: `./${style.name}`,
+    style: `./${sheets.home.name}`,
     icon: `./${icon}`,
     nav: scenarios.map((s) => `<a href="?sim=${escape(s.id)}">${escape(s.title)}</a>`).join(''),
   };

@@ -1,12 +1,13 @@
 // Inlined into index.html by scripts/site.mjs, which puts each simulation's module in `modules`:
-// { "<id>": ["<id>/<glue>.js", "<id>/<module>_bg.wasm"] }, paths relative to the page
-// so the site works from any sub-path. `?sim=<id>` starts that module's download at once (before
-// the style sheet) and nothing else's; without `sim`, the page is the home page and loads none,
-// only the home page's list of simulations and their presets (`home`, a fragment of HTML that a
-// simulation's page does not download: 6.4 KB gzipped less for every page and embed).
+// { "<id>": ["<id>/<glue>.js", "<id>/<module>_bg.wasm", "<id>/style-<hash>.css"] }, paths
+// relative to the page so the site works from any sub-path. `?sim=<id>` starts that module's
+// download at once (before its style sheet) and nothing else's; without `sim`, the page is the
+// home page and loads none, only the home page's list of simulations and their presets and its
+// style sheet (`home`: a fragment of HTML and the site's rules alone, which a simulation's page
+// does not download).
 (() => {
   const modules = __MODULES__;
-  const home = __HOME__;
+  const [homeList, homeStyle] = __HOME__;
   const query = new URLSearchParams(location.search);
   // The last value wins, as in the module's own URL decoding (src/url.rs).
   const last = (key) => query.getAll(key).pop();
@@ -19,7 +20,11 @@
     el.append(...content);
     return el;
   };
+  // Written into the page while it is parsed, so the sheet blocks rendering as a <link> in the
+  // HTML does (one added with append() would not, and the page would show unstyled first).
+  const useStyle = (href) => document.write(`<link rel="stylesheet" href="${href}" />`);
   if (sim === undefined || !Object.hasOwn(modules, sim)) {
+    useStyle(homeStyle);
     showHome();
     if (sim !== undefined) onLoad(() => unknownSimulation(sim, Object.keys(modules)));
     return;
@@ -41,9 +46,10 @@
   };
   addEventListener('error', (event) => onTrap(event.error));
   addEventListener('unhandledrejection', (event) => onTrap(event.reason));
-  const [glue, wasm] = modules[sim];
+  const [glue, wasm, style] = modules[sim];
   const bytes = fetch(wasm);
   const code = import(`./${glue}`);
+  useStyle(style);
   const parsed = new Promise(onLoad);
   let footer;
   parsed.then(() => {
@@ -74,8 +80,8 @@
   // The list's download starts at once, beside the style sheet's; it fills the home page's empty
   // list when both are there. If it fails, the header's links still name every simulation.
   function showHome() {
-    const list = fetch(home).then((response) => {
-      if (!response.ok) throw new Error(`${home}: HTTP ${response.status}`);
+    const list = fetch(homeList).then((response) => {
+      if (!response.ok) throw new Error(`${homeList}: HTTP ${response.status}`);
       return response.text();
     });
     Promise.all([list, new Promise(onLoad)]).then(([html]) => {

@@ -18,24 +18,28 @@ async function openRecording(path) {
   const page = await openPage(browser);
   const code = [];
   const fragments = [];
+  const styles = [];
   page.on('request', (r) => {
     const url = new URL(r.url());
     if (/\.(js|wasm)$/.test(url.pathname)) code.push(url.pathname);
+    if (url.pathname.endsWith('.css')) styles.push(url.pathname);
     if (/\/home-[0-9a-f]+\.html$/.test(url.pathname)) fragments.push(url.pathname);
   });
   await page.goto(`${server.base}${path}`);
   await ready(page);
-  return { page, code, fragments };
+  return { page, code, fragments, styles };
 }
 
 for (const base of ['/', '/lab/']) {
   for (const id of scenarioIds()) {
     for (const embed of ['', '&embed=1']) {
       test(`${base}?sim=${id}${embed} loads ${id}'s module and no other`, async () => {
-        const { page, code, fragments } = await openRecording(`${base}?sim=${id}${embed}`);
+        const { page, code, fragments, styles } = await openRecording(`${base}?sim=${id}${embed}`);
         await page.waitForSelector('[data-action="play"]:not([disabled])');
         assert.equal(code.filter((p) => p.endsWith('.wasm')).length, 1, `one module: ${code}`);
         assert.deepEqual(fragments, [], "not the home page's list");
+        assert.equal(styles.length, 1, `one style sheet: ${styles}`);
+        assert.match(styles[0], new RegExp(`^${base}${id}/style-[0-9a-f]+\\.css$`), "the simulation's own style sheet");
         for (const path of code) assert.ok(path.startsWith(`${base}${id}/`), `${path} is ${id}'s`);
         assert.equal(await page.locator('.app-header').count(), embed ? 0 : 1, 'the header only outside the embed');
         // The footer follows the page the module drew.
@@ -48,8 +52,10 @@ for (const base of ['/', '/lab/']) {
   }
 
   test(`${base}: the home page loads no module and lists every simulation`, async () => {
-    const { page, code, fragments } = await openRecording(base);
+    const { page, code, fragments, styles } = await openRecording(base);
     assert.deepEqual(code, []);
+    assert.equal(styles.length, 1, `one style sheet: ${styles}`);
+    assert.match(styles[0], new RegExp(`^${base}style-[0-9a-f]+\\.css$`), "the home page's style sheet");
     assert.equal(fragments.length, 1, `the list, once: ${fragments}`);
     assert.equal(await page.getAttribute('[data-cards]', 'aria-busy'), null, 'the list is no longer busy');
     const cards = await page.$$eval('.cards [data-scenario]', (els) => els.map((e) => e.dataset.scenario));
