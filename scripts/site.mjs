@@ -50,13 +50,13 @@ async function styleSheet(files) {
  * is no simulation's is an error, not a rule left out.
  */
 async function styleSheets(ids) {
-  const kit = ['static/style.css', ...await cssUnder('src/ui/kit')];
+  const shared = ['static/style.css', ...await cssUnder('src/ui/kit')];
   const pages = await cssUnder('src/ui/pages');
   const folder = (id) => `src/ui/pages/${id.replaceAll('-', '_')}/`;
   const stray = pages.filter((f) => !ids.some((id) => f.startsWith(folder(id))));
   if (stray.length) throw new Error(`${stray.join(', ')}: in no simulation's page folder`);
   const sheets = { home: await styleSheet(['static/style.css']) };
-  for (const id of ids) sheets[id] = await styleSheet([...kit, ...pages.filter((f) => f.startsWith(folder(id)))]);
+  for (const id of ids) sheets[id] = await styleSheet([...shared, ...pages.filter((f) => f.startsWith(folder(id)))]);
   return sheets;
 }
 

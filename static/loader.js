@@ -76,7 +76,6 @@
       throw error;
     });
 
-  // The home page, with the notice the module would give (src/url.rs): the id, shortened.
   // The list's download starts at once, beside the style sheet's; it fills the home page's empty
   // list when both are there. If it fails, the header's links still name every simulation.
   function showHome() {
@@ -94,6 +93,7 @@
     });
   }
 
+  // The home page, with the notice the module would give (src/url.rs): the id, shortened.
   function unknownSimulation(id, known) {
     const clean = [...id].filter((c) => c >= ' ' && !(c >= '\x7f' && c <= '\x9f'));
     const shown = clean.slice(0, 40).join('') + ([...id].length > 40 ? '…' : '');

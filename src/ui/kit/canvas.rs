@@ -230,24 +230,21 @@ pub fn stamp(ctx: &CanvasRenderingContext2d, s: &Stamp) {
     let dpr = window().device_pixel_ratio().max(1.0);
     let key = JsValue::from(stamp_key(s, dpr));
     let (x, y) = ((s.left * dpr).round() / dpr, (s.top * dpr).round() / dpr);
-    let found = STAMPS.with(|m| m.get(&key));
-    if let Ok(plate) = found.clone().dyn_into::<HtmlCanvasElement>() {
-        let (w, h) = (f64::from(plate.width()) / dpr, f64::from(plate.height()) / dpr);
-        let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(&plate, x, y, w, h);
-        return;
-    }
-    let seen_before = !found.is_undefined();
-    let engraved = seen_before.then(|| engrave(s, dpr)).flatten();
-    STAMPS.with(|m| {
-        if m.size() >= MOST {
-            m.clear();
+    let plate = match STAMPS.with(|m| m.get(&key)).dyn_into::<HtmlCanvasElement>() {
+        Ok(plate) => Some(plate),
+        // Undefined: never seen; `true`: seen once, so it is worth a canvas now.
+        Err(seen) => {
+            let plate = (!seen.is_undefined()).then(|| engrave(s, dpr)).flatten();
+            STAMPS.with(|m| {
+                if m.size() >= MOST {
+                    m.clear();
+                }
+                m.set(&key, plate.as_ref().map_or(&JsValue::TRUE, |p| p.as_ref()));
+            });
+            plate
         }
-        match &engraved {
-            Some(plate) => m.set(&key, plate),
-            None => m.set(&key, &JsValue::TRUE),
-        };
-    });
-    match engraved {
+    };
+    match plate {
         Some(plate) => {
             let (w, h) = (f64::from(plate.width()) / dpr, f64::from(plate.height()) / dpr);
             let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(&plate, x, y, w, h);
