@@ -445,6 +445,30 @@ test('an embed 720 px tall shows the headline chart without scrolling (600 px wi
   }
 });
 
+test('a recommendations that slows down is not said to stop: the intro and the chart\'s marker', async () => {
+  const page = await openPage(browser, { width: 1280 });
+  const cases = [
+    // Chapter 1's Break 1: from 10 s every call takes 30 s.
+    ['&preset=ch1-break-1', 'recommendations slows to 30 s a call at 10 s', 'recommendations slows'],
+    ['&recs_stops_at_ms=5000', 'recommendations stops answering at 5 s', 'recommendations stops'],
+    // Slowing from 0 s is not the chapter's setting (it stops answering at 0 s).
+    ['&recs_latency_ms=2000', 'recommendations slows to 2 s a call at 0 s (in the chapter:', null],
+  ];
+  for (const [query, intro, marker] of cases) {
+    await page.goto(`${server.base}/?sim=cascade${query}`);
+    await ready(page);
+    await page.click('[data-action="skip"]');
+    await untilFinished(page);
+    assert.ok(plain(await page.textContent('[data-intro]')).includes(intro), `${query}: ${await page.textContent('[data-intro]')}`);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const labels = JSON.parse(await page.getAttribute('#chart-home canvas', 'data-labels')).map((l) => l.text);
+    const said = labels.filter((l) => l.startsWith('recommendations'));
+    assert.deepEqual(said, marker ? [marker] : [], `${query}: ${labels.join(' | ')}`);
+  }
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
 test('pool_size at its maximum: 200 slots fit a phone', async () => {
   const page = await open('&pool_size=200', { width: 390, height: 844 });
   await skip(page);

@@ -28,13 +28,14 @@ fn range(s: &Host<Cascade>) -> (f64, f64) {
     x_range(s.now(), s.end())
 }
 
-/// Recommendations stopping, the pool filling, the load stopping.
+/// Recommendations stopping (or slowing down), the pool filling, the load stopping.
 fn markers(s: &Host<Cascade>, with_pool_full: bool) -> Vec<(f64, String)> {
     let ms = |t: Micros| t as f64 / 1000.0;
     let mut m = Vec::new();
     let stop = ms(s.recs_stops_at());
     if stop > 0.0 && stop < ms(s.end()) {
-        m.push((stop, "recommendations stops".to_string()));
+        let what = if s.recs_slow().is_some() { "recommendations slows" } else { "recommendations stops" };
+        m.push((stop, what.to_string()));
     }
     if let Some(t) = s.pool_exhausted_at().filter(|_| with_pool_full) {
         m.push((ms(t), "pool full".to_string()));

@@ -67,7 +67,7 @@ fn checkout_ok(m: &M) -> Tone {
 const CHAPTER_CONTROLS: &[&str] = &[CascadeConfig::variant, CascadeConfig::recs_timeout_ms, CascadeConfig::pool_size];
 
 /// The run the reader set up, with the chapter's own setting named as the chapter's: the load,
-/// the pool, when recommendations stops answering, and the fix.
+/// the pool, when recommendations stops answering (or slows down), and the fix.
 fn intro(c: &CascadeConfig, chapter: &CascadeConfig) -> String {
     let secs = |ms: f64| format::secs(ms / 1000.0);
     let pool = if c.unbounded_pool {
@@ -75,13 +75,22 @@ fn intro(c: &CascadeConfig, chapter: &CascadeConfig) -> String {
     } else {
         format!("one pool of {}", format::counted(u64::from(c.pool_size), "connection", "connections"))
     };
-    let stops = if c.recs_stops_at_ms < c.load_ms {
-        format!("recommendations stops answering at {}", secs(c.recs_stops_at_ms))
+    // Recommendations either stops answering or, with a latency set, starts to answer slowly.
+    let (does, would) = if c.recs_latency_ms > 0.0 {
+        let slow = format::duration_ms(c.recs_latency_ms);
+        (format!("slows to {slow} a call"), format!("slow to {slow} a call"))
     } else {
-        format!("recommendations would stop answering at {}, after the load ends", secs(c.recs_stops_at_ms))
+        ("stops answering".to_string(), "stop answering".to_string())
     };
-    let same = (c.home_rate, c.checkout_rate, c.pool_size, c.load_ms, c.recs_stops_at_ms, c.unbounded_pool)
-        == (chapter.home_rate, chapter.checkout_rate, chapter.pool_size, chapter.load_ms, chapter.recs_stops_at_ms, chapter.unbounded_pool);
+    let stops = if c.recs_stops_at_ms < c.load_ms {
+        format!("recommendations {does} at {}", secs(c.recs_stops_at_ms))
+    } else {
+        format!("recommendations would {would} at {}, after the load ends", secs(c.recs_stops_at_ms))
+    };
+    let setting = |c: &CascadeConfig| {
+        (c.home_rate, c.checkout_rate, c.pool_size, c.load_ms, c.recs_stops_at_ms, c.recs_latency_ms, c.unbounded_pool)
+    };
+    let same = setting(c) == setting(chapter);
     let chapters = if same {
         " (the chapter's setting)".to_string()
     } else {
