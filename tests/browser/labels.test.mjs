@@ -46,3 +46,25 @@ for (const width of [1280, 360]) {
     });
   }
 }
+
+// Two lines' labels on one row must not read as one: in Chapter 1's Break 1 the pool fills a
+// few pixels after recommendations slows down, and on a phone the two labels once touched
+// across the line ("pool fullrecommendations stops", as the label then read).
+for (const width of [412, 360]) {
+  test(`cascade's Break 1 embed at ${width} px: the labels of two close markers stand apart`, async () => {
+    const page = await openPage(browser, { width });
+    await page.goto(`${server.base}/?sim=cascade&preset=ch1-break-1&embed=1&controls=variant,recs_timeout_ms,pool_size`);
+    await ready(page);
+    await page.click('[data-action="skip"]');
+    await untilFinished(page);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const labels = JSON.parse(await page.getAttribute('[data-part="home"] canvas[data-labels]', 'data-labels'));
+    const named = (text) => labels.find((l) => l.text === text);
+    const [slows, full] = [named('recommendations slows'), named('pool full')];
+    assert.ok(slows && full, `both markers are labelled: ${labels.map((l) => l.text).join(' | ')}`);
+    const gap = Math.max(full.x - (slows.x + slows.w), slows.x - (full.x + full.w));
+    assert.ok(slows.y !== full.y || gap >= 8, `on one row, ${gap.toFixed(1)} px apart`);
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  });
+}

@@ -328,7 +328,7 @@ fn markers(ctx: &CanvasRenderingContext2d, s: &Scale, d: &ChartData, theme: &The
             let (a, b) = if prefer_left { (left, right) } else { (right, left) };
             [Spot { x: a, y }, Spot { x: b, y }]
         });
-        labels.place(text, theme.fg, spots);
+        labels.place_apart(text, theme.fg, spots);
     }
 }
 
@@ -337,7 +337,7 @@ fn shaded_labels(s: &Scale, d: &ChartData, theme: &Theme, labels: &mut Labels) {
     for (a, _, text) in &d.shaded {
         let x = s.px(a.max(s.x0)) + 3.0;
         let spots = (0..ROWS).map(|r| Spot { x, y: TOP + 11.0 + ROW * r as f64 });
-        labels.place(text, theme.muted, spots);
+        labels.place_apart(text, theme.muted, spots);
     }
 }
 

@@ -12,6 +12,9 @@ pub const ASCENT: f64 = 9.0;
 pub const DESCENT: f64 = 3.0;
 /// Space kept between two labels.
 const PAD: f64 = 1.0;
+/// Space kept beside a label that names a line (a marker's, a range's): with less, two such
+/// labels on either side of a line read as one ("pool fullrecommendations stops").
+const APART: f64 = 8.0;
 
 /// Where a label may go: its left edge and baseline.
 #[derive(Clone, Copy, Debug)]
@@ -29,9 +32,9 @@ struct Placed {
 }
 
 impl Placed {
-    fn overlaps(&self, x: f64, y: f64, w: f64) -> bool {
-        x < self.x + self.w + PAD
-            && self.x < x + w + PAD
+    fn overlaps(&self, x: f64, y: f64, w: f64, gap: f64) -> bool {
+        x < self.x + self.w + gap
+            && self.x < x + w + gap
             && y - ASCENT < self.y + DESCENT + PAD
             && self.y - ASCENT < y + DESCENT + PAD
     }
@@ -62,22 +65,32 @@ impl<'a> Labels<'a> {
         text_width(self.ctx, self.font, text)
     }
 
-    fn fits(&self, x: f64, y: f64, w: f64) -> bool {
+    fn fits(&self, x: f64, y: f64, w: f64, gap: f64) -> bool {
         x >= 0.0
             && x + w <= self.width
             && y - ASCENT >= 0.0
             && y + DESCENT <= self.height
-            && !self.placed.iter().any(|p| p.overlaps(x, y, w))
+            && !self.placed.iter().any(|p| p.overlaps(x, y, w, gap))
     }
 
     /// Draws `text` in `fill` at the first free spot, on a box of the background colour so it
     /// stays readable over lines and bars; false when no spot was free (it is left out).
     pub fn place(&mut self, text: &str, fill: &str, spots: impl IntoIterator<Item = Spot>) -> bool {
+        self.place_with_gap(text, fill, spots, PAD)
+    }
+
+    /// [`Labels::place`] for a label that names a line: a character's width clear of the others
+    /// beside it, so the reader can tell which label is whose.
+    pub fn place_apart(&mut self, text: &str, fill: &str, spots: impl IntoIterator<Item = Spot>) -> bool {
+        self.place_with_gap(text, fill, spots, APART)
+    }
+
+    fn place_with_gap(&mut self, text: &str, fill: &str, spots: impl IntoIterator<Item = Spot>, gap: f64) -> bool {
         if text.is_empty() {
             return true;
         }
         let w = self.width_of(text);
-        let Some(spot) = spots.into_iter().find(|s| self.fits(s.x, s.y, w)) else { return false };
+        let Some(spot) = spots.into_iter().find(|s| self.fits(s.x, s.y, w, gap)) else { return false };
         // On a box of the background's colour, so it stays readable over lines and bars.
         stamp(
             self.ctx,
