@@ -445,6 +445,24 @@ test('an embed 720 px tall shows the headline chart without scrolling (600 px wi
   }
 });
 
+test('an embed\'s fix caption shows every fix\'s whole sentence, from a phone to a chapter column', async () => {
+  const hidden = [];
+  for (const width of [320, 360, 412, 480, 540, 720]) {
+    const page = await openPage(browser, { width, height: 900 });
+    for (const preset of ['', '&preset=ch1-break-1']) {
+      for (const variant of ['no-timeout', 'timeout', 'bulkhead', 'both']) {
+        await page.goto(`${server.base}/?sim=cascade&embed=1${preset}&variant=${variant}&recs_timeout_ms=12500&pool_size=100&controls=variant,recs_timeout_ms,pool_size`);
+        await ready(page);
+        const [full, shown] = await page.$eval('[data-fix]', (e) => [e.scrollHeight, e.clientHeight]);
+        if (full > shown) hidden.push(`${width}px ${preset || 'defaults'} ${variant}: ${full} px of text in ${shown}`);
+      }
+    }
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  }
+  assert.deepEqual(hidden, []);
+});
+
 test('a recommendations that slows down is not said to stop: the intro and the chart\'s marker', async () => {
   const page = await openPage(browser, { width: 1280 });
   const cases = [
