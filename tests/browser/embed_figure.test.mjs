@@ -325,3 +325,20 @@ test('a chapter page on another origin with every README snippet does not shift 
   console.log('layout shift', JSON.stringify(results));
   for (const { width, cls } of results) assert.ok(cls <= 0.02, `CLS ${cls.toFixed(4)} at ${width} px`);
 });
+
+test('a fixed box whose text runs past its bottom fades out there until scrolled to its end; a box that fits has no fade', async () => {
+  const page = await openFigure(browser, server, '?sim=slow-server&embed=1&controls=policy,slowdown,timeout_ms', 412, 900);
+  await page.click('[data-action="skip"]');
+  await untilFinished(page);
+  const box = (sel) => page.$eval(sel, (e) => ({ more: e.scrollHeight > e.clientHeight + 1, mask: getComputedStyle(e).maskImage }));
+  // The answer to the prediction is longer than its box on a phone; the verdict fits in its own.
+  const answer = await box('[data-answer]');
+  assert.ok(answer.more, 'the answer runs past its box at 412 px');
+  assert.match(answer.mask, /linear-gradient/, 'the answer fades out at its bottom');
+  assert.equal((await box('.figure-verdict')).more, false);
+  assert.equal((await box('.figure-verdict')).mask, 'none');
+  await page.$eval('[data-answer]', (e) => { e.scrollTop = e.scrollHeight; });
+  await page.waitForFunction(() => getComputedStyle(document.querySelector('[data-answer]')).maskImage === 'none');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
