@@ -136,6 +136,23 @@ test('slow-server: least-outstanding keeps p99 after within a small multiple of 
   await page.context().close();
 });
 
+test('slow-server: the charts mark B\'s slowdown only when there is one (none at ×1), and B going down and its ejection', async () => {
+  const page = await openPage(browser);
+  const cases = [['', ['B ×5 slower']], ['&slowdown=1', []], ['&slowdown=1&b_fails=true', ['B goes down', 'B ejected']]];
+  for (const [query, want] of cases) {
+    await page.goto(`${server.base}/?sim=slow-server${query}`);
+    await ready(page);
+    await skipToEnd(page);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    for (const chart of ['#chart-queues', '#chart-latency']) {
+      const labels = JSON.parse(await page.getAttribute(`${chart} canvas`, 'data-labels')).map((l) => l.text);
+      assert.deepEqual(labels.filter((l) => l.startsWith('B ')), want, `${query || 'defaults'} ${chart}: ${labels.join(' | ')}`);
+    }
+  }
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
 test('slow-server on a phone, in dark mode', async () => {
   const page = await openPage(browser, { width: 390, height: 844, colorScheme: 'dark' });
   await page.goto(`${server.base}/?sim=slow-server`);

@@ -127,17 +127,20 @@ fn Stats(metrics: Metrics<SlowServer>) -> impl IntoView {
     }
 }
 
-/// B slowing down (or going down) and B's ejection, as chart markers.
+/// B slowing down (or going down) and B's ejection, as chart markers; none for a slowdown of ×1,
+/// which changes nothing.
 fn markers(s: &Host<SlowServer>) -> Vec<(f64, String)> {
     let c = s.config();
     if c.servers < 2 {
         return Vec::new();
     }
     let at = s.slow_at() as f64 / 1000.0;
-    let mut m = vec![(
-        at,
-        if c.b_fails { "B goes down".to_string() } else { format!("B ×{} slower", format::plain(c.slowdown)) },
-    )];
+    let mut m = Vec::new();
+    if c.b_fails {
+        m.push((at, "B goes down".to_string()));
+    } else if c.slowdown > 1.0 {
+        m.push((at, format!("B ×{} slower", format::plain(c.slowdown))));
+    }
     if let Some(e) = s.ejected_at() {
         m.push((e as f64 / 1000.0, "B ejected".to_string()));
     }
