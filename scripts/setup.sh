@@ -128,7 +128,7 @@ prebuild_web() {
 build_web() {
   local site="$ROOT/target/site" id
   mkdir -p "$site"
-  (cd "$ROOT" && cargo run --quiet --release --bin resilience-lab -- list --json) >"$site/list.json"
+  (cd "$ROOT" && cargo run --quiet --profile fast --bin resilience-lab -- list --json) >"$site/list.json"
   for id in $(simulation_ids); do
     build_module "$id" "$site/stage/$id"
   done

@@ -11,10 +11,15 @@ const README: &str = include_str!("../README.md");
 const CARGO_RUN: &str = "cargo run --release --bin resilience-lab -- ";
 
 /// Commands the README shows that other tests run: `scripts/test.sh` is what CI runs (so this
-/// very test), `scripts/serve.sh` is started by `tests/browser/serve.test.mjs`, and the golden
-/// update is the command `tests/golden.rs` names when it fails.
-const RUN_ELSEWHERE: &[&str] =
-    &["scripts/serve.sh", "scripts/test.sh", "UPDATE_GOLDEN=1 cargo test --release --test golden"];
+/// very test) and it runs `scripts/test.sh --quick` as its first step, `scripts/serve.sh` is
+/// started by `tests/browser/serve.test.mjs`, and the golden update is the command
+/// `tests/golden.rs` names when it fails.
+const RUN_ELSEWHERE: &[&str] = &[
+    "scripts/serve.sh",
+    "scripts/test.sh",
+    "scripts/test.sh --quick",
+    "UPDATE_GOLDEN=1 cargo test --release --test golden",
+];
 
 /// Splits a command line as a POSIX shell does for the README's commands: words, and
 /// single-quoted words.

@@ -2,19 +2,14 @@
 // wasm build (each simulation's own module), must produce exactly the metrics (bit for bit) and event counts of the native build.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { serve, launch, openPage, scenarioIds } from './harness.mjs';
+import { serve, launch, openPage, scenarioIds, cli } from './harness.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
 
 test('wasm and native runs are byte-identical for every scenario and preset, each in its own module', async () => {
-  const native = execFileSync('cargo', ['run', '--quiet', '--release', '--bin', 'resilience-lab', '--', 'bench', '--fingerprints'],
-    { cwd: root, encoding: 'utf8' });
+  const native = cli(['bench', '--fingerprints']);
   const lines = native.trim().split('\n');
   assert.ok(lines.length >= 25, `one line per scenario and preset: ${lines.length}`);
   const page = await openPage(browser);

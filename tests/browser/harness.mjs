@@ -84,8 +84,7 @@ export async function setSlider(page, name, value) {
  */
 let declarations;
 export function scenarios() {
-  declarations ??= JSON.parse(execFileSync('cargo', ['run', '--quiet', '--release', '--bin', 'resilience-lab', '--', 'list', '--json'],
-    { cwd: root, encoding: 'utf8' }));
+  declarations ??= cliRun(['list', '--json']);
   return declarations;
 }
 
@@ -156,11 +155,23 @@ export async function verdictText(page, selector = '[data-verdict]') {
   return page.$eval(selector, (el) => [...el.querySelectorAll('.lead, .why p')].map((p) => p.textContent).join(' '));
 }
 
-/** The command line's answer to `args` (`resilience-lab run cascade --json` …), parsed. */
-export function cliRun(args) {
-  return JSON.parse(execFileSync('cargo', ['run', '--quiet', '--release', '--bin', 'resilience-lab', '--', ...args],
-    { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 }));
+/**
+ * What the command line prints for `args` (`['run', 'cascade', '--json']` …). It runs the binary
+ * `scripts/test.sh` built with the tests' profile (`fast`), building it first if it is not up to
+ * date, rather than `cargo run` for every call.
+ */
+let cliBuilt = false;
+export function cli(args) {
+  if (!cliBuilt) {
+    execFileSync('cargo', ['build', '--quiet', '--profile', 'fast', '--bin', 'resilience-lab'], { cwd: root, stdio: 'inherit' });
+    cliBuilt = true;
+  }
+  return execFileSync(join(root, 'target', 'fast', 'resilience-lab'), args,
+    { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
 }
+
+/** The command line's answer to `args` (`resilience-lab run cascade --json` …), parsed. */
+export const cliRun = (args) => JSON.parse(cli(args));
 
 /** Text with each run of whitespace as one space, trimmed: the words a reader sees. */
 export const plain = (text) => (text ?? '').replace(/\s+/g, ' ').trim();

@@ -2,14 +2,9 @@
 // view (the whole curve, by option, over seeds), checked against the CLI's own sweep.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { serve, launch, openPage, ready, screenshot, setSlider, scenarios, skipToEnd, plain } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, setSlider, scenarios, skipToEnd, plain, cliRun } from './harness.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const cli = (...args) => JSON.parse(execFileSync('cargo', ['run', '--quiet', '--release', '--bin', 'resilience-lab', '--', ...args],
-  { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+const cli = (...args) => cliRun(args);
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });

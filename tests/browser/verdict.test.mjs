@@ -3,8 +3,7 @@
 // inside the verdict's own box: nothing around the figure moves.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { serve, launch, openPage, ready, screenshot, skipToEnd, scenarioIds, verdictText } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, skipToEnd, scenarioIds, verdictText, cliRun } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -69,7 +68,7 @@ for (const sim of scenarioIds()) {
 }
 
 test('cascade: the lead and the rest are the whole reading, one paragraph a sentence', async () => {
-  const reading = JSON.parse(execFileSync('cargo', ['run', '--quiet', '--release', '--bin', 'resilience-lab', '--', 'run', 'cascade', '--json'], { encoding: 'utf8' })).reading.verdict;
+  const reading = cliRun(['run', 'cascade', '--json']).reading.verdict;
   const page = await openPage(browser);
   await page.goto(`${server.base}/?sim=cascade`);
   await ready(page);
