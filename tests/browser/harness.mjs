@@ -101,6 +101,28 @@ export async function untilFinished(page, timeout = 30000) {
   }, null, { timeout });
 }
 
+/**
+ * Plays the page for `ms` milliseconds of its own clock, then pauses. The page must have loaded
+ * after `page.clock.install()`: the clock stops here and moves only as the test moves it, one
+ * animation frame every 16 ms, so what happens in `ms` does not depend on how busy the machine is.
+ */
+export async function playFor(page, ms) {
+  // The clock runs until it is paused, and pausing goes forward to a time not yet past: ask for
+  // a little ahead of the page's time, further ahead if the machine was slower than that.
+  for (let ahead = 100; ; ahead *= 4) {
+    const at = await page.evaluate((ahead) => Date.now() + ahead, ahead);
+    const paused = await page.clock.pauseAt(at).then(() => true, (e) => {
+      if (ahead > 100000 || !/to the past/.test(e.message)) throw e;
+      return false;
+    });
+    if (paused) break;
+  }
+  await page.click('[data-action="play"]');
+  await page.clock.runFor(ms);
+  await page.click('[data-action="pause"]');
+  await page.waitForSelector('[data-action="play"]');
+}
+
 /** Presses "Skip to end" and waits until the run has reached its end. */
 export async function skipToEnd(page, timeout = 30000) {
   await page.click('[data-action="skip"]');
