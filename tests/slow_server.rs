@@ -566,3 +566,82 @@ mod readings {
         }
     }
 }
+
+/// The figure's picture (issue 44) draws what the model holds: each server's dots are its
+/// waiting requests and busy workers, counted as `run --json` counts them, and the dots on their
+/// way are requests sent in the last 300 ms.
+mod picture {
+    use super::*;
+    use proptest::prelude::*;
+    use proptest::test_runner::TestCaseError;
+    use resilience_lab::sim::{MS, Model};
+    use strategies::any_params;
+
+    fn check(sim: &SlowServer) -> Result<(), TestCaseError> {
+        let picture = sim.picture(sim.now());
+        let rows = servers(sim);
+        prop_assert_eq!(picture.servers.len(), rows.len());
+        for (drawn, row) in picture.servers.iter().zip(&rows) {
+            prop_assert_eq!(drawn.name.to_string(), row.name.clone());
+            prop_assert_eq!(drawn.outstanding() as f64, row.final_queue);
+            prop_assert_eq!(drawn.line.len(), (drawn.waiting as usize).min(600));
+            prop_assert!(drawn.in_service.len() as u32 <= drawn.workers);
+        }
+        prop_assert_eq!(picture.servers.get(1).map(|b| b.outstanding() as f64), value(sim, "b_queue").as_f64());
+        prop_assert_eq!(picture.timed_out_total as f64, num(sim, "timed_out"));
+        for &(server, along) in picture.sent.iter().chain(&picture.timed_out) {
+            prop_assert!((server as usize) < rows.len());
+            prop_assert!((0.0..=1.0).contains(&along), "{along}");
+        }
+        // No client gives up without a timeout, and none is drawn leaving before it could.
+        if sim.config().timeout_ms == 0.0 {
+            prop_assert!(picture.timed_out.is_empty());
+            prop_assert!(picture.servers.iter().all(|s| !s.line.contains(&true) && !s.in_service.contains(&true)));
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(32) })]
+
+        #[test]
+        fn the_picture_is_the_models_state(p in any_params(), seed in 0u64..1000, length in 1_000u64..6_000) {
+            let mut sim = SlowServer::new(&p, seed, length * MS);
+            while !sim.finished() {
+                sim.advance(sim.now() + 450 * MS, u64::MAX);
+                check(&sim)?;
+            }
+        }
+    }
+
+    /// The chapter's run at 5 s: B's line is long, A's and C's short; requests are on their way
+    /// to every server (round robin: about a third each of 150/s over 300 ms, 15 each).
+    #[test]
+    fn in_the_chapters_run_b_is_the_long_line() {
+        let mut sim = start(&SPEC.defaults(), 1, 20);
+        sim.advance(5 * SEC, u64::MAX);
+        let picture = sim.picture(sim.now());
+        let [a, b, c] = [0, 1, 2].map(|i| picture.servers[i].waiting);
+        assert!(b > 60 && a < 10 && c < 10, "A {a}, B {b}, C {c}");
+        assert_eq!(picture.servers[1].slowdown, 5.0);
+        for server in 0..3u8 {
+            let on_way = picture.sent.iter().filter(|(s, _)| *s == server).count();
+            assert!((5..=30).contains(&on_way), "{on_way} on their way to server {server}");
+        }
+        let drawn = picture.drawn_json();
+        assert!(drawn.starts_with(&format!("{{\"b_queue\":{},\"timed_out\":0,", b + 1)), "{drawn}");
+    }
+
+    /// With a client timeout and no cancel, B's line fills with requests whose client has left:
+    /// the server still works on them, and the picture draws them apart.
+    #[test]
+    fn a_timeout_leaves_work_for_nobody_in_bs_line() {
+        let mut sim = start(&params("timeout", &[]), 1, 20);
+        sim.advance(8 * SEC, u64::MAX);
+        let picture = sim.picture(sim.now());
+        let b = &picture.servers[1];
+        let left = b.line.iter().filter(|left| **left).count();
+        assert!(left > b.line.len() / 2, "{left} of {} waiting for nobody", b.line.len());
+        assert!(!picture.timed_out.is_empty(), "clients are giving up");
+    }
+}

@@ -169,8 +169,8 @@ test('before Play every figure draws its chart at the run\'s scale: axis, lanes,
 test('presets= is one segmented control, show= adds parts, chart= picks the headline, unknown names get a notice', async () => {
   const page = await openFigure(browser, server, '?sim=slow-server&embed=1', 720);
   assert.equal(await page.locator('[data-preset]').count(), 0, 'no preset buttons without presets=');
-  assert.equal(await page.locator('.figure-chart #chart-queues').count(), 1, 'the queues are the headline chart');
-  assert.equal(await page.locator('#chart-latency, #chart-in-flight').count(), 0, 'no other chart');
+  assert.equal(await page.locator('.figure-chart #picture').count(), 1, 'the picture is the headline');
+  assert.equal(await page.locator('#chart-queues, #chart-latency, #chart-in-flight').count(), 0, 'no other chart');
   const controls = await page.$$eval('aside.panel [name]', (els) => [...new Set(els.map((e) => e.name))]);
   assert.deepEqual(controls, ['slowdown', 'policy', 'timeout_ms'], 'without controls=, the chapter\'s controls');
   await page.goto(`${server.base}/?sim=slow-server&embed=1&presets=chapter,least-outstanding&preset=least-outstanding&show=latency&chart=in-flight`);

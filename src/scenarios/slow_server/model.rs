@@ -7,6 +7,7 @@ use slotmap::SlotMap;
 
 use super::balancer::Balancer;
 use super::charts::{Charts, InFlightSample, LatencySample, QueueSample};
+use super::moves::Moves;
 use super::request::{Request, RequestKey, Stage};
 use super::server::{Server, server_name};
 use super::spec::{
@@ -46,7 +47,9 @@ pub struct SlowServer {
 
     pub(super) servers: Vec<Server>,
     balancer: Balancer,
-    requests: SlotMap<RequestKey, Request>,
+    pub(super) requests: SlotMap<RequestKey, Request>,
+    /// The sends and give-ups the figure's picture draws on their way.
+    pub(super) moves: Moves,
 
     arrived: u64,
     completed: u64,
@@ -147,6 +150,7 @@ impl Model for SlowServer {
             servers: (0..servers).map(|_| Server { factor: 1.0, ..Server::default() }).collect(),
             balancer: Balancer::new(config.policy, SimRng::stream(seed, 3), servers),
             requests: SlotMap::with_key(),
+            moves: Moves::default(),
             arrived: 0,
             completed: 0,
             timed_out: 0,
@@ -302,6 +306,7 @@ impl SlowServer {
             self.refuse(q, key);
             return false;
         }
+        self.moves.send(q.now(), server as u8);
         let r = &mut self.requests[key];
         r.server = server as u8;
         r.stage = Stage::Queued;
@@ -389,6 +394,7 @@ impl SlowServer {
         self.settle_area(now);
         self.in_flight -= 1;
         self.timed_out += 1;
+        self.moves.give_up(now, r.server);
         self.record_latency(r.arrived, self.timeout);
         self.requests[key].abandoned = true;
         // The balancer closes the upstream request when its client leaves.

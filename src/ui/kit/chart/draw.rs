@@ -6,7 +6,7 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::data::{ChartData, XAxis};
 use super::labels::{ASCENT, Labels, Spot};
-use super::theme::{color, nice_step, prefers_dark};
+use super::theme::{Theme, color, nice_step};
 use crate::format;
 use crate::ui::kit::canvas::{context, set_attribute, set_font, text_width};
 use crate::ui::kit::number::shortest;
@@ -18,39 +18,6 @@ const BOTTOM: f64 = 24.0;
 /// Rows of labels below the plot's top edge (markers, shaded ranges), this far apart.
 const ROW: f64 = 13.0;
 const ROWS: usize = 4;
-
-struct Theme {
-    fg: &'static str,
-    muted: &'static str,
-    grid: &'static str,
-    bg: &'static str,
-    shade: &'static str,
-    dark: bool,
-}
-
-impl Theme {
-    fn now() -> Self {
-        if prefers_dark() {
-            Theme {
-                fg: "#e6edf3",
-                muted: "#9198a1",
-                grid: "#30363d",
-                bg: "#0d1117",
-                shade: "rgba(248,81,73,0.12)",
-                dark: true,
-            }
-        } else {
-            Theme {
-                fg: "#1f2328",
-                muted: "#59636e",
-                grid: "#d8dee4",
-                bg: "#ffffff",
-                shade: "rgba(207,34,46,0.08)",
-                dark: false,
-            }
-        }
-    }
-}
 
 /// The y axis: its ticks and whether it is logarithmic.
 struct YAxis {

@@ -8,11 +8,11 @@ use web_sys::HtmlCanvasElement;
 
 mod data;
 mod draw;
-mod labels;
+pub mod labels;
 pub mod theme;
 
 pub use data::{Band, Bars, ChartData, Line, XAxis};
-pub use theme::{color, nice_step, prefers_dark, slot};
+pub use theme::{Theme, color, nice_step, prefers_dark, slot};
 
 use super::canvas::drawn_canvas;
 use crate::sim::decimal;

@@ -49,6 +49,40 @@ pub fn prefers_dark() -> bool {
     dark
 }
 
+/// The ink of everything drawn that is not a series: text, axes, grid, background, shading.
+pub struct Theme {
+    pub fg: &'static str,
+    pub muted: &'static str,
+    pub grid: &'static str,
+    pub bg: &'static str,
+    pub shade: &'static str,
+    pub dark: bool,
+}
+
+impl Theme {
+    pub fn now() -> Self {
+        if prefers_dark() {
+            Theme {
+                fg: "#e6edf3",
+                muted: "#9198a1",
+                grid: "#30363d",
+                bg: "#0d1117",
+                shade: "rgba(248,81,73,0.12)",
+                dark: true,
+            }
+        } else {
+            Theme {
+                fg: "#1f2328",
+                muted: "#59636e",
+                grid: "#d8dee4",
+                bg: "#ffffff",
+                shade: "rgba(207,34,46,0.08)",
+                dark: false,
+            }
+        }
+    }
+}
+
 /// Round numbers for axis ticks: 1, 2 or 5 times a power of ten.
 pub fn nice_step(range: f64, target_ticks: f64) -> f64 {
     let raw = (range / target_ticks).max(1e-9);

@@ -1,7 +1,10 @@
 //! The slow-server page: predict, then watch B's queue and p99 under the balancing policy.
 //! Every sentence of explanation is the run's own reading (`scenarios::slow_server::reading`).
 
+mod picture;
+
 use leptos::prelude::*;
+use picture::at_each_server;
 
 use crate::format;
 use crate::scenarios::slow_server::{SAMPLE_EVERY, SlowServer, SlowServerConfig, SlowServerMetrics, server_name};
@@ -81,6 +84,7 @@ fn SlowServerPage(state: SimState) -> impl IntoView {
         if ratio.is_empty() { metrics.said(|w| &w.answer) } else { ratio }
     });
     let parts = vec![
+        Part::new("picture", Role::Chart, move || view! { <picture::QueuePicture runner/> }),
         Part::new("cards", Role::Cards, move || view! { <Stats metrics/> }),
         Part::new("queues", Role::Chart, move || view! { <QueueChart runner/> }).in_group("charts-grid"),
         Part::new("latency", Role::Chart, move || view! { <LatencyChart runner metrics config/> }).in_group("charts-grid"),
@@ -162,17 +166,7 @@ fn QueueChart(runner: Runner<SlowServer>) -> impl IntoView {
             ChartData { x_range: x_range(s), lines, markers: markers(s), y_min_max: 5.0, ..Default::default() }
         })
     });
-    let summary = Signal::derive(move || {
-        runner.track(|s| {
-            let parts: Vec<String> = s
-                .servers()
-                .iter()
-                .enumerate()
-                .map(|(i, sv)| format!("{} {}", server_name(i), sv.outstanding()))
-                .collect();
-            format!("Requests at each server at {}: {}.", format::seconds(s.now()), parts.join(", "))
-        })
-    });
+    let summary = Signal::derive(move || runner.track(at_each_server));
     view! { <Chart id="chart-queues" title="Requests at each server (queue + in service)" data summary/> }
 }
 

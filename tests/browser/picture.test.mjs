@@ -1,0 +1,98 @@
+// Issue 44: a figure's headline is a picture of the mechanism, drawn from the run's own state.
+// What the picture says it draws (`data-drawn`) at a paused moment is what `run --at-ms` says
+// the model held then: each server's requests, B's queue, the timeouts so far. Screenshots of
+// the pictures at 360, 412 and 720 px, light and dark, go to target/screenshots.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, openPage, ready, playFor, cliRun, screenshot } from './harness.mjs';
+
+let server, browser;
+before(async () => { server = await serve(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+/** Opens `query` on the page's own clock, plays it `ms` of that clock, and returns the moment
+ *  paused at (ms of the run) and what the picture drew then. */
+async function pausedPicture(page, query, ms) {
+  await page.clock.install();
+  await page.goto(`${server.base}/?${query}`);
+  await ready(page);
+  await playFor(page, ms);
+  // The picture draws in the frame after the run moved, or within 250 ms when it is out of view
+  // (the full page on a phone): let that pass.
+  await page.clock.runFor(300);
+  const seconds = Number(await page.getAttribute('.play-controls .clock', 'data-value'));
+  const drawn = JSON.parse(await page.getAttribute('[data-picture] canvas', 'data-drawn'));
+  return { atMs: Math.round(seconds * 1e6) / 1000, drawn };
+}
+
+const cases = [
+  ['the chapter', 'sim=slow-server&embed=1&speed=2', 2000],
+  ['a timeout without cancel', 'sim=slow-server&embed=1&preset=timeout&speed=4', 2000],
+  ['a timeout with cancel', 'sim=slow-server&preset=timeout-cancel&speed=4', 1500],
+  ['B fails and is ejected', 'sim=slow-server&embed=1&preset=b-fails&speed=4', 1200],
+  ['least outstanding, 8 servers of 4 workers', 'sim=slow-server&embed=1&policy=least-outstanding&servers=8&workers=4&rate=900&speed=2', 1000],
+];
+
+for (const [what, query, ms] of cases) {
+  test(`slow-server, ${what}: the picture draws what the model holds at the paused moment (run --at-ms)`, async () => {
+    const page = await openPage(browser, { width: 412, height: 900 });
+    const { atMs, drawn } = await pausedPicture(page, query, ms);
+    assert.ok(atMs > 1000, `played past the slowdown: ${atMs} ms`);
+    const params = new URLSearchParams(query);
+    params.delete('embed');
+    const run = cliRun(['run', '--url', `?${params}`, '--at-ms', String(atMs), '--json']);
+    assert.equal(drawn.b_queue, run.b_queue, 'B\'s queue');
+    assert.equal(drawn.timed_out, run.timed_out, 'the timeouts so far');
+    assert.deepEqual(drawn.servers.map((s) => [s.name, s.final_queue]), run.servers.map((s) => [s.name, s.final_queue]));
+    for (const s of drawn.servers) {
+      assert.equal(s.final_queue, s.waiting + s.in_service, `${s.name}: its line and its workers`);
+      assert.ok(s.waiting_drawn <= s.waiting, `${s.name}: no more dots than requests`);
+    }
+    assert.ok(drawn.sent_drawn > 0, 'requests on their way');
+    if (run.timed_out > 0 && !params.has('preset', 'b-fails')) assert.ok(drawn.timed_out_drawn > 0, 'clients giving up are drawn');
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  });
+}
+
+test('slow-server: with a timeout and no cancel, B\'s line is mostly requests whose client has gone', async () => {
+  const page = await openPage(browser, { width: 720, height: 900 });
+  const { drawn } = await pausedPicture(page, 'sim=slow-server&embed=1&preset=timeout&speed=4', 2000);
+  const b = drawn.servers[1];
+  assert.ok(b.client_left_drawn > b.waiting_drawn / 2, `${b.client_left_drawn} of ${b.waiting_drawn} drawn for nobody`);
+  await page.context().close();
+});
+
+test('slow-server: the picture is the figure\'s headline, and chart= still picks a chart', async () => {
+  const page = await openPage(browser, { width: 720, height: 900 });
+  await page.goto(`${server.base}/?sim=slow-server&embed=1`);
+  await ready(page);
+  assert.equal(await page.locator('.figure-chart [data-picture]').count(), 1, 'the picture heads the figure');
+  await page.waitForSelector('.figure-chart [data-picture] canvas[data-drawn]');
+  const labels = JSON.parse(await page.getAttribute('[data-picture] canvas', 'data-labels')).map((l) => l.text);
+  assert.deepEqual(labels, ['Balancer: round robin', '0 waiting', 'A', '0 waiting', 'B', '0 waiting', 'C'], 'before Play');
+  await page.goto(`${server.base}/?sim=slow-server&embed=1&chart=queues`);
+  await ready(page);
+  assert.equal(await page.locator('.figure-chart #chart-queues').count(), 1);
+  assert.equal(await page.locator('[data-picture]').count(), 0, 'the picture is a part like the others');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+for (const width of [360, 412, 720]) for (const scheme of ['light', 'dark']) {
+  test(`slow-server's picture at ${width} px, ${scheme}: every label inside the canvas, none overlapping`, async () => {
+    const page = await openPage(browser, { width, height: 900, colorScheme: scheme });
+    await pausedPicture(page, 'sim=slow-server&embed=1&preset=timeout&speed=4', 2500);
+    const { labels, w, h } = await page.$eval('[data-picture] canvas', (c) => ({ labels: JSON.parse(c.dataset.labels), w: c.clientWidth, h: c.clientHeight }));
+    assert.ok(labels.some((l) => /^B ×5 slower$|^B$/.test(l.text)), 'B is named');
+    assert.ok(labels.some((l) => /waiting/.test(l.text) && l.text !== '0 waiting'), 'a line\'s count');
+    for (const l of labels) assert.ok(l.x >= 0 && l.y >= 0 && l.x + l.w <= w + 0.01 && l.y + l.h <= h + 0.01, `"${l.text}" is cut`);
+    for (let i = 0; i < labels.length; i++) for (let j = i + 1; j < labels.length; j++) {
+      const [a, b] = [labels[i], labels[j]];
+      assert.ok(!(a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h), `"${a.text}" overlaps "${b.text}"`);
+    }
+    await screenshot(page, `slow-server-picture-${width}-${scheme}`);
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  });
+}
