@@ -17,7 +17,8 @@ use crate::sim::{Explain, Host, Micros, Simulation};
 
 /// The most events one animation frame may process, so no setting can freeze the page.
 pub const EVENTS_PER_FRAME: u64 = 200_000;
-/// The most events "skip to end" processes in one frame (a few tens of milliseconds).
+/// The most events "skip to end", or bringing a rebuilt run to the reader's moment, processes
+/// in one frame (a few tens of milliseconds).
 pub const EVENTS_PER_SKIP_CHUNK: u64 = 400_000;
 /// Wall time longer than this between frames (a background tab) is not caught up on.
 const MAX_FRAME_GAP_MS: f64 = 100.0;
@@ -126,9 +127,54 @@ impl Playback {
     }
 
     pub fn pause(&self) {
-        self.playing.set(false);
-        self.generation.with_value(|g| g.set(g.get() + 1));
+        self.stop_loop();
         self.words_now();
+    }
+
+    /// Ends the animation loop under way (play, skip, catching up), and returns the new
+    /// loop's generation.
+    fn stop_loop(&self) -> u64 {
+        self.playing.set(false);
+        self.generation.with_value(|g| {
+            g.set(g.get() + 1);
+            g.get()
+        })
+    }
+
+    /// The reader changed a setting (a control, a preset, the seed): builds the run again with
+    /// the page's new state and brings it to the moment the old one was at (its end, if the old
+    /// one had ended), playing on if it was playing. The new run is replayed from its start, as
+    /// the link will give it, so the same link still gives the same run; the reader's clock
+    /// never goes back. A long replay goes on over the next frames, as a skip does.
+    pub fn rebuild_in_place(&self) {
+        let (was_at, ended) = self.sim.with_value(|s| (s.now(), s.finished()));
+        let resume = self.playing.get_untracked();
+        let generation = self.stop_loop();
+        let build = self.build.get_value();
+        self.sim.set_value(build());
+        let target = if ended { Micros::MAX } else { was_at };
+        self.catch_up(generation, target, resume);
+    }
+
+    fn catch_up(self, generation: u64, target: Micros, resume: bool) {
+        if self.generation.try_with_value(|g| g.get()) != Some(generation) {
+            return;
+        }
+        let reached = self.sim.try_update_value(|s| s.advance(target.min(s.end()), EVENTS_PER_SKIP_CHUNK).reached);
+        match reached {
+            None => {}
+            Some(false) => {
+                self.moved();
+                request_animation_frame(move || self.catch_up(generation, target, resume));
+            }
+            Some(true) => {
+                self.changed();
+                // A run that now ends before the old moment stops at its end (Play would start it again).
+                if resume && !self.sim.with_value(|s| s.finished()) {
+                    self.play();
+                }
+            }
+        }
     }
 
     /// Builds the simulation again from the page's current state (after a change of

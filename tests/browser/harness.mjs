@@ -102,11 +102,11 @@ export async function untilFinished(page, timeout = 30000) {
 }
 
 /**
- * Plays the page for `ms` milliseconds of its own clock, then pauses. The page must have loaded
- * after `page.clock.install()`: the clock stops here and moves only as the test moves it, one
- * animation frame every 16 ms, so what happens in `ms` does not depend on how busy the machine is.
+ * Stops the page's clock: from here it moves only as the test moves it (`page.clock.runFor`),
+ * one animation frame every 16 ms, so what happens does not depend on how busy the machine is.
+ * The page must have loaded after `page.clock.install()`.
  */
-export async function playFor(page, ms) {
+export async function holdClock(page) {
   // The clock runs until it is paused, and pausing goes forward to a time not yet past: ask for
   // a little ahead of the page's time, further ahead if the machine was slower than that.
   for (let ahead = 100; ; ahead *= 4) {
@@ -115,8 +115,13 @@ export async function playFor(page, ms) {
       if (ahead > 100000 || !/to the past/.test(e.message)) throw e;
       return false;
     });
-    if (paused) break;
+    if (paused) return;
   }
+}
+
+/** Plays the page for `ms` milliseconds of its own clock (see `holdClock`), then pauses. */
+export async function playFor(page, ms) {
+  await holdClock(page);
   await page.click('[data-action="play"]');
   await page.clock.runFor(ms);
   await page.click('[data-action="pause"]');

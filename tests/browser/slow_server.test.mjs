@@ -114,9 +114,11 @@ test('slow-server: moving a slider changes the run and the URL', async () => {
   await ready(page);
   await skipToEnd(page);
   const arrivedDefault = await stat(page, 'completed');
+  const end = await stat(page, 'time_s');
   await setSlider(page, 'rate', 60);
-  await page.waitForFunction(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) === 0);
-  await skipToEnd(page);
+  // The new run is shown at the moment the reader was at: its end (live controls, issue 44).
+  await page.waitForFunction((before) => Number(document.querySelector('[data-stat="completed"]').dataset.value) !== before, arrivedDefault);
+  assert.equal(await stat(page, 'time_s'), end, 'the clock stays at the end');
   const arrivedSlower = await stat(page, 'completed');
   assert.ok(arrivedSlower < arrivedDefault, `completed ${arrivedDefault} -> ${arrivedSlower}`);
   await page.waitForFunction(() => location.search.includes('rate=60'), null, { timeout: 5000 });

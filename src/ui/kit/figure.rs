@@ -193,7 +193,7 @@ pub fn Figure(
                         specs=scenario.params
                         params=state.params
                         shown=Some(state.figure_controls(chapter_controls))
-                        on_change=Callback::new(move |_| runner.rebuild())
+                        on_change=Callback::new(move |_| runner.rebuild_in_place())
                     />
                     {state.shows("seed").then(|| view! { <SeedControl state runner/> })}
                 </aside>

@@ -86,7 +86,7 @@ pub fn SimFrame(
                         specs=scenario.params
                         params=state.params
                         shown=None
-                        on_change=Callback::new(move |_| runner.rebuild())
+                        on_change=Callback::new(move |_| runner.rebuild_in_place())
                     />
                     <SeedControl state runner/>
                 </aside>

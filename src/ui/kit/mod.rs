@@ -9,7 +9,6 @@ pub mod controls;
 pub mod figure;
 pub mod frame;
 pub mod metrics;
-pub mod moment;
 pub mod number;
 pub mod picture;
 pub mod play;

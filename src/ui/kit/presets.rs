@@ -27,7 +27,7 @@ pub fn PresetButton(state: SimState, runner: Playback, preset: &'static Preset) 
             aria-pressed=move || state.is_preset(preset.id).to_string()
             on:click=move |_| {
                 state.apply_preset(preset.id);
-                runner.rebuild();
+                runner.rebuild_in_place();
             }
         >
             {preset.label}

@@ -17,7 +17,7 @@ fn random_seed() -> u64 {
 pub(super) fn SeedControl(state: SimState, runner: Playback) -> impl IntoView {
     let new_seed = move |_| {
         state.seed.set(random_seed());
-        runner.rebuild();
+        runner.rebuild_in_place();
     };
     view! {
         <details open=state.embed>
@@ -33,7 +33,7 @@ pub(super) fn SeedControl(state: SimState, runner: Playback) -> impl IntoView {
                     on:change=move |ev| {
                         if let Ok(s) = event_target_value(&ev).trim().parse::<u64>() {
                             state.seed.set(s);
-                            runner.rebuild();
+                            runner.rebuild_in_place();
                         }
                     }
                 />

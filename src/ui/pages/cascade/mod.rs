@@ -13,7 +13,6 @@ use leptos::prelude::*;
 use crate::scenarios::cascade::{Cascade, CascadeConfig, CascadeMetrics as M, CascadeWords, SAMPLE_EVERY};
 use crate::sim::Metric;
 use crate::sim::Config;
-use crate::ui::kit::moment::keep_moment;
 use crate::format;
 use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone, Verdict};
 
@@ -118,7 +117,6 @@ fn CascadePage(state: SimState) -> impl IntoView {
     let chapter = CascadeConfig::from_params(&state.scenario.defaults());
     let intro = Signal::derive(move || state.params.with(|p| intro(&CascadeConfig::from_params(p), &chapter)));
     let metrics = Metrics::provide(state.scenario, runner);
-    keep_moment(state, runner.into());
     let verdict = metrics.said_signal(|w| &w.verdict);
     let parts = vec![
         Part::new("cards", Role::Cards, move || view! { <Cards metrics cards=HEADLINE/> }),

@@ -97,7 +97,7 @@ pub fn Distribution(runner: Runner<ChoosingNumbers>, state: SimState) -> impl In
         // A move within one step of the slider changes nothing: the run is not restarted.
         if next.get(id) != state.params.with_untracked(|p| p.get(id)) {
             state.params.set(next);
-            runner.rebuild();
+            runner.rebuild_in_place();
         }
     });
     view! {

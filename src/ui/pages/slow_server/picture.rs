@@ -53,7 +53,7 @@ pub fn QueuePicture(runner: Runner<SlowServer>) -> impl IntoView {
     view! {
         <Picture
             id="picture"
-            title="Requests through the balancer, as they happen"
+            title="Each dot is a request"
             data
             draw=draw
             drawn=|scene: &Scene| scene.moment.drawn_json()
