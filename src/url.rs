@@ -63,7 +63,7 @@ pub struct State {
     pub show: Vec<String>,
     /// The part an embed shows as its headline chart, when not the page's own.
     pub chart: Option<String>,
-    pub autoplay: bool,
+    pub autoplay: Autoplay,
     /// The sweep view, when open.
     pub sweep: Option<SweepView>,
 }
@@ -111,7 +111,7 @@ impl State {
             presets: Vec::new(),
             show: Vec::new(),
             chart: None,
-            autoplay: false,
+            autoplay: Autoplay::Off,
             sweep: None,
         }
     }
@@ -248,7 +248,7 @@ pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (
             "embed" => state.embed = truthy(text),
             "sweep" | "by" | "sweep_metric" | "sweep_seeds" => {} // read together below
             "debug" | "bench" => {}                               // handled by the app before decoding
-            "autoplay" => state.autoplay = truthy(text),
+            "autoplay" => state.autoplay = Autoplay::read(text),
             "controls" => {
                 let mut shown = Vec::new();
                 for id in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -403,8 +403,10 @@ pub fn encode(state: &State) -> String {
     if let Some(c) = &state.chart {
         out.push(format!("chart={c}"));
     }
-    if state.autoplay {
-        out.push("autoplay=1".into());
+    match state.autoplay {
+        Autoplay::Off => {}
+        Autoplay::OnLoad => out.push("autoplay=1".into()),
+        Autoplay::InView => out.push("autoplay=view".into()),
     }
     if let Some(v) = state.sweep {
         out.push(format!("sweep={}", v.x));
@@ -454,6 +456,28 @@ pub fn pasted_query(text: &str) -> Option<String> {
         Some((_, query)) => Some(query.to_string()),
         None if text.contains("://") || text.starts_with('/') => None,
         None => Some(text.to_string()),
+    }
+}
+
+/// When an embed starts playing by itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Autoplay {
+    #[default]
+    Off,
+    /// `autoplay=1`: as soon as it has loaded.
+    OnLoad,
+    /// `autoplay=view`: while it is in view (scrolled out, it pauses), unless it asks the reader
+    /// for a prediction first.
+    InView,
+}
+
+impl Autoplay {
+    fn read(text: &str) -> Self {
+        match text.trim() {
+            "view" => Autoplay::InView,
+            t if truthy(t) => Autoplay::OnLoad,
+            _ => Autoplay::Off,
+        }
     }
 }
 

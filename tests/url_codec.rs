@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use resilience_lab::scenarios::{self, ALL};
 use resilience_lab::sim::base::{MAX_DURATION_MS, MIN_DURATION_MS};
 use resilience_lab::sim::{ParamKind, ScenarioSpec};
-use resilience_lab::url::{self, DEFAULT_SEED, RESERVED, SPEEDS, State, SweepView};
+use resilience_lab::url::{self, Autoplay, DEFAULT_SEED, RESERVED, SPEEDS, State, SweepView};
 
 fn slow() -> &'static ScenarioSpec {
     scenarios::find("slow-server").unwrap()
@@ -78,7 +78,9 @@ fn a_full_state_reads_back() {
     assert_eq!(state.params.get("rate"), 60.0);
     assert!(state.params.flag("b_fails"));
     assert_eq!((state.seed, state.duration_ms, state.speed), (7, Some(5000), 4.0));
-    assert!(state.embed && state.autoplay);
+    assert!(state.embed && state.autoplay == Autoplay::OnLoad);
+    assert_eq!(decode("?sim=slow-server&autoplay=view").0.autoplay, Autoplay::InView);
+    assert_eq!(decode("?sim=slow-server&autoplay=0").0.autoplay, Autoplay::Off);
     assert_eq!(state.controls, Some(vec!["rate", "timeout_ms"]));
     // Keys and values may be percent-encoded, '+' is a space, and the last repeat wins.
     let (state, notices) = decode("r%61te=%2060&rate=70&policy=two%2Dchoices");
@@ -218,7 +220,7 @@ fn states() -> impl Strategy<Value = State> {
             any::<u64>(),
             0..SPEEDS.len(),
             prop::option::of(MIN_DURATION_MS..=MAX_DURATION_MS),
-            (any::<bool>(), any::<bool>()),
+            (any::<bool>(), prop_oneof![Just(Autoplay::Off), Just(Autoplay::OnLoad), Just(Autoplay::InView)]),
             prop::option::of(prop::collection::vec(0..spec.params.len(), 0..4)),
             prop::option::of((
                 any::<prop::sample::Index>(),

@@ -82,6 +82,11 @@ impl Playback {
         self.sim.with_value(|s| f(&**s))
     }
 
+    /// Whether the run has reached its end (untracked).
+    pub fn is_over(&self) -> bool {
+        self.sim.with_value(|s| s.finished())
+    }
+
     /// Simulated now and end, in µs, tracked.
     pub fn clock(&self) -> (Micros, Micros) {
         self.track_dyn(|s| (s.now(), s.end()))

@@ -69,7 +69,7 @@ fn redraw_on_change<T: Send + Sync + 'static>(
     };
     let handle = window_event_listener(leptos::ev::resize, move |_| measure());
     on_cleanup(move || handle.remove());
-    let in_view = watch_in_view(canvas);
+    let in_view = watch_in_view(canvas, true);
     let draw = Rc::new(draw);
     let queued = Rc::new(Cell::new(false));
     // One draw in the next frame, however many changes come before it.
@@ -122,10 +122,15 @@ fn draw_in_next_frame(f: Box<dyn FnOnce()>) {
     }
 }
 
-/// Whether the canvas is on the screen (or near it), kept up to date by an
-/// IntersectionObserver; true until the observer first answers.
-fn watch_in_view(canvas: NodeRef<leptos::html::Canvas>) -> RwSignal<bool> {
-    let in_view = RwSignal::new(true);
+/// Whether the element is on the screen (or near it), kept up to date by an
+/// IntersectionObserver; `until_known` until the observer first answers. In an embed's frame,
+/// the screen is the chapter's: the observer sees the frame scrolled out of the chapter's view.
+pub fn watch_in_view<E>(node: NodeRef<E>, until_known: bool) -> RwSignal<bool>
+where
+    E: leptos::html::ElementType,
+    E::Output: JsCast + Clone + 'static,
+{
+    let in_view = RwSignal::new(until_known);
     let on_change = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
         if let Some(entry) = entries.iter().last().and_then(|e| e.dyn_into::<IntersectionObserverEntry>().ok()) {
             let _ = in_view.try_set(entry.is_intersecting());
@@ -135,7 +140,7 @@ fn watch_in_view(canvas: NodeRef<leptos::html::Canvas>) -> RwSignal<bool> {
     // Both live as long as the component (the owner drops them), the observer disconnected first.
     let observer = StoredValue::new_local(observer);
     let _callback = StoredValue::new_local(on_change);
-    canvas.on_load(move |el| observer.with_value(|o| o.observe(&el)));
+    node.on_load(move |el| observer.with_value(|o| o.observe(el.unchecked_ref())));
     on_cleanup(move || {
         observer.try_with_value(|o| o.disconnect());
     });

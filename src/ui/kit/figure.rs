@@ -6,6 +6,7 @@
 
 use leptos::prelude::*;
 
+use super::autoplay::play_while_in_view;
 use super::controls::ParamControls;
 use super::play::PlayControls;
 use super::presets::PresetButton;
@@ -15,6 +16,7 @@ use super::spread::Spreads;
 use super::state::SimState;
 use super::sweep::{SweepPanel, SweepToggle};
 use crate::ui::runner::Playback;
+use crate::url::Autoplay;
 
 /// What a part is to the figure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -175,8 +177,13 @@ pub fn Figure(
             })
             .collect_view()
     };
+    let section = NodeRef::<leptos::html::Section>::new();
+    if state.autoplay == Autoplay::InView {
+        play_while_in_view(section, runner);
+    }
     view! {
         <section
+            node_ref=section
             class="sim figure"
             data-scenario=scenario.id
             data-figure

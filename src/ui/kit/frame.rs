@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use super::autoplay::AsksFirst;
 use super::controls::ParamControls;
 use super::figure::{Figure, Lead, Part, render_parts};
 use super::metrics::LimitNotice;
@@ -16,7 +17,7 @@ use super::state::SimState;
 use super::sweep::{SweepPanel, SweepToggle};
 use super::url_sync::sync_url;
 use crate::ui::runner::Playback;
-use crate::url;
+use crate::url::{self, Autoplay};
 
 /// The frame of every simulation page. Each page declares its parts by name (see
 /// [`Part`](super::figure::Part)) and the controls its chapter talks about. The full page shows
@@ -52,7 +53,8 @@ pub fn SimFrame(
     // When the run hit one of the model's limits (a full backlog…), the reading says what and
     // what it did; the frame shows it whatever the page.
     let limit = expect_context::<LimitNotice>().0;
-    if state.autoplay {
+    AsksFirst::provide();
+    if state.autoplay == Autoplay::OnLoad {
         request_animation_frame(move || runner.play());
     }
     if state.embed {

@@ -1,6 +1,7 @@
 //! The kit every simulation page is built from: a page declares what it shows (which metrics,
 //! which charts, which readings) and the kit draws it the same way everywhere.
 
+pub mod autoplay;
 pub mod background;
 pub mod canvas;
 pub mod chart;

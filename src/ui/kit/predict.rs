@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use super::autoplay::AsksFirst;
 use super::spread::Spreads;
 use crate::ui::runner::Playback;
 
@@ -33,6 +34,7 @@ pub fn Predict(
     /// hook the browser tests check against `run --json`).
     reading: &'static str,
 ) -> impl IntoView {
+    AsksFirst::mark();
     let guess = RwSignal::new(None::<&'static str>);
     let revealed = move || finished.get() || (ready.get() && guess.get().is_some());
     // The spreads over seeds under the cards would answer the question: hidden until revealed.

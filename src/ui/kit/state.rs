@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::sim::{Explain, Host, Params, ScenarioSpec};
 use crate::ui::runner::Runner;
-use crate::url::{self, State, SweepView};
+use crate::url::{self, Autoplay, State, SweepView};
 
 /// The reader-editable state of one simulation page.
 #[derive(Clone, Copy)]
@@ -17,7 +17,7 @@ pub struct SimState {
     /// A duration set by the link; `None`: the run is as long as its parameters need.
     pub duration_ms: Option<u64>,
     pub embed: bool,
-    pub autoplay: bool,
+    pub autoplay: Autoplay,
     /// The sweep view, when open.
     pub sweep: RwSignal<Option<SweepView>>,
     /// What the link says the figure shows: its controls, presets and parts.
@@ -65,7 +65,7 @@ impl SimState {
             presets: self.presets.get_value(),
             show: self.show.get_value(),
             chart: self.chart.get_value(),
-            autoplay: embed && self.autoplay,
+            autoplay: if embed { self.autoplay } else { Autoplay::Off },
             sweep: self.sweep.get_untracked(),
         }
     }
@@ -75,7 +75,7 @@ impl SimState {
     pub fn figure_snapshot(&self, speed: f64, chapter_controls: &'static [&'static str]) -> State {
         let pressed = self.pressed.get_untracked();
         let mut state = self.snapshot(speed, true);
-        state.autoplay = false;
+        state.autoplay = Autoplay::Off;
         state.controls = Some(self.controls.get_value().unwrap_or_else(|| chapter_controls.to_vec()));
         if state.presets.is_empty() && pressed.len() >= 2 {
             state.presets = pressed;
