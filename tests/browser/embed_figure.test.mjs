@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { serve, launch, openPage, ready, screenshot, scenarios, scenarioIds, setSlider, untilFinished, plain } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, scenarios, scenarioIds, setSlider, untilFinished, plain, cliRun } from './harness.mjs';
 
 /** The README's snippets: the query, the 720 px height, the phone heights, the title. */
 async function readmeSnippets() {
@@ -339,6 +339,26 @@ test('a fixed box whose text runs past its bottom fades out there until scrolled
   assert.equal((await box('.figure-verdict')).mask, 'none');
   await page.$eval('[data-answer]', (e) => { e.scrollTop = e.scrollHeight; });
   await page.waitForFunction(() => getComputedStyle(document.querySelector('[data-answer]')).maskImage === 'none');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+// Issue 46: a figure's preset buttons keep what its link sets beyond its preset. The chapter's
+// snippet sets 100 clients and a capacity of 20; each of its three presets must be run there.
+test('retry-storm: a figure\'s presets keep the link\'s 100 clients and capacity of 20', async () => {
+  const base = 'sim=retry-storm&presets=fixed,exponential,jitter&clients=100&capacity=20&controls=clients,budget_pct';
+  const page = await openFigure(browser, server, `?${base}&preset=fixed&embed=1`, 720);
+  for (const preset of ['fixed', 'exponential', 'jitter']) {
+    // The first run is skipped to its end; each preset pressed then shows its run there.
+    if (preset === 'fixed') await page.click('[data-action="skip"]');
+    else await page.click(`[data-preset="${preset}"]`);
+    await untilFinished(page);
+    const want = cliRun(['run', '--url', `?${base}&preset=${preset}`, '--json']).peak_after_recovery;
+    await page.waitForFunction((w) => Number(document.querySelector('[data-stat="peak_after_recovery"]').dataset.value) === w, want);
+    assert.equal(await page.getAttribute(`[data-preset="${preset}"]`, 'aria-pressed'), 'true', `${preset} is pressed`);
+    assert.equal(await page.inputValue('input[type="range"][name="clients"]'), '100', `${preset}: 100 clients`);
+    await page.waitForFunction((p) => location.search.includes(`preset=${p}`) && location.search.includes('clients=100') && location.search.includes('capacity=20'), preset);
+  }
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::sim::{Explain, Host, Params, ScenarioSpec};
+use crate::sim::{Explain, Host, ParamSpec, Params, ScenarioSpec};
 use crate::ui::runner::Runner;
 use crate::url::{self, Autoplay, State, SweepView};
 
@@ -27,11 +27,21 @@ pub struct SimState {
     chart: StoredValue<Option<String>>,
     /// The presets the reader pressed, in order, each once (for the embed snippet's `presets=`).
     pressed: RwSignal<Vec<&'static str>>,
+    /// What an embed's link sets beyond its preset (a chapter's 100 clients): kept when the
+    /// reader presses another of its presets, unless that preset sets it itself.
+    own: StoredValue<Vec<(&'static str, f64)>>,
     speed0: f64,
 }
 
 impl SimState {
     pub fn new(state: State) -> Self {
+        let baseline = state.baseline();
+        let own = if state.embed {
+            let set = |spec: &&ParamSpec| state.params.get(spec.id) != baseline.get(spec.id);
+            state.scenario.params.iter().filter(set).map(|spec| (spec.id, state.params.get(spec.id))).collect()
+        } else {
+            Vec::new()
+        };
         Self {
             scenario: state.scenario,
             params: RwSignal::new(state.params),
@@ -46,6 +56,7 @@ impl SimState {
             show: StoredValue::new(state.show),
             chart: StoredValue::new(state.chart),
             pressed: RwSignal::new(Vec::new()),
+            own: StoredValue::new(own),
             speed0: state.speed,
         }
     }
@@ -96,15 +107,10 @@ impl SimState {
         Runner::new(build, self.speed0, step_us)
     }
 
-    /// Sets the parameters to a preset's values (the declaration's defaults with the preset's
-    /// changes) and remembers the preset.
+    /// Sets the parameters to a preset's (see [`Self::preset_params`]) and remembers the preset.
     pub fn apply_preset(&self, id: &'static str) {
-        let mut p = self.scenario.defaults();
-        if let Some(preset) = self.scenario.preset(id) {
-            let _ = p.apply_preset(preset);
-        }
         self.preset.set(Some(id));
-        self.params.set(p);
+        self.params.set(self.preset_params(id));
         self.pressed.update(|pressed| {
             if !pressed.contains(&id) {
                 pressed.push(id);
@@ -140,8 +146,20 @@ impl SimState {
 
     /// Whether the parameters are exactly preset `id`'s.
     pub fn is_preset(&self, id: &'static str) -> bool {
-        let scenario = self.scenario;
-        self.preset.get() == Some(id)
-            && self.params.with(|p| *p == url::State { preset: Some(id), ..State::new(scenario) }.baseline())
+        self.preset.get() == Some(id) && self.params.with(|p| *p == self.preset_params(id))
+    }
+
+    /// Preset `id`'s parameters: the declaration's defaults with the preset's changes, and in an
+    /// embed what its link set beyond its own preset where `id` leaves it alone, so a figure's
+    /// preset buttons compare the presets at the chapter's settings.
+    fn preset_params(&self, id: &'static str) -> Params {
+        let mut params = url::State { preset: Some(id), ..State::new(self.scenario) }.baseline();
+        let sets = |param: &str| self.scenario.preset(id).is_some_and(|p| p.values.iter().any(|(k, _)| *k == param));
+        self.own.with_value(|own| {
+            for &(param, value) in own.iter().filter(|(param, _)| !sets(param)) {
+                params.set(param, value);
+            }
+        });
+        params
     }
 }
