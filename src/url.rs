@@ -166,6 +166,11 @@ pub fn names(query: &str, key: &str) -> bool {
     raw_pairs(query).any(|(k, _)| percent_decode(k) == key)
 }
 
+/// The query's `key=value` pairs, decoded as [`decode`] reads them, in order.
+pub fn pairs(query: &str) -> Vec<(String, String)> {
+    raw_pairs(query).map(|(k, v)| (percent_decode(k), percent_decode(v))).collect()
+}
+
 /// Decodes a query string (with or without the leading `?`). `default_scenario` is used when
 /// the query names none. Returns None when it names none and there is no default.
 pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (Option<State>, Vec<String>) {

@@ -462,3 +462,31 @@ fn a_closed_pipe_ends_quietly() {
         assert!(out.status.success() && stderr.is_empty(), "{args:?}: {:?} {stderr}", out.status);
     }
 }
+
+/// Issue 46: a link's names are errors on every path, as `--preset` and `--set` are: `run --url`
+/// and `sweep --url` exit 2 on an unknown simulation, preset or parameter, with the message the
+/// option gives for the same name.
+#[test]
+fn a_links_unknown_names_are_errors_as_the_options_are() {
+    let message = |args: &[&str]| {
+        let out = cli(args);
+        assert_eq!(out.status, 2, "{args:?}: {}", out.stderr);
+        assert!(out.stdout.is_empty(), "{args:?} printed {}", out.stdout);
+        out.stderr
+    };
+    for command in ["run", "sweep"] {
+        let same = |link: &str, option: &[&str]| {
+            let by_link = message(&[command, "--url", link]);
+            let mut args = vec![command];
+            args.extend_from_slice(option);
+            assert_eq!(by_link, message(&args), "{command} --url '{link}'");
+        };
+        same("?sim=retry-storm&preset=jiter", &["retry-storm", "--preset", "jiter"]);
+        same("?sim=retry-storm&presets=fixed,jiter", &["retry-storm", "--preset", "jiter"]);
+        same("?sim=retry-storm&clientz=3", &["retry-storm", "--set", "clientz=3"]);
+        same("?sim=retry-stor&preset=jitter", &["retry-stor"]);
+        same("https://example.org/lab/?sim=slow-server&amp;rat=3", &["slow-server", "--set", "rat=3"]);
+    }
+    // A value out of range is the page's notice and the nearest value, not an error.
+    with_notices(&["run", "--url", "?sim=retry-storm&clients=100000", "--duration-ms", "500", "--json"], &["clients"]);
+}

@@ -15,13 +15,46 @@ pub const OPTIONS: &str = "--preset, --url, --set, --seed, --duration-ms";
 /// arguments after it.
 pub fn scenario(args: &[String]) -> Result<(Option<&'static ScenarioSpec>, &[String]), String> {
     match args.first() {
-        Some(id) if !id.starts_with("--") => {
-            let scenario = scenarios::find(id)
-                .ok_or_else(|| format!("unknown scenario '{}'; expected one of {}", shorten(id), scenarios::ids()))?;
-            Ok((Some(scenario), &args[1..]))
-        }
+        Some(id) if !id.starts_with("--") => Ok((Some(find_scenario(id)?), &args[1..])),
         _ => Ok((None, args)),
     }
+}
+
+fn find_scenario(id: &str) -> Result<&'static ScenarioSpec, String> {
+    scenarios::find(id)
+        .ok_or_else(|| format!("unknown scenario '{}'; expected one of {}", shorten(id), scenarios::ids()))
+}
+
+fn unknown_preset(scenario: &ScenarioSpec, id: &str) -> String {
+    let known: Vec<&str> = scenario.presets.iter().map(|p| p.id).collect();
+    format!("unknown preset '{}' for {}; expected one of {}", shorten(id), scenario.id, known.join(", "))
+}
+
+fn unknown_parameter(scenario: &ScenarioSpec, id: &str) -> String {
+    let known: Vec<&str> = scenario.params.iter().map(|p| p.id).collect();
+    format!("unknown parameter '{}' for {}; expected one of {}", shorten(id), scenario.id, known.join(", "))
+}
+
+/// A link's names are errors here, as `--preset` and `--set` are: the page shows a notice and
+/// goes on, but a command whose link names a misspelt preset would print another run's numbers
+/// and exit 0. Checks the simulation, the preset, the presets and every other key.
+fn known_names(scenario: &ScenarioSpec, query: &str) -> Result<(), String> {
+    for (key, value) in url::pairs(query) {
+        match key.as_str() {
+            "sim" => {
+                find_scenario(&value)?;
+            }
+            "preset" | "presets" => {
+                let ids = value.split(',').map(str::trim).filter(|id| !id.is_empty());
+                if let Some(id) = ids.into_iter().find(|id| scenario.preset(id).is_none()) {
+                    return Err(unknown_preset(scenario, id));
+                }
+            }
+            key if url::RESERVED.contains(&key) || scenario.param(key).is_some() => {}
+            key => return Err(unknown_parameter(scenario, key)),
+        }
+    }
+    Ok(())
 }
 
 /// Prints each notice on stderr: the run goes on with the value the notice names.
@@ -72,7 +105,11 @@ impl Settings {
         if let Some(s) = named {
             return Ok(s);
         }
-        let from_url = self.query.as_deref().and_then(url::pasted_query).and_then(|q| url::decode(&q, None).0);
+        let query = self.query.as_deref().and_then(url::pasted_query);
+        if let Some(id) = query.as_deref().and_then(|q| url::pairs(q).into_iter().rev().find(|(k, _)| k == "sim")) {
+            return find_scenario(&id.1);
+        }
+        let from_url = query.and_then(|q| url::decode(&q, None).0);
         from_url.map(|s| s.scenario).ok_or_else(|| {
             format!("{command} needs a scenario (or a --url naming one with sim=): one of {}", scenarios::ids())
         })
@@ -90,14 +127,7 @@ impl Settings {
             apply_preset(&mut state, &p)?;
         }
         for (k, v) in &self.sets {
-            let spec = scenario.param(k).ok_or_else(|| {
-                format!(
-                    "unknown parameter '{}' for {}; expected one of {}",
-                    shorten(k),
-                    scenario.id,
-                    scenario.params.iter().map(|p| p.id).collect::<Vec<_>>().join(", ")
-                )
-            })?;
+            let spec = scenario.param(k).ok_or_else(|| unknown_parameter(scenario, k))?;
             let (value, notice) = spec.read(v, state.params.get(spec.id));
             state.params.set(spec.id, value);
             notices.extend(notice);
@@ -126,6 +156,7 @@ impl Settings {
 fn from_url(scenario: &'static ScenarioSpec, pasted: &str) -> Result<(url::State, Vec<String>), String> {
     let query = url::pasted_query(pasted)
         .ok_or_else(|| format!("--url: '{}' has no query (expected a link with ?sim=…)", shorten(pasted)))?;
+    known_names(scenario, &query)?;
     let (decoded, notices) = url::decode(&query, Some(scenario));
     let decoded = decoded.expect("a default scenario was given");
     if decoded.scenario.id != scenario.id {
@@ -138,14 +169,7 @@ fn from_url(scenario: &'static ScenarioSpec, pasted: &str) -> Result<(url::State
 /// replaces the URL's, the others stay.
 fn apply_preset(state: &mut url::State, id: &str) -> Result<(), String> {
     let scenario = state.scenario;
-    let found = scenario.preset(id).ok_or_else(|| {
-        format!(
-            "unknown preset '{}' for {}; expected one of {}",
-            shorten(id),
-            scenario.id,
-            scenario.presets.iter().map(|p| p.id).collect::<Vec<_>>().join(", ")
-        )
-    })?;
+    let found = scenario.preset(id).ok_or_else(|| unknown_preset(scenario, id))?;
     state.preset = Some(found.id);
     state.params.apply_preset(found).map_err(|e| format!("preset {}: {e}", found.id))
 }
