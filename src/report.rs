@@ -78,6 +78,8 @@ impl Serialize for ParamValues<'_> {
 /// them) and again grouped under `metrics`, for tools that want one object.
 #[derive(Serialize)]
 pub struct RunReport<'a> {
+    /// The lab's version ([`crate::VERSION`]).
+    pub version: &'static str,
     pub scenario: &'static str,
     pub seed: u64,
     pub duration_ms: u64,
@@ -106,6 +108,7 @@ impl<'a> RunReport<'a> {
         facts: serde_json::Value,
     ) -> Self {
         Self {
+            version: crate::VERSION,
             scenario: state.scenario.id,
             seed: state.seed,
             duration_ms: state.duration(),

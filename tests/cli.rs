@@ -490,3 +490,12 @@ fn a_links_unknown_names_are_errors_as_the_options_are() {
     // A value out of range is the page's notice and the nearest value, not an error.
     with_notices(&["run", "--url", "?sim=retry-storm&clients=100000", "--duration-ms", "500", "--json"], &["clients"]);
 }
+
+/// Issue 46: a course pins its numbers to a version: `--version` and `version` in `run --json`
+/// say the crate's (the page's `data-version` is checked in tests/browser/embed.test.mjs).
+#[test]
+fn the_version_is_the_crates() {
+    let want = env!("CARGO_PKG_VERSION");
+    assert_eq!(ok(&["--version"]), format!("resilience-lab {want}\n"));
+    assert_eq!(json(&["run", "slow-server", "--duration-ms", "500", "--json"])["version"], json!(want));
+}

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, scenarioIds, scenarios } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, scenarioIds, scenarios, cli } from './harness.mjs';
 
 const hostPage = (src, width) => `<!doctype html><html><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>Chapter host</title></head>
@@ -254,4 +254,16 @@ test('every README snippet, 720 px wide at its own fallback height, shows its he
     await page.context().close();
   }
   assert.deepEqual(cut, []);
+});
+
+test('the figure and the full page carry the lab\'s version, as the CLI prints it', async () => {
+  const version = cli(['--version']).trim().replace('resilience-lab ', '');
+  const page = await openPage(browser);
+  for (const query of ['?sim=cascade&embed=1', '?sim=cascade']) {
+    await page.goto(`${server.base}/${query}`);
+    await ready(page);
+    assert.equal(await page.getAttribute('section.sim', 'data-version'), version, query);
+  }
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
 });

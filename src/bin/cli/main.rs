@@ -29,7 +29,7 @@ mod native {
     use resilience_lab::url;
     use resilience_lab::{format, scenarios};
 
-    const USAGE: &str = "usage: resilience-lab list [--json] | resilience-lab run [<scenario>] [--preset NAME] \
+    const USAGE: &str = "usage: resilience-lab --version | resilience-lab list [--json] | resilience-lab run [<scenario>] [--preset NAME] \
         [--url QUERY] [--set key=value]... [--seed N] [--duration-ms D] [--at-ms T] [--json] | resilience-lab sweep [<scenario>] \
         --x <param>=<from>..<to>[:<steps>] [--by <param>] [--seeds K] [--metric <key>]... [--preset P] [--set k=v]... \
         [--duration-ms D] [--threads N] [--json|--csv] | resilience-lab bench [--quick] [--json] [--fingerprints]";
@@ -41,11 +41,17 @@ mod native {
             Some("run") => run(&args[1..]),
             Some("sweep") => super::sweep::sweep(&args[1..]),
             Some("bench") => bench(&args[1..]),
+            Some("-V" | "--version" | "version") => {
+                outln!("resilience-lab {}", resilience_lab::VERSION);
+                Ok(())
+            }
             Some("-h" | "--help" | "help") => {
                 outln!("{USAGE}");
                 Ok(())
             }
-            Some(other) => Err(format!("unknown command '{}'; expected list, run, sweep or bench", short(other))),
+            Some(other) => {
+                Err(format!("unknown command '{}'; expected list, run, sweep, bench or --version", short(other)))
+            }
             None => Err(USAGE.to_string()),
         };
         match result {

@@ -186,6 +186,7 @@ pub fn Figure(
             node_ref=section
             class="sim figure"
             data-scenario=scenario.id
+            data-version=crate::VERSION
             data-figure
             data-spread-ms=move || spreads.took_ms().map(|t| crate::sim::decimal::fixed(t, 1))
         >

@@ -62,7 +62,7 @@ pub fn SimFrame(
     }
     let full_link = full_link(state, runner);
     view! {
-        <section class="sim" data-scenario=scenario.id>
+        <section class="sim" data-scenario=scenario.id data-version=crate::VERSION>
             <h1>{scenario.title}</h1>
             <p class="chapter">{scenario.chapter}</p>
             <p class="summary" data-intro>{move || intro.map_or_else(|| scenario.summary.to_string(), |i| i.get())}</p>
