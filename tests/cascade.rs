@@ -766,3 +766,126 @@ fn a_slow_recommendations_answers_every_call_after_its_latency() {
     // pool_full_at_ms: the pool full of anything, so no later than full of hung calls.
     assert!(get(&chapter, "pool_full_at_ms") <= get(&chapter, "pool_exhausted_ms"));
 }
+
+// ---- The figure's picture (issue 44): the pools and their lines, as the model holds them ----
+
+mod picture {
+    use super::*;
+    use proptest::test_runner::TestCaseError;
+    use resilience_lab::scenarios::cascade::{Holder, MOST_SLOTS_DRAWN, MOST_WAITING_DRAWN, PoolPicture, Waiter};
+
+    /// A pool's picture against the pool: its slots, who holds them, its line.
+    fn check_pool(drawn: &PoolPicture, pool: &cascade::Pool) -> Result<(), TestCaseError> {
+        prop_assert_eq!(drawn.slots_total, pool.slots().len());
+        prop_assert_eq!(drawn.slots.len(), pool.slots().len().min(MOST_SLOTS_DRAWN));
+        for (holder, slot) in drawn.slots.iter().zip(pool.slots()) {
+            let same_kind = match holder {
+                Holder::Closed => *slot == Slot::Closed,
+                Holder::Free => *slot == Slot::Idle,
+                Holder::Recs { .. } => *slot == Slot::Recs,
+                Holder::HomePrice => *slot == Slot::HomePrice,
+                Holder::CheckoutPrice { .. } => *slot == Slot::CheckoutPrice,
+            };
+            prop_assert!(same_kind, "{:?} drawn for {:?}", holder, slot);
+        }
+        let held = drawn.held;
+        prop_assert_eq!(held.total(), pool.in_use());
+        prop_assert_eq!(held.recs_hung + held.recs, pool.recs_held());
+        prop_assert_eq!(held.recs_hung, drawn.now.hung);
+        prop_assert_eq!(drawn.waiting_home + drawn.waiting_checkout, pool.waiting());
+        prop_assert_eq!(drawn.line.len(), (pool.waiting() as usize).min(MOST_WAITING_DRAWN));
+        prop_assert!(drawn.waiting_checkout_client_gone <= drawn.waiting_checkout);
+        prop_assert_eq!(drawn.full_since, pool.full_since());
+        Ok(())
+    }
+
+    /// The picture at the model's present against the metrics and facts of the same moment.
+    fn check(sim: &Cascade) -> Result<(), TestCaseError> {
+        let (picture, m, f) = (sim.picture(sim.now()), sim.metrics_now(), sim.facts_now());
+        let ms = |t: Option<u64>| t.map(|t| t as f64 / 1000.0);
+        prop_assert_eq!(ms(picture.pool_full_at), m.pool_full_at_ms);
+        prop_assert_eq!(ms(picture.pool_exhausted_at), m.pool_exhausted_ms);
+        prop_assert_eq!(picture.home_in_flight, m.home_in_flight_now);
+        prop_assert_eq!(picture.checkout_waiting, m.checkout_waiting);
+        prop_assert_eq!(u64::from(picture.downstream_open), m.downstream_open_connections);
+        prop_assert_eq!(picture.shared.now, f.shared_now);
+        prop_assert_eq!(picture.recs_pool.as_ref().map(|p| p.now), f.recs_pool_now);
+        check_pool(&picture.shared, sim.shared_pool())?;
+        prop_assert_eq!(picture.recs_pool.is_some(), sim.recs_pool().is_some());
+        if let (Some(drawn), Some(pool)) = (&picture.recs_pool, sim.recs_pool()) {
+            check_pool(drawn, pool)?;
+            prop_assert_eq!(drawn.waiting_checkout, 0, "only recommendations calls use the bulkhead");
+        }
+        // /checkout's price calls waiting for a connection, as the tour counts them.
+        prop_assert_eq!(picture.shared.waiting_checkout, sim.moment_now(sim.now()).checkout_queued);
+        let json: serde_json::Value = serde_json::from_str(&picture.drawn_json()).expect("data-drawn is JSON");
+        let tenth = |x: Option<f64>| x.map(|x| (x * 10.0).round() / 10.0);
+        prop_assert_eq!(json["pool_full_at_ms"].as_f64(), tenth(m.pool_full_at_ms));
+        prop_assert_eq!(json["shared_now"].clone(), serde_json::to_value(f.shared_now).unwrap());
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(32) })]
+
+        #[test]
+        fn the_picture_is_the_models_state(p in any_params(), seed in 0u64..1000, stops in proptest::collection::vec(1u64..3_000, 1..5)) {
+            let mut sim = Cascade::new(&p, seed, 3_000 * MS);
+            let mut stops = stops;
+            stops.sort_unstable();
+            for t in stops.into_iter().chain([3_000]) {
+                sim.advance(t * MS, u64::MAX);
+                check(&sim)?;
+            }
+        }
+    }
+
+    /// The chapter's run at 3 s: 20 hung recommendations calls hold the whole shared pool (full
+    /// from 0.4 s), and /checkout's price calls wait in its line among /home's calls.
+    #[test]
+    fn in_the_chapters_run_hung_calls_fill_the_pool_and_checkout_waits() {
+        let mut sim = Cascade::new(&params("no-timeout", &[]), 1, SPEC.default_duration_ms * MS);
+        sim.advance(3_000 * MS, u64::MAX);
+        let picture = sim.picture(sim.now());
+        let shared = &picture.shared;
+        assert!(shared.full());
+        assert_eq!(shared.slots, vec![Holder::Recs { hung: true }; 20]);
+        assert_eq!(picture.pool_full_at, Some(398_530));
+        assert!(shared.waiting_checkout >= 20, "{} checkouts in line", shared.waiting_checkout);
+        assert!(shared.waiting_home > 200, "{} /home calls in line", shared.waiting_home);
+        let first_checkout = shared.line.iter().position(|w| !w.for_home()).expect("a checkout in line");
+        assert!(first_checkout > 0, "behind /home's calls");
+        assert!(picture.recs_pool.is_none());
+        let drawn = picture.drawn_json();
+        assert!(
+            drawn.starts_with("{\"at_ms\":3000.000,\"pool_full_at_ms\":398.5,\"pool_exhausted_ms\":419.8,"),
+            "{drawn}"
+        );
+    }
+
+    /// With the bulkhead the hung calls fill recommendations' own pool; the shared pool has
+    /// room for price, and nobody waits in its line.
+    #[test]
+    fn with_a_bulkhead_the_hung_calls_fill_their_own_pool() {
+        let mut sim = Cascade::new(&params("bulkhead", &[]), 1, SPEC.default_duration_ms * MS);
+        sim.advance(3_000 * MS, u64::MAX);
+        let picture = sim.picture(sim.now());
+        let recs = picture.recs_pool.as_ref().expect("a pool of its own");
+        assert_eq!(recs.held.recs_hung, 20);
+        assert!(recs.line.iter().all(|w| *w == Waiter::Recs) && recs.line.len() > 100);
+        assert!(!picture.shared.full() && picture.shared.line.is_empty());
+        assert_eq!(picture.pool_full_at, None);
+    }
+
+    /// Without a limit nobody waits: every hung call opens a connection, and the picture draws
+    /// the first [`MOST_SLOTS_DRAWN`] and says how many there are.
+    #[test]
+    fn an_unbounded_pool_draws_its_first_slots_and_counts_all() {
+        let mut sim = Cascade::new(&params("unbounded-pool", &[]), 1, SPEC.default_duration_ms * MS);
+        sim.advance(10_000 * MS, u64::MAX);
+        let shared = sim.picture(sim.now()).shared;
+        assert!(shared.slots_total > MOST_SLOTS_DRAWN && shared.slots.len() == MOST_SLOTS_DRAWN);
+        assert!(shared.held.recs_hung > 450 && shared.line.is_empty());
+        assert!(sim.picture(sim.now()).drawn_json().contains("\"capped\":true"));
+    }
+}

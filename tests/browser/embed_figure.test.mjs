@@ -195,12 +195,12 @@ test('presets= is one segmented control, show= adds parts, chart= picks the head
   const known = scenarios().find((sc) => sc.id === 'cascade').presets.map((p) => p.id).join(', ');
   assert.deepEqual(await page.$$eval('[data-notices] li', (els) => els.map((e) => e.textContent.replace(/\s+/g, ' ').trim())), [
     `presets: unknown preset 'bogus' ignored. Known: ${known}.`,
-    "show: this simulation has no part 'nope'; ignored. Its parts: cards, home, verdict, pools, stats, tour, table, pool, waiting, checkout, charts, sweep, seed.",
-    "chart: 'zzz' is not one of this simulation's charts (home, pool, waiting, checkout).",
+    "show: this simulation has no part 'nope'; ignored. Its parts: picture, cards, home, verdict, pools, stats, tour, table, pool, waiting, checkout, charts, sweep, seed.",
+    "chart: 'zzz' is not one of this simulation's charts (picture, home, pool, waiting, checkout).",
   ]);
   assert.equal(await page.locator('.figure-extra .tour').count(), 1);
   assert.equal(await page.locator('.figure-extra .chapter-table').count(), 1);
-  assert.equal(await page.locator('.figure-chart #chart-home').count(), 1, 'an unknown chart keeps the headline');
+  assert.equal(await page.locator('.figure-chart [data-picture]').count(), 1, 'an unknown chart keeps the headline, the picture');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });

@@ -53,7 +53,8 @@ for (const width of [1280, 360]) {
 for (const width of [412, 360]) {
   test(`cascade's Break 1 embed at ${width} px: the labels of two close markers stand apart`, async () => {
     const page = await openPage(browser, { width });
-    await page.goto(`${server.base}/?sim=cascade&preset=ch1-break-1&embed=1&controls=variant,recs_timeout_ms,pool_size`);
+    // The chart with the markers; the figure's own headline is the picture of the pool.
+    await page.goto(`${server.base}/?sim=cascade&preset=ch1-break-1&embed=1&chart=home&controls=variant,recs_timeout_ms,pool_size`);
     await ready(page);
     await page.click('[data-action="skip"]');
     await untilFinished(page);

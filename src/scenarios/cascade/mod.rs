@@ -32,6 +32,7 @@ mod facts;
 mod load;
 mod model;
 mod moment;
+mod picture;
 mod pool;
 mod reading;
 mod requests;
@@ -42,6 +43,7 @@ pub use facts::{CascadeFacts, Cause, CheckoutFacts, Little, PoolFacts, TourFacts
 pub use charts::{Charts, CheckoutOutcome, CheckoutSample, HomeSample, PoolSample};
 pub use model::{CHECKOUT_LOG_CAPACITY, Cascade, Event, SAMPLE_EVERY};
 pub use moment::{Counts, Moment};
+pub use picture::{Held, Holder, MOST_SLOTS_DRAWN, MOST_WAITING_DRAWN, Picture, PoolPicture, Waiter};
 pub use pool::{Pool, PoolNow, Slot};
 pub use requests::{CallKey, CheckoutKey, HomeKey};
 pub use spec::{Arrivals, CascadeConfig, PARAMS, Variant};

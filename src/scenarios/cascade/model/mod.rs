@@ -28,7 +28,7 @@ pub const CHECKOUT_LOG_CAPACITY: usize = 1024;
 /// The shared pool (price, and recommendations unless there is a bulkhead).
 pub(super) const SHARED: usize = 0;
 /// The bulkhead's pool for recommendations.
-const RECS_POOL: usize = 1;
+pub(super) const RECS_POOL: usize = 1;
 
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
@@ -78,9 +78,10 @@ pub struct Cascade {
     checkout_rng: SimRng,
 
     pub(super) pools: [Pool; 2],
-    calls: SlotMap<CallKey, Call>,
+    /// Read by the picture (which call holds a slot, which waits), as are the checkouts.
+    pub(super) calls: SlotMap<CallKey, Call>,
     homes: SlotMap<HomeKey, Home>,
-    checkouts: SlotMap<CheckoutKey, Checkout>,
+    pub(super) checkouts: SlotMap<CheckoutKey, Checkout>,
 
     home_arrived: u64,
     home_done: u64,
