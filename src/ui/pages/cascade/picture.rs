@@ -135,27 +135,19 @@ fn pool(
     full: Option<(String, bool)>,
 ) {
     let title_y = a.y + 11.0;
-    // The title takes the row but for the room "pool full at" needs at its end.
-    let room = a.w - full.as_ref().map_or(0.0, |(text, _)| labels.width_of(text) + 12.0);
-    title(labels, theme, p, a.x, room, title_y);
-    let top = title_y + BELOW_LABEL;
     // Without a limit nothing waits: the open connections may take the whole area.
     let max_h = if p.now.limit.is_none() { (a.h - 48.0).max(SLOTS_MAX_H) } else { SLOTS_MAX_H };
     let (pitch, cols) = slot_pitch(p.slots.len(), a.w, max_h);
-    let bottom = slots(ctx, theme, p, a.x, top, pitch, cols);
+    let slots_right = a.x + cols.min(p.slots.len()) as f64 * pitch;
+    // "pool full at" ends over the pool's last slot; the title takes the row but for its room.
+    let full_w = full.as_ref().map_or(0.0, |(text, _)| labels.width_of(text));
+    let room = if full.is_some() { slots_right - a.x - full_w - 12.0 } else { a.w };
+    title(labels, theme, p, a.x, room, title_y);
+    let bottom = slots(ctx, theme, p, a.x, title_y + BELOW_LABEL, pitch, cols);
     if let Some((text, now)) = full {
         let ink = if now { color(slot::RED, theme.dark) } else { theme.muted };
-        let w = labels.width_of(&text);
-        let slots_right = a.x + cols.min(p.slots.len()) as f64 * pitch;
-        let below = bottom + 13.0;
-        // Beside the title, over the pool's last slot; else under the slots.
-        let spots = [
-            Spot { x: (slots_right - w).max(a.x), y: title_y },
-            Spot { x: a.x + a.w - w, y: title_y },
-            Spot { x: (slots_right - w).max(a.x), y: below },
-            Spot { x: a.x, y: below },
-        ];
-        labels.place(&text, ink, spots);
+        let spots = [Spot { x: (slots_right - full_w).max(a.x), y: title_y }, Spot { x: a.x + a.w - full_w, y: title_y }];
+        labels.place_apart(&text, ink, spots);
     }
     let more = p.slots_total - p.slots.len();
     let mut line_y = bottom + 14.0;
@@ -165,13 +157,21 @@ fn pool(
         line_y += 14.0;
     }
     line_label(labels, theme, p, a, line_y);
-    line(ctx, theme, p, Area { y: line_y + BELOW_LABEL, h: a.y + a.h - line_y - BELOW_LABEL, ..a });
+    let mut line_area = Area { y: line_y + BELOW_LABEL, h: a.y + a.h - line_y - BELOW_LABEL, ..a };
+    let not_drawn = (p.waiting_home + p.waiting_checkout) as usize - p.line.len();
+    if not_drawn > 0 {
+        // A row under the dots says the line goes on.
+        line_area.h -= 14.0;
+        let text = format!("+{} more in line, not drawn", format::count(not_drawn as u64));
+        labels.place(&text, theme.muted, [Spot { x: a.x, y: a.y + a.h - 2.0 }]);
+    }
+    line(ctx, theme, p, line_area);
 }
 
 /// "Shared pool: 20 of 20 in use", or shorter when it does not fit.
 fn title(labels: &mut Labels, theme: &Theme, p: &PoolPicture, x: f64, room: f64, y: f64) {
     let (long, short) = if p.name == "recs" {
-        ("Recommendations' pool", "Recs' pool")
+        ("Recommendations' pool", "Recommendations")
     } else {
         ("Shared pool", "Shared")
     };
@@ -263,13 +263,14 @@ fn line_label(labels: &mut Labels, theme: &Theme, p: &PoolPicture, a: Area, y: f
         let none = if p.now.limit.is_none() { "nobody waits: each call opens one" } else { "no call waits for a connection" };
         vec![none.to_string(), "none waiting".to_string()]
     } else {
+        let calls_wait = format::counted(u64::from(waiting), "call waits", "calls wait");
         let (all, home, checkout) = (format::count(u64::from(waiting)), p.waiting_home, p.waiting_checkout);
         let gone = p.waiting_checkout_client_gone;
         let mut texts = Vec::new();
         if gone > 0 {
-            texts.push(format!("{all} calls wait: /home {home}, /checkout {checkout} ({gone} client gone)"));
+            texts.push(format!("{calls_wait}: /home {home}, /checkout {checkout} ({gone} client gone)"));
         }
-        texts.push(format!("{all} calls wait: /home {home}, /checkout {checkout}"));
+        texts.push(format!("{calls_wait}: /home {home}, /checkout {checkout}"));
         texts.push(format!("{all} wait: /home {home}, /checkout {checkout}"));
         texts.push(format!("{all} waiting"));
         texts
