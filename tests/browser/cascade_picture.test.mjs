@@ -116,6 +116,8 @@ const shown = [
   ['no-timeout', 1500],
   ['bulkhead', 1500],
   ['unbounded-pool', 3000],
+  // A pool of three: "pool full at" has no room over its slots and goes to the row's end.
+  ['no-timeout&pool_size=3', 1500],
 ];
 
 for (const width of [360, 412, 720]) for (const scheme of ['light', 'dark']) {
@@ -127,14 +129,14 @@ for (const width of [360, 412, 720]) for (const scheme of ['light', 'dark']) {
       const texts = labels.map((l) => l.text).join(' | ');
       assert.ok(labels.some((l) => /^(Shared pool|Shared)[:,]/.test(l.text)), `${preset}: the shared pool is named: ${texts}`);
       assert.ok(labels.some((l) => /wait/.test(l.text)), `${preset}: its line's count: ${texts}`);
-      if (preset === 'no-timeout') assert.ok(labels.some((l) => /^pool full at /.test(l.text)), `when it filled: ${texts}`);
+      if (preset.startsWith('no-timeout')) assert.ok(labels.some((l) => /^pool full at /.test(l.text)), `when it filled: ${texts}`);
       if (preset === 'bulkhead') assert.ok(labels.some((l) => /^Rec/.test(l.text)), `the second pool is named: ${texts}`);
       for (const l of labels) assert.ok(l.x >= 0 && l.y >= 0 && l.x + l.w <= w + 0.01 && l.y + l.h <= h + 0.01, `${preset}: "${l.text}" is cut`);
       for (let i = 0; i < labels.length; i++) for (let j = i + 1; j < labels.length; j++) {
         const [a, b] = [labels[i], labels[j]];
         assert.ok(!(a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h), `${preset}: "${a.text}" overlaps "${b.text}"`);
       }
-      await screenshot(page, `cascade-picture-${preset}-${width}-${scheme}`);
+      await screenshot(page, `cascade-picture-${preset.replace(/[&=]/g, '-')}-${width}-${scheme}`);
       assert.deepEqual(page.problems(), []);
       await page.context().close();
     }

@@ -139,15 +139,16 @@ fn pool(
     let max_h = if p.now.limit.is_none() { (a.h - 48.0).max(SLOTS_MAX_H) } else { SLOTS_MAX_H };
     let (pitch, cols) = slot_pitch(p.slots.len(), a.w, max_h);
     let slots_right = a.x + cols.min(p.slots.len()) as f64 * pitch;
-    // "pool full at" ends over the pool's last slot; the title takes the row but for its room.
+    // "pool full at" ends over the pool's last slot (at the row's end for a pool of a few), and
+    // the title takes the row but for its room.
     let full_w = full.as_ref().map_or(0.0, |(text, _)| labels.width_of(text));
-    let room = if full.is_some() { slots_right - a.x - full_w - 12.0 } else { a.w };
+    let full_x = if slots_right - a.x >= full_w + 120.0 { slots_right - full_w } else { a.x + a.w - full_w };
+    let room = if full.is_some() { full_x - a.x - 12.0 } else { a.w };
     title(labels, theme, p, a.x, room, title_y);
     let bottom = slots(ctx, theme, p, a.x, title_y + BELOW_LABEL, pitch, cols);
     if let Some((text, now)) = full {
         let ink = if now { color(slot::RED, theme.dark) } else { theme.muted };
-        let spots = [Spot { x: (slots_right - full_w).max(a.x), y: title_y }, Spot { x: a.x + a.w - full_w, y: title_y }];
-        labels.place_apart(&text, ink, spots);
+        labels.place_apart(&text, ink, [Spot { x: full_x, y: title_y }]);
     }
     let more = p.slots_total - p.slots.len();
     let mut line_y = bottom + 14.0;
