@@ -3,7 +3,7 @@
 
 use crate::sim::decimal::fixed;
 pub use crate::sim::params::{plain, with_unit};
-use crate::sim::{Micros, Value};
+use crate::sim::{Micros, ParamSpec, Value};
 
 /// An integer with thousands separators: 12,345.
 pub fn group(i: i64) -> String {
@@ -194,6 +194,14 @@ pub fn slider_value(value: f64, unit: &str) -> String {
     if unit == "ms" && value >= 60_000.0 { span_ms(value) } else { with_unit(value, unit) }
 }
 
+/// A parameter's value as its slider says it: "300 ms", "5 min", or the word 0 means ("off").
+pub fn param_value(spec: &ParamSpec, value: f64) -> String {
+    match spec.zero {
+        Some(word) if value == 0.0 => word.to_string(),
+        _ => slider_value(value, spec.unit),
+    }
+}
+
 /// A unit as it reads after `value`: "1 time" but "3 times" (the other units read the same
 /// whatever the number: "1 req", "1 ms").
 pub fn unit_for(value: f64, unit: &str) -> &str {
@@ -329,5 +337,26 @@ mod tests {
         assert_eq!(first_sentences(text, 2), "p99 went from 1.5 s to 3 s. B's queue grew.");
         assert_eq!(first_sentences(text, 5), text);
         assert_eq!(first_sentences("", 2), "");
+    }
+
+    /// Issue 45: a timer at 0 is off, and its slider says so instead of "0 ms". Every parameter
+    /// whose help says what 0 means declares the word.
+    #[test]
+    fn a_zero_that_means_off_is_shown_as_a_word() {
+        let timeout = ParamSpec::number("timeout_ms", "Timeout", "ms", 0.0, (0.0, 5000.0, 10.0), "0 means none.");
+        assert_eq!(param_value(&timeout, 0.0), "0 ms");
+        let timeout = timeout.zero_means("off");
+        assert_eq!(
+            (param_value(&timeout, 0.0), param_value(&timeout, 300.0)),
+            ("off".to_string(), "300 ms".to_string())
+        );
+        for scenario in crate::scenarios::ALL {
+            for p in scenario.params.iter().filter(|p| p.unit == "ms") {
+                let says = ["0 means none", "0 means no timeout", "0 turns it", "0 means never", "never drifts"]
+                    .iter()
+                    .any(|s| p.help.contains(s));
+                assert_eq!(says, p.zero.is_some(), "{}.{}: help {:?}", scenario.id, p.id, p.help);
+            }
+        }
     }
 }

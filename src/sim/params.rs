@@ -34,6 +34,9 @@ pub struct ParamSpec {
     pub max: f64,
     pub step: f64,
     pub help: &'static str,
+    /// What 0 means where it is not a quantity (a timer at 0 is "off"): its slider says this
+    /// word instead of "0 ms".
+    pub zero: Option<&'static str>,
 }
 
 impl ParamSpec {
@@ -46,13 +49,18 @@ impl ParamSpec {
         (min, max, step): (f64, f64, f64),
         help: &'static str,
     ) -> Self {
-        Self { id, label, unit, kind: ParamKind::Number, default, min, max, step, help }
+        Self { id, label, unit, kind: ParamKind::Number, default, min, max, step, help, zero: None }
+    }
+
+    /// The same parameter, 0 meaning `word` ("off") rather than a quantity.
+    pub const fn zero_means(self, word: &'static str) -> Self {
+        Self { zero: Some(word), ..self }
     }
 
     /// An on/off parameter.
     pub const fn toggle(id: &'static str, label: &'static str, default: bool, help: &'static str) -> Self {
         let default = if default { 1.0 } else { 0.0 };
-        Self { id, label, unit: "", kind: ParamKind::Toggle, default, min: 0.0, max: 1.0, step: 1.0, help }
+        Self { id, label, unit: "", kind: ParamKind::Toggle, default, min: 0.0, max: 1.0, step: 1.0, help, zero: None }
     }
 
     /// A choice among declared options; `default` is the index of the default option.
@@ -74,6 +82,7 @@ impl ParamSpec {
             max,
             step: 1.0,
             help,
+            zero: None,
         }
     }
 

@@ -193,3 +193,16 @@ test('skip to end of a four-hour run at the highest rate keeps the page responsi
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
+
+test('slow-server: the client timeout at 0 reads "off" on its slider, to eye and screen reader', async () => {
+  const page = await openPage(browser, { width: 412, height: 900 });
+  await page.goto(`${server.base}/?sim=slow-server&embed=1`);
+  await ready(page);
+  const said = () => page.$eval('input[name="timeout_ms"]', (el) => [el.closest('.slider').querySelector('output').textContent, el.getAttribute('aria-valuetext')]);
+  assert.deepEqual(await said(), ['off', 'off']);
+  await setSlider(page, 'timeout_ms', 500);
+  await page.waitForFunction(() => document.querySelector('input[name="timeout_ms"]').getAttribute('aria-valuetext') === '500 ms');
+  assert.deepEqual(await said(), ['500 ms', '500 ms']);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});

@@ -37,7 +37,7 @@ crate::config! {
         pub rate: f64 = ParamSpec::number("rate", "Request rate", "req/s", 100.0, (1.0, 200.0, 1.0),
             "Requests per second arriving at the route (at random moments)."),
         pub deadline_ms: f64 = ParamSpec::number("deadline_ms", "Route deadline", "ms", 2000.0, (0.0, 10_000.0, 50.0),
-            "How long the route may take in all; when it passes, the route answers with what it has. 0 means none."),
+            "How long the route may take in all; when it passes, the route answers with what it has. 0 means none.").zero_means("none"),
         pub fan_out: usize = ParamSpec::number("fan_out", "Parallel calls", "", 1.0, (1.0, MAX_FAN_OUT as f64, 1.0),
             "How many dependencies the route calls at once at each step; the step waits for all of them."),
         pub sequential_calls: usize = ParamSpec::number("sequential_calls", "Calls in sequence", "",
@@ -51,11 +51,11 @@ crate::config! {
             "The latency 999 calls in 1,000 beat (raised to the p99 if set below it)."),
         pub timeout_ms: f64 = ParamSpec::number("timeout_ms", "Per-attempt timeout", "ms", 500.0, (0.0, 5000.0, 10.0),
             "How long the caller waits for an attempt's answer once its connection is open (the connect has its own \
-             timeout). 0 means no timeout."),
+             timeout). 0 means no timeout.").zero_means("off"),
         pub connect_timeout_ms: f64 = ParamSpec::number("connect_timeout_ms", "Connect timeout", "ms", 2000.0,
             (0.0, 5000.0, 50.0),
             "How long an attempt may take to open its connection. A lost SYN is sent again after 1 s (then 2 s, \
-             4 s…), so a connect timeout under 1 s allows no second try. 0 means none."),
+             4 s…), so a connect timeout under 1 s allows no second try. 0 means none.").zero_means("off"),
         pub syn_loss_pct: f64 = ParamSpec::number("syn_loss_pct", "SYNs lost", "%", 0.0, (0.0, 50.0, 0.5),
             "The share of connection requests (SYN packets) lost on the way; each is retransmitted after the kernel's \
              wait."),
@@ -80,7 +80,7 @@ crate::config! {
             "For this share of requests (an expensive query, a hot key) every call and every retry takes the \
              dependency's limit of 60 s: the slow requests of Break 2."),
         pub drift_at_ms: f64 = ParamSpec::number("drift_at_ms", "Dependency slows at", "ms", 0.0, (0.0, 600_000.0, 1000.0),
-            "From this moment the dependency's p99 is the drifted one below. 0 means it never drifts."),
+            "From this moment the dependency's p99 is the drifted one below. 0 means it never drifts.").zero_means("never"),
         pub drift_p99_ms: f64 = ParamSpec::number("drift_p99_ms", "Drifted p99", "ms", 450.0, (1.0, 10_000.0, 1.0),
             "The dependency's p99 after the drift (its p99.9 moves by the same factor; its p50 stays)."),
         pub alert_threshold_pct: f64 = ParamSpec::number("alert_threshold_pct", "Alert above", "%", 0.2,

@@ -62,14 +62,14 @@ crate::config! {
         pub a_to_b_timeout_ms: f64 = ParamSpec::number("a_to_b_timeout_ms", "A→B timeout", "ms", 1800.0,
             (0.0, 10_000.0, 50.0),
             "A's limit on its call to B; 0 means none. With a propagated budget it is a cap: the call \
-             waits for the budget left or this, whichever is shorter."),
+             waits for the budget left or this, whichever is shorter.").zero_means("none"),
         pub b_to_c_timeout_ms: f64 = ParamSpec::number("b_to_c_timeout_ms", "B→C timeout", "ms", 2000.0,
             (0.0, 10_000.0, 50.0),
-            "B's limit on its call to C; 0 means none. With a propagated budget it is a cap, as for A."),
+            "B's limit on its call to C; 0 means none. With a propagated budget it is a cap, as for A.").zero_means("none"),
         pub browser_timeout_ms: f64 = ParamSpec::number("browser_timeout_ms", "Browser gives up after", "ms",
             10_000.0, (0.0, 30_000.0, 100.0),
             "When the user's browser closes the connection if no answer came; 0 means never. \
-             Chapter 1 Part 5: the browser's 10 s is longer than the API's 2 s deadline."),
+             Chapter 1 Part 5: the browser's 10 s is longer than the API's 2 s deadline.").zero_means("never"),
         pub net_ms: f64 = ParamSpec::number("net_ms", "Network, one way", "ms", 1.0, (0.0, 50.0, 0.1),
             "Time a request, an answer or a connection close spends on the wire between two hops."),
         pub handling_ms: f64 = ParamSpec::number("handling_ms", "Message handling", "ms", 2.5, (0.0, 50.0, 0.1),

@@ -55,7 +55,7 @@ crate::config! {
         pub eject_after_ms: f64 = ParamSpec::number("eject_after_ms", "Health checks eject B after", "ms", 2000.0, (0.0, 60_000.0, 100.0),
             "With 'B fails': how long failing health checks take to remove B from the pool."),
         pub timeout_ms: f64 = ParamSpec::number("timeout_ms", "Client timeout", "ms", 0.0, (0.0, 30_000.0, 10.0),
-            "0 means no timeout. A timed-out request fails for the client; the server still works on it."),
+            "0 means no timeout. A timed-out request fails for the client; the server still works on it.").zero_means("off"),
         pub cancel_on_timeout: bool = ParamSpec::toggle("cancel_on_timeout", "Cancel work on timeout", false,
             "When on, a timeout also removes the request from the server (the caller left)."),
         pub backlog: usize = ParamSpec::number("backlog", "Backlog per server", "req", 10_000.0, (10.0, 100_000.0, 10.0),

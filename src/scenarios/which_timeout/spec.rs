@@ -65,23 +65,23 @@ crate::config! {
         pub connect_timeout_ms: f64 = ParamSpec::number("connect_timeout_ms", "Connect timeout (undici)", "ms",
             10_000.0, (0.0, 600_000.0, 100.0),
             "fetch only: undici's connect.timeout. It covers DNS, TCP and the TLS handshake. 0 turns it off; \
-             undici's default is 10,000."),
+             undici's default is 10,000.").zero_means("off"),
         pub headers_timeout_ms: f64 = ParamSpec::number("headers_timeout_ms", "Headers timeout (undici)", "ms",
             300_000.0, (0.0, 600_000.0, 100.0),
             "fetch only: undici's headersTimeout, from sending the request to the response headers. 0 turns it \
-             off; the default is 300,000."),
+             off; the default is 300,000.").zero_means("off"),
         pub body_timeout_ms: f64 = ParamSpec::number("body_timeout_ms", "Body timeout (undici)", "ms",
             300_000.0, (0.0, 600_000.0, 100.0),
             "fetch only: undici's bodyTimeout, the longest silence between two chunks of the body (every chunk \
-             resets it). 0 turns it off; the default is 300,000."),
+             resets it). 0 turns it off; the default is 300,000.").zero_means("off"),
         pub total_timeout_ms: f64 = ParamSpec::number("total_timeout_ms", "Total timeout (AbortSignal)", "ms",
             0.0, (0.0, 600_000.0, 100.0),
             "AbortSignal.timeout passed as the call's signal, created before the call: it covers the pool wait, \
-             every phase and the body read. 0 means none."),
+             every phase and the body read. 0 means none.").zero_means("off"),
         pub http_timeout_ms: f64 = ParamSpec::number("http_timeout_ms", "timeout option (node:http)", "ms",
             0.0, (0.0, 600_000.0, 100.0),
             "node:http only: the request's timeout option, an idle timer on the socket that every read or write \
-             resets. It only emits a 'timeout' event. 0 means none."),
+             resets. It only emits a 'timeout' event. 0 means none.").zero_means("off"),
         pub destroy_on_timeout: bool = ParamSpec::toggle("destroy_on_timeout", "Destroy on 'timeout'", false,
             "node:http only: the 'timeout' handler calls req.destroy(). Off, the request stays open after the \
              event."),

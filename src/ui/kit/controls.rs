@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use super::number::shortest;
-use crate::format::slider_value;
+use crate::format;
 use crate::sim::decimal;
 use crate::sim::{ChoiceOption, ParamKind, ParamSpec, Params};
 
@@ -23,7 +23,7 @@ pub fn ParamControl(spec: &'static ParamSpec, params: RwSignal<Params>, on_chang
         ParamKind::Number => view! {
             <div class="slider">
                 <label for=input_id.clone()>{spec.label}</label>
-                <output for=input_id.clone() aria-hidden="true">{move || slider_value(value(), spec.unit)}</output>
+                <output for=input_id.clone() aria-hidden="true">{move || format::param_value(spec, value())}</output>
                 <input
                     type="range"
                     id=input_id
@@ -32,7 +32,7 @@ pub fn ParamControl(spec: &'static ParamSpec, params: RwSignal<Params>, on_chang
                     max=shortest(spec.max)
                     step=shortest(spec.step)
                     prop:value=move || shortest(value())
-                    aria-valuetext=move || slider_value(value(), spec.unit)
+                    aria-valuetext=move || format::param_value(spec, value())
                     aria-describedby=help_id.clone()
                     on:input=move |ev| {
                         if let Some(v) = decimal::parse(&event_target_value(&ev)) {
