@@ -5,25 +5,11 @@
 // target/screenshots.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, playFor, cliRun, screenshot } from './harness.mjs';
+import { serve, launch, openPage, ready, pausedPicture, cliRun, screenshot } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
-
-/** Opens `query` on the page's own clock, plays it `ms` of that clock, and returns the moment
- *  paused at (ms of the run) and what the picture drew then. */
-async function pausedPicture(page, query, ms) {
-  await page.clock.install();
-  await page.goto(`${server.base}/?${query}`);
-  await ready(page);
-  await playFor(page, ms);
-  // The picture draws in the frame after the run moved, or within 250 ms when it is out of view.
-  await page.clock.runFor(300);
-  const seconds = Number(await page.getAttribute('.play-controls .clock', 'data-value'));
-  const drawn = JSON.parse(await page.getAttribute('[data-picture] canvas', 'data-drawn'));
-  return { atMs: Math.round(seconds * 1e6) / 1000, drawn };
-}
 
 /** The command line's run of the same link, at the same moment. */
 function cliAt(query, atMs) {
@@ -42,7 +28,7 @@ const cases = [
 for (const [what, query, ms] of cases) {
   test(`cascade, ${what}: the picture draws what the model holds at the paused moment (run --at-ms)`, async () => {
     const page = await openPage(browser, { width: 412, height: 900 });
-    const { atMs, drawn } = await pausedPicture(page, query, ms);
+    const { atMs, drawn } = await pausedPicture(page, server.base, query, ms);
     assert.ok(atMs > 500, `played past the pool's filling: ${atMs} ms`);
     assert.equal(drawn.at_ms, atMs, 'the picture is of the moment paused at');
     const run = cliAt(query, atMs);
@@ -69,7 +55,7 @@ for (const [what, query, ms] of cases) {
 
 test('cascade, no timeout: the pool fills with hung calls and /checkout waits in its line; the picture says when', async () => {
   const page = await openPage(browser, { width: 412, height: 900 });
-  const { drawn } = await pausedPicture(page, 'sim=cascade&embed=1&preset=no-timeout', 1500);
+  const { drawn } = await pausedPicture(page, server.base, 'sim=cascade&embed=1&preset=no-timeout', 1500);
   const [shared] = drawn.pools;
   assert.equal(shared.held.recs_hung, 20, 'all 20 slots held by calls that never answer');
   assert.ok(shared.waiting_checkout > 0 && shared.waiting_home > shared.waiting_checkout, JSON.stringify(shared));
@@ -85,7 +71,7 @@ test('cascade, no timeout: the pool fills with hung calls and /checkout waits in
 
 test('cascade, a separate pool: two pools drawn, the hung calls in recommendations\' own', async () => {
   const page = await openPage(browser, { width: 720, height: 900 });
-  const { drawn } = await pausedPicture(page, 'sim=cascade&embed=1&preset=bulkhead', 1500);
+  const { drawn } = await pausedPicture(page, server.base, 'sim=cascade&embed=1&preset=bulkhead', 1500);
   const [shared, recs] = drawn.pools;
   assert.deepEqual([shared.name, recs.name], ['shared', 'recs']);
   assert.equal(recs.held.recs_hung, 20);
@@ -124,7 +110,7 @@ for (const width of [360, 412, 720]) for (const scheme of ['light', 'dark']) {
   test(`cascade's picture at ${width} px, ${scheme}: every label inside the canvas, none overlapping`, async () => {
     for (const [preset, ms] of shown) {
       const page = await openPage(browser, { width, height: 900, colorScheme: scheme });
-      await pausedPicture(page, `sim=cascade&embed=1&preset=${preset}`, ms);
+      await pausedPicture(page, server.base, `sim=cascade&embed=1&preset=${preset}`, ms);
       const { labels, w, h } = await page.$eval('[data-picture] canvas', (c) => ({ labels: JSON.parse(c.dataset.labels), w: c.clientWidth, h: c.clientHeight }));
       const texts = labels.map((l) => l.text).join(' | ');
       assert.ok(labels.some((l) => /^(Shared pool|Shared)[:,]/.test(l.text)), `${preset}: the shared pool is named: ${texts}`);

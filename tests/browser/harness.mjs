@@ -128,6 +128,23 @@ export async function playFor(page, ms) {
   await page.waitForSelector('[data-action="play"]');
 }
 
+/**
+ * Opens `base/?query` on the page's own clock, plays it `ms` of that clock, and returns the
+ * moment paused at (ms of the run) and what the figure's picture drew then (`data-drawn`).
+ */
+export async function pausedPicture(page, base, query, ms) {
+  await page.clock.install();
+  await page.goto(`${base}/?${query}`);
+  await ready(page);
+  await playFor(page, ms);
+  // The picture draws in the frame after the run moved, or within 250 ms when it is out of view
+  // (the full page on a phone): let that pass.
+  await page.clock.runFor(300);
+  const seconds = Number(await page.getAttribute('.play-controls .clock', 'data-value'));
+  const drawn = JSON.parse(await page.getAttribute('[data-picture] canvas', 'data-drawn'));
+  return { atMs: Math.round(seconds * 1e6) / 1000, drawn };
+}
+
 /** Presses "Skip to end" and waits until the run has reached its end. */
 export async function skipToEnd(page, timeout = 30000) {
   await page.click('[data-action="skip"]');

@@ -4,26 +4,11 @@
 // the pictures at 360, 412 and 720 px, light and dark, go to target/screenshots.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, playFor, cliRun, screenshot } from './harness.mjs';
+import { serve, launch, openPage, ready, pausedPicture, cliRun, screenshot } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
-
-/** Opens `query` on the page's own clock, plays it `ms` of that clock, and returns the moment
- *  paused at (ms of the run) and what the picture drew then. */
-async function pausedPicture(page, query, ms) {
-  await page.clock.install();
-  await page.goto(`${server.base}/?${query}`);
-  await ready(page);
-  await playFor(page, ms);
-  // The picture draws in the frame after the run moved, or within 250 ms when it is out of view
-  // (the full page on a phone): let that pass.
-  await page.clock.runFor(300);
-  const seconds = Number(await page.getAttribute('.play-controls .clock', 'data-value'));
-  const drawn = JSON.parse(await page.getAttribute('[data-picture] canvas', 'data-drawn'));
-  return { atMs: Math.round(seconds * 1e6) / 1000, drawn };
-}
 
 const cases = [
   ['the chapter', 'sim=slow-server&embed=1&speed=2', 2000],
@@ -36,7 +21,7 @@ const cases = [
 for (const [what, query, ms] of cases) {
   test(`slow-server, ${what}: the picture draws what the model holds at the paused moment (run --at-ms)`, async () => {
     const page = await openPage(browser, { width: 412, height: 900 });
-    const { atMs, drawn } = await pausedPicture(page, query, ms);
+    const { atMs, drawn } = await pausedPicture(page, server.base, query, ms);
     assert.ok(atMs > 1000, `played past the slowdown: ${atMs} ms`);
     const params = new URLSearchParams(query);
     params.delete('embed');
@@ -57,7 +42,7 @@ for (const [what, query, ms] of cases) {
 
 test('slow-server: with a timeout and no cancel, B\'s line is mostly requests whose client has gone', async () => {
   const page = await openPage(browser, { width: 720, height: 900 });
-  const { drawn } = await pausedPicture(page, 'sim=slow-server&embed=1&preset=timeout&speed=4', 2000);
+  const { drawn } = await pausedPicture(page, server.base, 'sim=slow-server&embed=1&preset=timeout&speed=4', 2000);
   const b = drawn.servers[1];
   assert.ok(b.client_left_drawn > b.waiting_drawn / 2, `${b.client_left_drawn} of ${b.waiting_drawn} drawn for nobody`);
   await page.context().close();
@@ -82,7 +67,7 @@ test('slow-server: the picture is the figure\'s headline, and chart= still picks
 for (const width of [360, 412, 720]) for (const scheme of ['light', 'dark']) {
   test(`slow-server's picture at ${width} px, ${scheme}: every label inside the canvas, none overlapping`, async () => {
     const page = await openPage(browser, { width, height: 900, colorScheme: scheme });
-    await pausedPicture(page, 'sim=slow-server&embed=1&preset=timeout&speed=4', 2500);
+    await pausedPicture(page, server.base, 'sim=slow-server&embed=1&preset=timeout&speed=4', 2500);
     const { labels, w, h } = await page.$eval('[data-picture] canvas', (c) => ({ labels: JSON.parse(c.dataset.labels), w: c.clientWidth, h: c.clientHeight }));
     assert.ok(labels.some((l) => /^B ×5 slower$|^B$/.test(l.text)), 'B is named');
     assert.ok(labels.some((l) => /waiting/.test(l.text) && l.text !== '0 waiting'), 'a line\'s count');

@@ -14,6 +14,7 @@ use crate::sim::Simulation;
 use crate::ui::kit::canvas::context;
 use crate::ui::kit::chart::labels::{Labels, Spot};
 use crate::ui::kit::chart::{Theme, color, slot};
+use crate::ui::kit::picture::dots;
 use crate::ui::kit::{Mark, Picture};
 use crate::ui::runner::Runner;
 
@@ -300,22 +301,4 @@ fn line(ctx: &CanvasRenderingContext2d, theme: &Theme, p: &PoolPicture, a: Area)
         let points = (0..shown).filter(|&k| p.line[k] == of).map(at);
         dots(ctx, color(tone, theme.dark), points, radius(of), filled);
     }
-}
-
-/// Dots at `points`, filled or as rings, in one path.
-fn dots(ctx: &CanvasRenderingContext2d, ink: &str, points: impl Iterator<Item = (f64, f64)>, r: f64, filled: bool) {
-    ctx.begin_path();
-    for (x, y) in points {
-        ctx.move_to(x + r, y);
-        let _ = ctx.arc(x, y, if filled { r } else { r - 0.6 }, 0.0, std::f64::consts::TAU);
-    }
-    if filled {
-        ctx.set_fill_style_str(ink);
-        ctx.fill();
-    } else {
-        ctx.set_stroke_style_str(ink);
-        ctx.set_line_width(1.2);
-        ctx.stroke();
-    }
-    ctx.set_line_width(1.0);
 }

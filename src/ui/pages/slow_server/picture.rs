@@ -13,6 +13,7 @@ use crate::scenarios::slow_server::{Picture as Moment, ServerPicture, SlowServer
 use crate::ui::kit::chart::labels::{Labels, Spot};
 use crate::ui::kit::chart::{Theme, color, slot};
 use crate::ui::kit::canvas::context;
+use crate::ui::kit::picture::dots;
 use crate::ui::kit::{Mark, Picture};
 use crate::sim::{Host, Model, Simulation};
 use crate::ui::runner::Runner;
@@ -163,8 +164,8 @@ fn line(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels, s: &
     let left = column.centre - (across as f64 * PITCH) / 2.0;
     let at = |k: usize| (left + (k % across) as f64 * PITCH + PITCH / 2.0, bottom - (k / across) as f64 * PITCH - PITCH / 2.0);
     let shown = s.line.len().min(fits);
-    dots(ctx, color(slot::BLUE, theme.dark), (0..shown).filter(|&k| !s.line[k]).map(at), true);
-    dots(ctx, color(slot::GRAY, theme.dark), (0..shown).filter(|&k| s.line[k]).map(at), false);
+    dots(ctx, color(slot::BLUE, theme.dark), (0..shown).filter(|&k| !s.line[k]).map(at), RADIUS, true);
+    dots(ctx, color(slot::GRAY, theme.dark), (0..shown).filter(|&k| s.line[k]).map(at), RADIUS, false);
     let more = s.waiting as usize - shown;
     let count = if more > 0 {
         format!("{} waiting, {} over the top", format::count(s.waiting as u64), format::count(more as u64))
@@ -178,24 +179,6 @@ fn line(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels, s: &
         labels.place(&count, ink, [centred(&count, labels)]);
     } else {
         labels.place(&short, ink, [centred(&short, labels)]);
-    }
-}
-
-/// Dots at `points`, filled or as rings, in one path.
-fn dots(ctx: &CanvasRenderingContext2d, ink: &str, points: impl Iterator<Item = (f64, f64)>, filled: bool) {
-    ctx.begin_path();
-    for (x, y) in points {
-        ctx.move_to(x + RADIUS, y);
-        let _ = ctx.arc(x, y, if filled { RADIUS } else { RADIUS - 0.6 }, 0.0, std::f64::consts::TAU);
-    }
-    if filled {
-        ctx.set_fill_style_str(ink);
-        ctx.fill();
-    } else {
-        ctx.set_stroke_style_str(ink);
-        ctx.set_line_width(1.2);
-        ctx.stroke();
-        ctx.set_line_width(1.0);
     }
 }
 
@@ -233,6 +216,6 @@ fn on_their_way(ctx: &CanvasRenderingContext2d, theme: &Theme, from: (f64, f64),
         let c = &columns[(server as usize).min(columns.len() - 1)];
         (from.0 + (c.centre - from.0) * p + side, from.1 + (LANES_END - from.1) * p)
     };
-    dots(ctx, color(slot::BLUE, theme.dark), moment.sent.iter().map(|&(s, p)| along(s, p, 0.0)), true);
-    dots(ctx, color(slot::RED, theme.dark), moment.timed_out.iter().map(|&(s, p)| along(s, 1.0 - p, 5.0)), true);
+    dots(ctx, color(slot::BLUE, theme.dark), moment.sent.iter().map(|&(s, p)| along(s, p, 0.0)), RADIUS, true);
+    dots(ctx, color(slot::RED, theme.dark), moment.timed_out.iter().map(|&(s, p)| along(s, 1.0 - p, 5.0)), RADIUS, true);
 }
