@@ -916,3 +916,99 @@ proptest! {
         check_claims(&sim)?;
     }
 }
+
+/// Issue 44: the figure's picture draws the model's state, nothing else.
+mod picture {
+    use super::*;
+    use resilience_lab::scenarios::retry_storm::{Outcome, Picture};
+
+    /// The picture at the model's present against the metrics and facts of the same moment.
+    fn check(sim: &RetryStorm) -> Result<(), TestCaseError> {
+        let (picture, m, f) = (sim.picture(sim.now()), sim.metrics_now(), sim.facts_now());
+        prop_assert_eq!(picture.clients.len(), sim.clients().len());
+        prop_assert_eq!(picture.clients_now, f.clients_now);
+        prop_assert_eq!(u64::from(picture.clients_now.waiting), f.waiting);
+        prop_assert_eq!(picture.tick, f.tick_now);
+        prop_assert_eq!(u64::from(picture.in_flight), m.in_flight_end);
+        prop_assert_eq!(picture.peak.map(|(n, _)| u64::from(n)), m.peak_after_recovery);
+        prop_assert_eq!(picture.breaker, f.breaker.map(|b| b.now));
+        for (drawn, client) in picture.clients.iter().zip(sim.clients()) {
+            prop_assert_eq!(drawn.state, client.state());
+            prop_assert_eq!(drawn.wait_left.is_some(), client.state() == ClientState::WaitingToRetry);
+            prop_assert!(drawn.wait_left.is_none_or(|w| (0.0..=1.0).contains(&w)));
+        }
+        // A line per client whose latest attempt is in this tick: no more than the tick's attempts.
+        let t = picture.tick;
+        let of = |o: Outcome| picture.clients.iter().filter(|c| c.attempt == Some(o)).count() as u32;
+        prop_assert!(of(Outcome::Served) <= t.served && of(Outcome::Rejected) <= t.rejected);
+        prop_assert!(of(Outcome::Down) <= t.failed && of(Outcome::ShortCircuited) <= t.short_circuited);
+        prop_assert!(of(Outcome::Reset) <= t.resets);
+        prop_assert_eq!(picture.history.len(), sim.ticks().rows().len());
+        let json: serde_json::Value = serde_json::from_str(&picture.drawn_json()).expect("data-drawn is JSON");
+        prop_assert_eq!(json["tick_now"].clone(), serde_json::to_value(f.tick_now).unwrap());
+        prop_assert_eq!(json["clients_now"].clone(), serde_json::to_value(f.clients_now).unwrap());
+        prop_assert_eq!(json["peak_after_recovery"].as_u64(), m.peak_after_recovery);
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(32) })]
+
+        #[test]
+        fn the_picture_is_the_models_state(p in any_params(), seed in 0u64..1000, stops in proptest::collection::vec(1u64..20_000, 1..5)) {
+            let mut sim = RetryStorm::new(&p, seed, 20_000 * MS);
+            let mut stops = stops;
+            stops.sort_unstable();
+            for t in stops.into_iter().chain([20_000]) {
+                sim.advance(t * MS, u64::MAX);
+                check(&sim)?;
+            }
+        }
+    }
+
+    fn at(preset: &str, ms: u64) -> Picture {
+        let p = params(preset, &[]);
+        let mut sim = RetryStorm::new(&p, 7, SPEC.duration_for(&p) * MS);
+        sim.advance(ms * MS, u64::MAX);
+        sim.picture(sim.now())
+    }
+
+    /// The chapter's Fixed 1 s: in the first tick after the provider is back every client
+    /// that failed together tries at once; 8 are served and the rest turned away.
+    #[test]
+    fn with_fixed_backoff_the_clients_arrive_in_one_tick() {
+        let back = at("fixed", 6_099);
+        assert!(!back.down);
+        assert_eq!((back.tick.served, back.capacity), (8, 8));
+        assert!(back.tick.rejected >= 25, "{:?}", back.tick);
+        assert!(back.flights() >= 33, "{} lines", back.flights());
+        let down = at("fixed", 4_099);
+        assert!(down.down && down.tick.served == 0);
+        assert!(down.clients_now.waiting > 30, "{:?}", down.clients_now);
+    }
+
+    /// Exp + jitter: the same clients come back spread out, never over the capacity.
+    #[test]
+    fn with_jitter_no_tick_goes_over_the_capacity() {
+        let back = at("jitter", 6_099);
+        assert!(back.tick.attempts() <= 8 && back.tick.rejected == 0, "{:?}", back.tick);
+    }
+
+    /// Break 5: with the breaker open, attempts are failed at the breaker and none reaches the
+    /// provider while it is down.
+    #[test]
+    fn an_open_breaker_fails_attempts_at_its_door() {
+        let p = params("ch2-break-5", &[]);
+        let mut sim = RetryStorm::new(&p, 7, SPEC.duration_for(&p) * MS);
+        let mut seen_open = false;
+        for ms in (2_100..6_000).step_by(100) {
+            sim.advance((ms + 99) * MS, u64::MAX);
+            let picture = sim.picture(sim.now());
+            if matches!(picture.breaker, Some(BreakerNow::Open { .. })) {
+                seen_open = true;
+                assert_eq!(picture.tick.attempts(), 0, "at {ms} ms");
+            }
+        }
+        assert!(seen_open, "the breaker opened during the outage");
+    }
+}

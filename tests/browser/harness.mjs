@@ -173,7 +173,15 @@ export async function timelineMoments(page, url) {
   return moments;
 }
 
-/** What is wrong with a timeline's labels: a lane name of `names` not drawn, a box cut by the canvas, two boxes overlapping. */
+/** The label boxes a picture ([data-picture]) drew in its latest frame, and its canvas's size. */
+export async function pictureLabels(page) {
+  return page.$eval('[data-picture] canvas', (c) => ({ labels: JSON.parse(c.dataset.labels), w: c.clientWidth, h: c.clientHeight }));
+}
+
+/**
+ * What is wrong with a canvas's labels (a timeline's, a picture's): a name of `names` not
+ * drawn, a box cut by the canvas, two boxes overlapping.
+ */
 export function timelineProblems({ labels, w, h }, names = []) {
   const problems = [];
   const texts = labels.map((l) => l.text);

@@ -314,14 +314,16 @@ test('retry-storm: a chapter-length run charts one bar per tick', async () => {
   await page.context().close();
 });
 
-test('retry-storm: the embed shows the attempts chart in 720 px', async () => {
+test('retry-storm: the embed shows its picture, or with chart=attempts the attempts chart, in 720 px', async () => {
   for (const width of [1280, 720]) {
-    const page = await open('&embed=1', { width, height: 720 });
-    const box = await page.locator('#chart-attempts canvas').boundingBox();
-    assert.ok(box && box.y + box.height <= 720, `width ${width}: chart ends at ${box && box.y + box.height}`);
-    await screenshot(page, `retry-storm-embed-${width}`);
-    assert.deepEqual(page.problems(), []);
-    await page.context().close();
+    for (const [chart, canvas] of [['', '[data-picture] canvas'], ['&chart=attempts', '#chart-attempts canvas']]) {
+      const page = await open(`&embed=1${chart}`, { width, height: 720 });
+      const box = await page.locator(canvas).boundingBox();
+      assert.ok(box && box.y + box.height <= 720, `width ${width}${chart}: ends at ${box && box.y + box.height}`);
+      await screenshot(page, `retry-storm-embed-${width}${chart ? '-attempts' : ''}`);
+      assert.deepEqual(page.problems(), []);
+      await page.context().close();
+    }
   }
 });
 

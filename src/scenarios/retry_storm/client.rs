@@ -2,7 +2,7 @@
 //! user action.
 
 use super::spec::MAX_LAYERS;
-use crate::sim::TimerKey;
+use crate::sim::{Micros, TimerKey};
 
 /// What a client is doing, for the page's per-client view.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -29,6 +29,32 @@ pub struct Client {
     pub(super) action_attempts: u32,
     /// Calls admitted and not yet finished: the invariant says at most one.
     pub(super) open_calls: u32,
+    /// Its latest attempt: when, and what became of it (for the picture).
+    pub(super) last: Option<Attempt>,
+    /// While it waits to retry: when its backoff began and when it ends (µs).
+    pub(super) backoff: Option<(Micros, Micros)>,
+}
+
+/// What became of an attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Admitted: the call is (or was) in service.
+    Served,
+    /// Turned away with a 503: over the tick's capacity.
+    Rejected,
+    /// Failed at once: the provider was down.
+    Down,
+    /// Failed at once by the open circuit breaker, never sent.
+    ShortCircuited,
+    /// In service when the provider went down, and reset then.
+    Reset,
+}
+
+/// An attempt of a client's: when it was made (or reset) and its outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Attempt {
+    pub at: Micros,
+    pub outcome: Outcome,
 }
 
 impl Client {
@@ -48,4 +74,21 @@ impl Client {
     pub fn retry_layer(&self) -> usize {
         self.retry_layer as usize
     }
+    /// Its latest attempt, if it made one.
+    pub fn last_attempt(&self) -> Option<Attempt> {
+        self.last
+    }
+    /// While it waits to retry: when its backoff began and when it ends (µs).
+    pub fn backoff(&self) -> Option<(Micros, Micros)> {
+        self.backoff
+    }
+}
+
+/// The clients, counted by what they are doing now.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
+pub struct ClientsNow {
+    pub in_call: u32,
+    pub waiting: u32,
+    pub idle: u32,
 }

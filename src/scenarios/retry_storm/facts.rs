@@ -2,7 +2,7 @@
 //! reading restates these (and, where it says what the settings are, the configuration) and
 //! nothing else (issue 24, item 2).
 
-use super::{BreakerState, BudgetWindow, ClientState, MAX_WAVES, Mode, RetryAfterKind, RetryStorm, TICK};
+use super::{BreakerState, BudgetWindow, ClientState, ClientsNow, MAX_WAVES, Mode, RetryAfterKind, RetryStorm, TICK, TickNow};
 use crate::sim::Micros;
 
 /// Where the run is against the outage, which decides what the verdict can say.
@@ -187,6 +187,10 @@ pub struct RetryStormFacts {
     pub lined_up: LinedUp,
     /// Clients waiting to retry now.
     pub waiting: u64,
+    /// The clients by what they do now (the picture's dots).
+    pub clients_now: ClientsNow,
+    /// The 100 ms tick in progress (the picture's attempts).
+    pub tick_now: TickNow,
     /// When the retries ended (once the provider is back).
     pub retries_ended: Option<RetriesEnded>,
     /// Provider calls per tick before the outage (none when it starts at 0 or never).
@@ -296,6 +300,8 @@ impl RetryStorm {
             wave_starts: self.wave_starts(),
             lined_up: self.lined_up(),
             waiting: self.clients.iter().filter(|c| c.state == ClientState::WaitingToRetry).count() as u64,
+            clients_now: self.clients_now(),
+            tick_now: self.tick_now(),
             retries_ended: (now >= self.down_until).then(|| self.retries_ended(now)),
             calls_per_tick_before: before,
             load_before_vs_capacity: before.map(|b| b / self.capacity as f64),
@@ -331,11 +337,7 @@ impl RetryStorm {
                 opens: b.opens(),
                 failed_probes: b.failed_probes(),
                 first_open: b.first_open(),
-                now: match b.state() {
-                    BreakerState::Closed => BreakerNow::Closed,
-                    BreakerState::Open { until } => BreakerNow::Open { until },
-                    BreakerState::HalfOpen { .. } => BreakerNow::HalfOpen,
-                },
+                now: breaker_now(b.state()),
             }),
             pending: self.pending.as_ref().map(|p| {
                 let counts = p.counts();
@@ -350,6 +352,11 @@ impl RetryStorm {
                 }
             }),
         }
+    }
+
+    /// The breaker's state now, when there is one.
+    pub(super) fn breaker_now(&self) -> Option<BreakerNow> {
+        self.breaker.as_ref().map(|b| breaker_now(b.state()))
     }
 
     fn has_outage(&self) -> bool {
@@ -444,6 +451,14 @@ impl RetryStorm {
             starts.push(self.tick * TICK);
         }
         starts
+    }
+}
+
+fn breaker_now(state: BreakerState) -> BreakerNow {
+    match state {
+        BreakerState::Closed => BreakerNow::Closed,
+        BreakerState::Open { until } => BreakerNow::Open { until },
+        BreakerState::HalfOpen { .. } => BreakerNow::HalfOpen,
     }
 }
 

@@ -48,22 +48,24 @@ mod client;
 mod facts;
 mod model;
 mod pending;
+mod picture;
 mod reading;
 mod spec;
 mod ticks;
 
 pub use breaker::{Admit, Breaker, BreakerState, Caller};
 pub use budget::BudgetWindow;
-pub use client::{Client, ClientState};
+pub use client::{Attempt, Client, ClientState, ClientsNow, Outcome};
 pub use model::{Counts, Event, RetryStorm};
 pub use pending::{Pending, PendingCounts};
+pub use picture::{ClientNow, Picture};
 pub use facts::{
     Backoff, BreakerFacts, BreakerNow, BudgetWhy, LinedUp, OutageRetries, PendingFacts, Phase, RetriesEnded, RetryAfter,
     RetryStormFacts,
 };
 pub use reading::prediction;
 pub use spec::{MAX_LAYERS, Mode, PARAMS, RetryAfterKind, RetryStormConfig, TICK};
-pub use ticks::{MAX_WAVES, TickSample, Wave};
+pub use ticks::{MAX_WAVES, TickNow, TickSample, Wave};
 pub use reading::RetryStormWords;
 pub use spec::RetryStormMetrics;
 

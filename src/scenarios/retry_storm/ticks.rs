@@ -1,6 +1,8 @@
 //! What the run counts per 100 ms tick: the tick in progress, the chart's rows, and the waves
 //! over capacity after recovery.
 
+use crate::sim::Micros;
+
 /// The page lists waves; a run keeps the first ones (the count goes on).
 pub const MAX_WAVES: usize = 64;
 /// The most rows the chart series holds. A run longer than this many ticks charts a row per
@@ -23,6 +25,8 @@ pub(super) struct TickCounts {
     pub(super) admitted: u32,
     pub(super) rejected: u32,
     pub(super) failed_fast: u32,
+    /// Attempts the breaker failed at once (not sent, so in none of the counts above).
+    pub(super) short_circuited: u32,
     pub(super) resets: u32,
     /// Attempts at or after the recovery moment (all of them, once the provider is back).
     pub(super) after_recovery: u32,
@@ -47,4 +51,29 @@ pub struct TickSample {
     pub waiting: f64,
     /// Calls in flight at the end of the tick.
     pub in_flight: f64,
+}
+
+/// The tick in progress, counted as the provider counts it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
+pub struct TickNow {
+    /// When it began (µs).
+    pub start: Micros,
+    /// Attempts admitted within the capacity.
+    pub served: u32,
+    /// Attempts turned away with a 503.
+    pub rejected: u32,
+    /// Attempts that failed at once because the provider was down.
+    pub failed: u32,
+    /// Attempts the breaker failed without sending them.
+    pub short_circuited: u32,
+    /// Calls in service that the outage reset.
+    pub resets: u32,
+}
+
+impl TickNow {
+    /// Attempts that reached the provider (the attempts chart's bar).
+    pub fn attempts(&self) -> u32 {
+        self.served + self.rejected + self.failed
+    }
 }

@@ -9,6 +9,7 @@ pub mod compare;
 pub mod controls;
 pub mod figure;
 pub mod frame;
+pub mod ghost;
 pub mod metrics;
 pub mod number;
 pub mod picture;

@@ -29,10 +29,20 @@ pub fn Picture<T: Clone + PartialEq + Send + Sync + 'static>(
     /// What the picture shows now, in words, for screen readers.
     summary: Signal<String>,
     legend: &'static [(&'static str, Mark)],
+    /// The earlier run drawn behind this one, as JSON for `data-drawn`'s neighbour
+    /// `data-ghost` (none: no ghost now).
+    #[prop(optional)]
+    ghost: Option<fn(&T) -> Option<String>>,
 ) -> impl IntoView {
     let (canvas, _) = drawn_canvas(data, move |el, w, h, d| {
         draw(el, w, h, d);
         set_attribute(el, "data-drawn", &drawn(d));
+        match ghost.and_then(|g| g(d)) {
+            Some(json) => set_attribute(el, "data-ghost", &json),
+            None => {
+                let _ = el.remove_attribute("data-ghost");
+            }
+        }
     });
     let spoken = spoken_summary(summary);
     let dark = prefers_dark();

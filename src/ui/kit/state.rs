@@ -149,6 +149,11 @@ impl SimState {
         self.preset.get() == Some(id) && self.params.with(|p| *p == self.preset_params(id))
     }
 
+    /// Whether the parameters are exactly preset `id`'s, read without tracking.
+    pub fn is_preset_untracked(&self, id: &'static str) -> bool {
+        self.preset.get_untracked() == Some(id) && self.params.with_untracked(|p| *p == self.preset_params(id))
+    }
+
     /// Preset `id`'s parameters: the declaration's defaults with the preset's changes, and in an
     /// embed what its link set beyond its own preset where `id` leaves it alone, so a figure's
     /// preset buttons compare the presets at the chapter's settings.

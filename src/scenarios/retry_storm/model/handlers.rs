@@ -3,7 +3,7 @@
 
 use super::{CALL_CV, Event, MIN_DELAY, RETRY_AFTER_HORIZON, RetryStorm};
 use crate::scenarios::retry_storm::breaker::{Admit, Caller};
-use crate::scenarios::retry_storm::client::ClientState;
+use crate::scenarios::retry_storm::client::{Attempt, ClientState, Outcome};
 use crate::scenarios::retry_storm::spec::{Mode, RetryAfterKind, TICK};
 use crate::scenarios::retry_storm::ticks::{MAX_WAVES, TickSample, Wave};
 use crate::sim::rng::ms_to_us;
@@ -88,6 +88,7 @@ impl RetryStorm {
         self.waiting -= 1;
         let base = self.base_us;
         let client = &mut self.clients[c];
+        client.backoff = None;
         for l in client.retry_layer as usize + 1..self.layers {
             client.attempts[l] = 1;
             client.last_delay[l] = base;
@@ -110,6 +111,8 @@ impl RetryStorm {
         let caller = Caller::Client(c as u32);
         if self.breaker.as_mut().is_some_and(|b| b.admit(now, caller) == Admit::Reject) {
             self.short_circuited += 1;
+            self.cur.short_circuited += 1;
+            self.clients[c].last = Some(Attempt { at: now, outcome: Outcome::ShortCircuited });
             self.fail(q, now, c, false);
             return;
         }
@@ -118,6 +121,14 @@ impl RetryStorm {
         if now >= self.down_until {
             self.cur.after_recovery += 1;
         }
+        let outcome = if self.down {
+            Outcome::Down
+        } else if self.cur.admitted < self.capacity {
+            Outcome::Served
+        } else {
+            Outcome::Rejected
+        };
+        self.clients[c].last = Some(Attempt { at: now, outcome });
         if self.down {
             self.calls_while_down += 1;
             self.failed += 1;
@@ -174,13 +185,15 @@ impl RetryStorm {
                 (true, RetryAfterKind::IdealSlots) => self.promise(now),
                 (true, RetryAfterKind::UniformSeconds) => ms_to_us(1000.0 * libm::round(self.config.retry_after_s)),
             };
+            let delay = delay.max(MIN_DELAY);
             let client = &mut self.clients[c];
             client.attempts[l] += 1;
             client.retry_layer = l as u8;
             client.state = ClientState::WaitingToRetry;
+            client.backoff = Some((now, now + delay));
             self.waiting += 1;
             self.cur.waiting_max = self.cur.waiting_max.max(self.waiting);
-            q.schedule_in(delay.max(MIN_DELAY), Event::Retry(c as u32));
+            q.schedule_in(delay, Event::Retry(c as u32));
             return;
         }
         if self.pending.is_some() {
@@ -248,6 +261,7 @@ impl RetryStorm {
             }
             let client = &mut self.clients[c];
             client.open_calls -= 1;
+            client.last = Some(Attempt { at: now, outcome: Outcome::Reset });
             if let Some(call) = client.call.take() {
                 q.cancel(call);
             }

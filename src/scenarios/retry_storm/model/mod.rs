@@ -6,10 +6,10 @@ mod handlers;
 
 use super::breaker::Breaker;
 use super::budget::{BUDGET_SLOTS, Budget, BudgetWindow};
-use super::client::{Client, ClientState};
+use super::client::{Client, ClientState, ClientsNow};
 use super::pending::{Pending, PendingCounts};
 use super::spec::{AFTER_OUTAGE_MS, DEFAULT_DURATION_MS, MAX_LAYERS, RetryStormConfig, TICK};
-use super::ticks::{MAX_ROWS, TickCounts, TickSample, Wave};
+use super::ticks::{MAX_ROWS, TickCounts, TickNow, TickSample, Wave};
 use crate::sim::rng::{SimRng, ms_to_us};
 use crate::sim::stats::Series;
 use crate::sim::{EventQueue, MS, Micros, Model, Value};
@@ -211,6 +211,32 @@ impl RetryStorm {
         self.backlog_at_recovery
     }
 
+    /// The tick in progress at the model's present.
+    pub fn tick_now(&self) -> TickNow {
+        let c = &self.cur;
+        TickNow {
+            start: self.tick * TICK,
+            served: c.admitted,
+            rejected: c.rejected,
+            failed: c.failed_fast,
+            short_circuited: c.short_circuited,
+            resets: c.resets,
+        }
+    }
+
+    /// The clients, counted by what they are doing now.
+    pub fn clients_now(&self) -> ClientsNow {
+        let mut n = ClientsNow::default();
+        for c in &self.clients {
+            match c.state {
+                ClientState::InFlight => n.in_call += 1,
+                ClientState::WaitingToRetry => n.waiting += 1,
+                ClientState::Idle => n.idle += 1,
+            }
+        }
+        n
+    }
+
     /// The most calls any client ever had in flight at once (the invariant: 1).
     pub fn max_calls_in_flight_per_client(&self) -> u32 {
         self.max_open_per_client
@@ -261,6 +287,8 @@ impl Model for RetryStorm {
                     action_calls: 0,
                     action_attempts: 0,
                     open_calls: 0,
+                    last: None,
+                    backoff: None,
                 };
                 n
             ],

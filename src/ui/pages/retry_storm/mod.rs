@@ -5,6 +5,7 @@
 //! (`scenarios::retry_storm::reading`).
 
 mod charts;
+mod picture;
 
 use leptos::prelude::*;
 
@@ -107,6 +108,9 @@ fn RetryStormPage(state: SimState) -> impl IntoView {
     let answer = metrics.said_signal(|w| &w.verdict);
     let verdict = metrics.said_signal(|w| &w.verdict);
     let parts = vec![
+        // The figure's headline: the clients and the provider, tick by tick (`chart=attempts`
+        // picks the chart).
+        Part::new("picture", Role::Chart, move || view! { <picture::StormPicture state runner/> }),
         Part::new("cards", Role::Cards, move || view! { <HeadlineStats metrics/> }),
         Part::new("attempts", Role::Chart, move || view! { <AttemptsChart runner/> }),
         Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} figure=state.embed {..} data-verdict="" data-reading="verdict"/> })
