@@ -277,6 +277,19 @@ fn linux_gives_up_after_its_syn_retransmissions() {
     assert_within_2pct("3 retries", num(&sim, "gave_up_ms"), 15_000.0);
 }
 
+/// At the end of `syn_retries`' range the kernel's cap decides: `tcp_retransmit_timer`
+/// (net/ipv4/tcp_timer.c) doubles the wait as `min(icsk_rto << 1, TCP_RTO_MAX)`, 120 s at most,
+/// so 12 retries give up at 127 + 6 × 120 = 847 s, not 8,191 s.
+#[test]
+fn linux_caps_each_syn_wait_at_tcp_rto_max() {
+    let sim = run(&params("http-blackhole", &[("os", "linux"), ("syn_retries", "12")]));
+    assert_eq!(text(&sim, "error"), "ETIMEDOUT");
+    assert_within_2pct("12 retries", num(&sim, "gave_up_ms"), 847_000.0);
+    let sends = sim.syn_sends();
+    let waits: Vec<Micros> = sends.windows(2).map(|w| (w[1] - w[0]) / SEC).collect();
+    assert_eq!(waits, [1, 2, 4, 8, 16, 32, 64, 120, 120, 120, 120, 120]);
+}
+
 #[test]
 fn nodes_timeout_option_only_emits_unless_the_handler_destroys() {
     let sim = run(&params("http-timeout-event", &[("destroy_on_timeout", "true")]));

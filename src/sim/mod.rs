@@ -10,6 +10,7 @@ pub mod params;
 pub mod rng;
 pub mod scenario;
 pub mod stats;
+pub mod syn;
 
 pub use base::{Reading, Simulation, Value};
 pub use engine::{EventQueue, MS, Micros, SEC, StepOutcome, TimerKey};

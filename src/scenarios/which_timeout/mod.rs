@@ -39,6 +39,11 @@
 //! is a connect inside one region (Part 1). The model has no randomness: the seed changes
 //! nothing.
 //!
+//! The real limits at the ends of the ranges: `syn_retries` goes to 12, and Linux caps each
+//! SYN wait at `TCP_RTO_MAX` (120 s, `net/ipv4/tcp_timer.c`), so 12 retries give up at 847 s,
+//! not 2^13 − 1 s (`crate::sim::syn`). Node's timers take up to 2^31 − 1 ms (24.8 days), far
+//! past the timeouts' 600 s.
+//!
 //! The chapter's two 10 s connect timeouts came out differently: 10.5 s against the blackhole,
 //! 10.0 s against the server that never speaks TLS. A timer alone in undici's list restarts the
 //! clock and cannot fire before 21 × 500 ms = 10.5 s; 10.0 s needs the clock already running

@@ -7,14 +7,16 @@ use crate::scenarios::choosing_numbers::latency::MAX_LATENCY_MS;
 use crate::scenarios::choosing_numbers::record::{AttemptEnd, AttemptRecord, RequestRecord, RouteOutcome, SHOWN_CALLS};
 use crate::scenarios::choosing_numbers::spec::RetryPolicy;
 use crate::sim::rng::ms_to_us;
-use crate::sim::{EventQueue, Micros, SEC};
+use crate::sim::syn;
+use crate::sim::{EventQueue, Micros};
 
-/// Linux sends a SYN and retransmits it 6 times (`tcp_syn_retries`), after 1 s, then 2 s, 4 s…
-const SYN_SENDS: u8 = 7;
+/// Linux sends a SYN and retransmits it 6 times (`tcp_syn_retries`' default).
+const SYN_RETRIES: u32 = 6;
+const SYN_SENDS: u8 = SYN_RETRIES as u8 + 1;
 
-/// When retransmission `j` (1-based) of a SYN goes out, after the first: 1 s, 3 s, 7 s…
+/// When send `j` of a SYN goes out (0: the first), on the kernel's schedule: 0, 1 s, 3 s, 7 s…
 fn retransmit_at(j: u8) -> Micros {
-    ((1u64 << j) - 1) * SEC
+    syn::send_at(j as u32)
 }
 
 impl ChoosingNumbers {
@@ -103,7 +105,7 @@ impl ChoosingNumbers {
                 }
             }
             None => {
-                let fails = self.connect_timeout.unwrap_or(retransmit_at(SYN_SENDS));
+                let fails = self.connect_timeout.unwrap_or(syn::give_up(SYN_RETRIES));
                 (now + fails, AttemptEnd::ConnectFailed, 0)
             }
         };

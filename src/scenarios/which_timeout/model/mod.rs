@@ -15,12 +15,11 @@ use super::undici_clock::{TICK_MS, UndiciClock};
 use crate::sim::metrics::MetricValue;
 use crate::sim::base::MAX_DURATION_MS;
 use crate::sim::rng::ms_to_us;
+use crate::sim::syn;
 use crate::sim::{EventQueue, MS, Micros, Model, SEC, Value};
 
 /// macOS gives up on a connect after 75 s (the chapter's measurement; `net.inet.tcp.keepinit`).
 const MACOS_CONNECT_GIVE_UP: Micros = 75 * SEC;
-/// Linux's first SYN retransmission comes after 1 s, and each wait doubles.
-const LINUX_INITIAL_RTO: Micros = SEC;
 
 /// The model: one call, its phases, and every timer armed on it.
 pub struct WhichTimeout {
@@ -178,7 +177,7 @@ impl WhichTimeout {
     pub fn syn_sends(&self) -> Vec<Micros> {
         let Some(start) = self.connect_started_at else { return Vec::new() };
         match self.config.os {
-            Os::Linux => (0..=self.config.syn_retries).map(|i| start + ((1 << i) - 1) * LINUX_INITIAL_RTO).collect(),
+            Os::Linux => (0..=self.config.syn_retries).map(|k| start + syn::send_at(k)).collect(),
             Os::Macos => vec![start],
         }
     }
@@ -211,7 +210,7 @@ impl WhichTimeout {
 
 fn os_connect_give_up(c: &WhichTimeoutConfig) -> Micros {
     match c.os {
-        Os::Linux => ((1 << (c.syn_retries + 1)) - 1) * LINUX_INITIAL_RTO,
+        Os::Linux => syn::give_up(c.syn_retries),
         Os::Macos => MACOS_CONNECT_GIVE_UP,
     }
 }
