@@ -187,6 +187,25 @@ fn a_connect_timeout_under_one_second_allows_no_second_syn() {
     assert!(share < 0.03, "only SYNs lost twice time out: {share}");
 }
 
+/// A 2.5 s connect timeout with 30% of SYNs lost: before Linux 6.5 the SYNs go at 0 and 1 s, so
+/// 0.3² = 9% of connects fail; 6.5's linear start (`tcp_syn_linear_timeouts` = 4, SYNs at 0, 1
+/// and 2 s) fails 0.3³ = 2.7%.
+#[test]
+fn linux_6_5_s_linear_start_gets_a_third_syn_into_two_and_a_half_seconds() {
+    for (schedule, p) in [("exponential", 0.09), ("linear-start", 0.027)] {
+        let set = [
+            ("syn_schedule", schedule),
+            ("syn_loss_pct", "30"),
+            ("connect_timeout_ms", "2500"),
+            ("deadline_ms", "0"),
+            ("max_attempts", "1"),
+        ];
+        let sim = run(&params("chapter", &set), 1, 60);
+        let n = sim.answered() as f64;
+        within_sampling_error(100.0 * num(&sim, "connect_timeouts") / n, p, n, 4.0, schedule);
+    }
+}
+
 fn fractions() -> impl Strategy<Value = Vec<f64>> {
     prop::collection::vec(prop_oneof![2 => 0.0..1.0f64, 1 => Just(0.0), 1 => Just(1.0)], SPEC.params.len())
 }

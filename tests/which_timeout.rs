@@ -290,6 +290,20 @@ fn linux_caps_each_syn_wait_at_tcp_rto_max() {
     assert_eq!(waits, [1, 2, 4, 8, 16, 32, 64, 120, 120, 120, 120, 120]);
 }
 
+/// Linux 6.5 and later (`tcp_syn_linear_timeouts` = 4, net/ipv4/tcp_timer.c): 4 more SYNs 1 s
+/// apart before the waits double, and 4 more retransmissions allowed, so 6 retries give up at
+/// 131 s; at the end of the range, 12 retries at 5 + 126 + 6 × 120 = 851 s.
+#[test]
+fn linux_6_5_sends_its_first_syns_a_second_apart() {
+    let sim = run(&params("http-blackhole", &[("os", "linux"), ("syn_schedule", "linear-start")]));
+    assert_within_2pct("6.5", num(&sim, "gave_up_ms"), 131_000.0);
+    let dns = MS;
+    let sends: Vec<Micros> = [0, 1, 2, 3, 4, 5, 7, 11, 19, 35, 67].iter().map(|s| dns + s * SEC).collect();
+    assert_eq!(sim.syn_sends(), sends);
+    let set = [("os", "linux"), ("syn_schedule", "linear-start"), ("syn_retries", "12")];
+    assert_within_2pct("6.5, 12 retries", num(&run(&params("http-blackhole", &set)), "gave_up_ms"), 851_000.0);
+}
+
 #[test]
 fn nodes_timeout_option_only_emits_unless_the_handler_destroys() {
     let sim = run(&params("http-timeout-event", &[("destroy_on_timeout", "true")]));

@@ -9,8 +9,8 @@
 //! drift to a slower p99 at `drift_at_ms`.
 //!
 //! A call is made in attempts. Each attempt opens a connection (a SYN lost with `syn_loss_pct`
-//! is retransmitted after 1 s, 3 s, 7 s… as Linux does, and the connect timeout may give up
-//! first), then waits for the answer at most its timeout, counted from the open connection; one
+//! is retransmitted after 1 s, 3 s, 7 s… as Linux before 6.5 does, or at 1, 2, 3, 4, 5, 7 s… as
+//! 6.5 and later do, `syn_schedule`; the connect timeout may give up first), then waits for the answer at most its timeout, counted from the open connection; one
 //! cancellable timer per attempt ends it at whichever comes first. A failed attempt is retried after an exponential backoff with
 //! jitter, up to `max_attempts`: always (`fixed`), or (`budgeted`) only when the time left of
 //! the deadline after the backoff exceeds what an attempt is expected to take (the fitted mean),

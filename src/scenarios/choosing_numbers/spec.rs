@@ -3,6 +3,7 @@
 
 use crate::sim::Value;
 use crate::sim::scenario::SweepDefault;
+use crate::sim::syn::SynSchedule;
 use crate::sim::{ParamSpec, Preset};
 
 /// A run lasts 30 s, or until 20 s after a drift; 60 s when the dependency is stuck on some
@@ -54,11 +55,16 @@ crate::config! {
              timeout). 0 means no timeout.").zero_means("off"),
         pub connect_timeout_ms: f64 = ParamSpec::number("connect_timeout_ms", "Connect timeout", "ms", 2000.0,
             (0.0, 5000.0, 50.0),
-            "How long an attempt may take to open its connection. A lost SYN is sent again after 1 s (then 2 s, \
-             4 s…), so a connect timeout under 1 s allows no second try. 0 means none.").zero_means("off"),
+            "How long an attempt may take to open its connection. A lost SYN is sent again after 1 s (then, before \
+             Linux 6.5, 2 s, 4 s…), so a connect timeout under 1 s allows no second try. 0 means none.")
+            .zero_means("off"),
         pub syn_loss_pct: f64 = ParamSpec::number("syn_loss_pct", "SYNs lost", "%", 0.0, (0.0, 50.0, 0.5),
             "The share of connection requests (SYN packets) lost on the way; each is retransmitted after the kernel's \
              wait."),
+        pub syn_schedule: SynSchedule = ParamSpec::choice("syn_schedule", "SYN schedule (Linux)", SynSchedule::OPTIONS,
+            SynSchedule::Exponential as usize,
+            "Which kernel resends a lost SYN: before Linux 6.5 the waits double from 1 s (SYNs at 0, 1, 3, 7 s…); \
+             6.5 and later send 4 more 1 s apart first (0, 1, 2, 3, 4, 5, 7 s…)."),
         pub max_attempts: u32 = ParamSpec::number("max_attempts", "Attempts per call", "", 3.0,
             (1.0, MAX_ATTEMPTS as f64, 1.0),
             "How many times a call may be tried in all (1: no retry)."),

@@ -32,7 +32,8 @@
 //!
 //! Where the defaults come from: undici's own (connect 10,000 ms from `buildConnector`,
 //! headers and body 300,000 ms), the chapter's Part 2 table (no total timeout, a pool of 10 in
-//! the pool-wait run, macOS's 75 s), Linux's `tcp_syn_retries` = 6 (1 + 2 + … + 64 = 127 s).
+//! the pool-wait run, macOS's 75 s), Linux's `tcp_syn_retries` = 6 (1 + 2 + … + 64 = 127 s) on a
+//! kernel before 6.5, the chapter's; `syn_schedule` gives 6.5's linear start (131 s).
 //! The small delays are fitted to the chapter's measured table: `timer_late_ms` 1 (Node's
 //! timers fire about a millisecond late, so undici's tick is 500 ms) and `error_delay_ms` 2
 //! (from the callback that destroys the socket to the caller's `await` rejecting). `rtt_ms` 1

@@ -3,6 +3,7 @@
 
 use crate::sim::Value;
 use crate::sim::scenario::SweepDefault;
+use crate::sim::syn::SynSchedule;
 use crate::sim::{ParamSpec, Preset};
 
 /// The run at the defaults: fetch against a silent server, ended by undici's headers timeout.
@@ -49,7 +50,8 @@ crate::choice! {
     /// Whose kernel gives up on a connect that is never answered.
     pub enum Os {
         Linux = ("linux", "Linux",
-            "The kernel resends an unanswered SYN tcp_syn_retries times, doubling the wait from 1 s: 127 s with the default 6."),
+            "The kernel resends an unanswered SYN tcp_syn_retries times, doubling the wait from 1 s: 127 s with the \
+             default 6 (131 s on Linux 6.5 and later, whose first 4 extra waits are 1 s)."),
         Macos = ("macos", "macOS",
             "The kernel gives up on a connect after 75 s."),
     }
@@ -92,7 +94,12 @@ crate::config! {
         pub os: Os = ParamSpec::choice("os", "Operating system", Os::OPTIONS, Os::Linux as usize,
             "Whose kernel gives up on a connect that is never answered."),
         pub syn_retries: u32 = ParamSpec::number("syn_retries", "tcp_syn_retries (Linux)", "", 6.0, (1.0, 12.0, 1.0),
-            "Linux: how many times an unanswered SYN is resent before connect fails; the waits double from 1 s."),
+            "Linux: how many times an unanswered SYN is resent before connect fails; the waits double from 1 s, \
+             none longer than 120 s (Linux 6.5 and later first add 4 more, 1 s apart)."),
+        pub syn_schedule: SynSchedule = ParamSpec::choice("syn_schedule", "SYN schedule (Linux)", SynSchedule::OPTIONS,
+            SynSchedule::Exponential as usize,
+            "Linux: which kernel resends the SYN. Before 6.5 the waits double from 1 s (127 s to give up with 6 \
+             retries); 6.5 and later first send 4 more SYNs 1 s apart (131 s)."),
         pub server_ms: f64 = ParamSpec::number("server_ms", "Server time (slow)", "ms", 5_000.0,
             (0.0, 600_000.0, 100.0),
             "With 'Slow server': how long the handler works before it answers."),

@@ -46,7 +46,7 @@ struct Call {
     /// When the dependency would answer (it works until then unless told to stop).
     work_end: Micros,
     planned: AttemptEnd,
-    /// SYNs lost before this attempt's connection opened (7: every one of them).
+    /// SYNs lost before this attempt's connection opened (all the kernel sends: every one of them).
     lost: u8,
     /// Started while the dependency was healthy (before any drift) on a request it is not stuck on.
     healthy: bool,

@@ -7,16 +7,21 @@ use crate::scenarios::choosing_numbers::latency::MAX_LATENCY_MS;
 use crate::scenarios::choosing_numbers::record::{AttemptEnd, AttemptRecord, RequestRecord, RouteOutcome, SHOWN_CALLS};
 use crate::scenarios::choosing_numbers::spec::RetryPolicy;
 use crate::sim::rng::ms_to_us;
-use crate::sim::syn;
 use crate::sim::{EventQueue, Micros};
 
-/// Linux sends a SYN and retransmits it 6 times (`tcp_syn_retries`' default).
+/// Linux retransmits a SYN `tcp_syn_retries` times (its default, 6), more on 6.5 and later.
 const SYN_RETRIES: u32 = 6;
-const SYN_SENDS: u8 = SYN_RETRIES as u8 + 1;
 
-/// When send `j` of a SYN goes out (0: the first), on the kernel's schedule: 0, 1 s, 3 s, 7 s…
-fn retransmit_at(j: u8) -> Micros {
-    syn::send_at(j as u32)
+impl ChoosingNumbers {
+    /// How many SYNs the kernel sends for one connect, the first included.
+    fn syn_sends(&self) -> u8 {
+        self.config.syn_schedule.retransmits(SYN_RETRIES) as u8 + 1
+    }
+
+    /// When send `j` of a SYN goes out (0: the first), on the kernel's schedule.
+    fn retransmit_at(&self, j: u8) -> Micros {
+        self.config.syn_schedule.send_at(j as u32)
+    }
 }
 
 impl ChoosingNumbers {
@@ -81,11 +86,12 @@ impl ChoosingNumbers {
         let budget = self.budget_left(now, arrived);
         // The connection: each SYN is lost with the set chance, and retransmitted on the kernel's
         // schedule; the fitted latency already holds a region's ~1 ms connect.
+        let sends = self.syn_sends();
         let mut lost = 0;
-        while lost < SYN_SENDS && self.syn_rng.uniform() * 100.0 < self.config.syn_loss_pct {
+        while lost < sends && self.syn_rng.uniform() * 100.0 < self.config.syn_loss_pct {
             lost += 1;
         }
-        let connect = if lost < SYN_SENDS { Some(retransmit_at(lost)) } else { None };
+        let connect = if lost < sends { Some(self.retransmit_at(lost)) } else { None };
         let connect_ok = connect.filter(|&d| self.connect_timeout.is_none_or(|ct| d <= ct));
         let after_drift = self.drift_at.is_some_and(|d| now >= d);
         let work = if stuck {
@@ -105,7 +111,7 @@ impl ChoosingNumbers {
                 }
             }
             None => {
-                let fails = self.connect_timeout.unwrap_or(syn::give_up(SYN_RETRIES));
+                let fails = self.connect_timeout.unwrap_or(self.config.syn_schedule.give_up(SYN_RETRIES));
                 (now + fails, AttemptEnd::ConnectFailed, 0)
             }
         };
@@ -142,12 +148,13 @@ impl ChoosingNumbers {
     /// the dependency's work after the caller stopped waiting.
     fn close_attempt(&mut self, now: Micros, key: RequestKey, c: usize, outcome: AttemptEnd) {
         let propagate = self.config.propagate;
+        let (sends, schedule) = (self.syn_sends(), self.config.syn_schedule);
         let r = &mut self.requests[key];
         let call = &mut r.calls[c];
         call.attempting = false;
         let elapsed = now - call.start;
         self.counts.syn_retransmits +=
-            (1..=call.lost.min(SYN_SENDS - 1)).filter(|&j| retransmit_at(j) < elapsed).count() as u64;
+            (1..=call.lost.min(sends - 1)).filter(|&j| schedule.send_at(j as u32) < elapsed).count() as u64;
         let working = call.connected.is_some_and(|t| t <= now) && outcome != AttemptEnd::Answered;
         let work_end = match call.connected {
             Some(t) if t <= now => {

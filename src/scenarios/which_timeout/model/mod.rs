@@ -15,7 +15,6 @@ use super::undici_clock::{TICK_MS, UndiciClock};
 use crate::sim::metrics::MetricValue;
 use crate::sim::base::MAX_DURATION_MS;
 use crate::sim::rng::ms_to_us;
-use crate::sim::syn;
 use crate::sim::{EventQueue, MS, Micros, Model, SEC, Value};
 
 /// macOS gives up on a connect after 75 s (the chapter's measurement; `net.inet.tcp.keepinit`).
@@ -173,11 +172,12 @@ impl WhichTimeout {
         self.outcome.is_none()
     }
 
-    /// When SYNs were sent: the first, then Linux's retransmissions (1 s, then doubling).
+    /// When SYNs were sent: the first, then Linux's retransmissions on its kernel's schedule.
     pub fn syn_sends(&self) -> Vec<Micros> {
         let Some(start) = self.connect_started_at else { return Vec::new() };
+        let schedule = self.config.syn_schedule;
         match self.config.os {
-            Os::Linux => (0..=self.config.syn_retries).map(|k| start + syn::send_at(k)).collect(),
+            Os::Linux => (0..=schedule.retransmits(self.config.syn_retries)).map(|k| start + schedule.send_at(k)).collect(),
             Os::Macos => vec![start],
         }
     }
@@ -210,7 +210,7 @@ impl WhichTimeout {
 
 fn os_connect_give_up(c: &WhichTimeoutConfig) -> Micros {
     match c.os {
-        Os::Linux => syn::give_up(c.syn_retries),
+        Os::Linux => c.syn_schedule.give_up(c.syn_retries),
         Os::Macos => MACOS_CONNECT_GIVE_UP,
     }
 }
