@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use resilience_lab::scenarios::retry_storm::{
     Admit, Backoff, Breaker, BreakerNow, BreakerState, BudgetWhy, Caller, ClientState, LinedUp, Mode, Phase,
-    RetriesEnded, RetryAfter, RetryStorm as Model, RetryStormFacts, RetryStormMetrics, SPEC, prediction,
+    RetriesEnded, RetryAfter, RetryStorm as Model, RetryStormFacts, RetryStormMetrics, SPEC, Trip, prediction,
 };
 use resilience_lab::sim::{Host, MS, Model as _, Params, Simulation, Value};
 
@@ -655,27 +655,91 @@ fn check_action_conservation(sim: &RetryStorm) -> Result<(), TestCaseError> {
 const BREAKER_WINDOW: u64 = 1_000;
 const COOLDOWN: u64 = 5_000;
 
-/// A breaker that opens after 3 failures within 1,000 µs and cools down for 5,000 µs.
+/// A breaker that opens after 3 failures in a row and cools down for 5,000 µs.
 fn breaker() -> Breaker {
-    Breaker::new(3, BREAKER_WINDOW, COOLDOWN)
+    Breaker::new(Trip::Consecutive { failures: 3 }, COOLDOWN)
+}
+
+/// Hystrix's rule scaled down: at least 50% of at least 4 calls within 1,000 µs.
+fn ratio_breaker() -> Breaker {
+    Breaker::new(Trip::Ratio { failure_pct: 50.0, min_calls: 4, window: BREAKER_WINDOW }, COOLDOWN)
 }
 
 #[test]
-fn breaker_opens_after_n_failures_within_the_window_only() {
+fn a_ratio_breaker_needs_enough_calls_and_a_share_of_them_failed() {
+    let a = Caller::Client(0);
+    let mut b = ratio_breaker();
+    // Three failures: all failed, but fewer calls than the minimum.
+    for t in [0, 10, 20] {
+        b.failure(t, a);
+    }
+    assert_eq!(b.state(), BreakerState::Closed);
+    // Three successes later the window holds 6 calls, 3 failed; the next failure makes 4 of 7.
+    for t in [30, 40, 50] {
+        b.success(t, a);
+    }
+    b.failure(60, a);
+    assert_eq!(b.state(), BreakerState::Open { until: 60 + COOLDOWN });
+    // Successes of calls sent before it opened change nothing.
+    b.success(70, a);
+    assert_eq!(b.admit(80, a), Admit::Reject);
+}
+
+#[test]
+fn a_ratio_breaker_forgets_calls_older_than_its_window() {
+    let a = Caller::Client(0);
+    let mut b = ratio_breaker();
+    for t in [0, 10, 20] {
+        b.failure(t, a);
+    }
+    // At 1,500 those three are out of the window: 1 failure and 3 successes, 25%.
+    for t in [1_100, 1_200, 1_300] {
+        b.success(t, a);
+    }
+    b.failure(1_500, a);
+    assert_eq!(b.state(), BreakerState::Closed);
+}
+
+/// A healthy provider that answers 1 call in 20 with a 503 (5%) never opens Hystrix's breaker
+/// (50% of at least 20 calls in 10 s), however long it runs.
+#[test]
+fn five_percent_of_failures_never_open_a_ratio_breaker() {
+    let a = Caller::Client(0);
+    let mut b = Breaker::new(Trip::Ratio { failure_pct: 50.0, min_calls: 20, window: 10_000_000 }, COOLDOWN);
+    for i in 0..10_000u64 {
+        if i % 20 == 19 { b.failure(i * 1_000, a) } else { b.success(i * 1_000, a) }
+    }
+    assert_eq!((b.state(), b.opens()), (BreakerState::Closed, 0));
+}
+
+/// At the ends of the ranges: 100% opens only when every call in the window failed (Hystrix's
+/// errorThresholdPercentage is a percentage, Polly v8's FailureRatio at most 1), and a minimum
+/// of 1 call lets a lone failure open it (Hystrix's requestVolumeThreshold has no floor).
+#[test]
+fn a_ratio_breaker_at_the_ends_of_its_ranges() {
+    let a = Caller::Client(0);
+    let mut b = Breaker::new(Trip::Ratio { failure_pct: 100.0, min_calls: 1, window: BREAKER_WINDOW }, COOLDOWN);
+    b.success(0, a);
+    b.failure(10, a);
+    assert_eq!(b.state(), BreakerState::Closed, "one call of two succeeded");
+    b.failure(1_005, a);
+    assert_eq!(b.state(), BreakerState::Open { until: 1_005 + COOLDOWN }, "the success left the window");
+    let mut b = Breaker::new(Trip::Ratio { failure_pct: 1.0, min_calls: 1, window: BREAKER_WINDOW }, COOLDOWN);
+    b.failure(0, a);
+    assert_eq!(b.state(), BreakerState::Open { until: COOLDOWN });
+}
+
+/// Polly's classic CircuitBreaker counts consecutive failures: a success resets the count.
+#[test]
+fn a_consecutive_breaker_opens_only_on_failures_in_a_row() {
     let a = Caller::Client(0);
     let mut b = breaker();
-    // Three failures, but never three within 1,000 µs: the oldest leaves the window first.
-    for t in [0, 600, 1_000, 1_600] {
-        b.failure(t, a);
-        assert_eq!(b.state(), BreakerState::Closed, "at {t}");
+    for (t, failed) in [(0, true), (10, true), (20, false), (30, true), (40, true)] {
+        if failed { b.failure(t, a) } else { b.success(t, a) }
     }
-    // 1,000 and 1,600 are still within the window at 1,700: the third opens it.
-    b.failure(1_700, a);
-    assert_eq!(b.state(), BreakerState::Open { until: 1_700 + COOLDOWN });
-    assert_eq!((b.opens(), b.first_open()), (1, Some(1_700)));
-    // Successes of calls sent before it opened change nothing.
-    b.success(a);
-    assert_eq!(b.admit(1_800, a), Admit::Reject);
+    assert_eq!(b.state(), BreakerState::Closed, "the success at 20 started the count again");
+    b.failure(5_000_000, a);
+    assert_eq!(b.state(), BreakerState::Open { until: 5_000_000 + COOLDOWN }, "in a row, however far apart");
 }
 
 #[test]
@@ -687,6 +751,7 @@ fn breaker_stays_open_for_the_cooldown_then_lets_one_probe_through() {
     }
     let until = 30 + COOLDOWN;
     assert_eq!(b.state(), BreakerState::Open { until });
+    assert_eq!((b.opens(), b.first_open()), (1, Some(30)));
     for t in [31, 2_000, until - 1] {
         assert_eq!(b.admit(t, a), Admit::Reject, "at {t}");
         assert_eq!(b.admit(t, w), Admit::Reject, "at {t}");
@@ -697,7 +762,7 @@ fn breaker_stays_open_for_the_cooldown_then_lets_one_probe_through() {
     assert_eq!(b.admit(until, a), Admit::Reject);
     assert_eq!(b.admit(until + 3 * COOLDOWN, a), Admit::Reject, "one probe, however long it takes");
     // Another caller's answer is not the probe's.
-    b.success(a);
+    b.success(until, a);
     b.failure(until + 1, a);
     assert_eq!(b.state(), BreakerState::HalfOpen { probe: w });
     // The probe fails: open again for a whole cool-down from then.
@@ -706,7 +771,7 @@ fn breaker_stays_open_for_the_cooldown_then_lets_one_probe_through() {
     assert_eq!((b.opens(), b.failed_probes()), (2, 1));
     // The next probe succeeds: closed, and calls pass.
     assert_eq!(b.admit(until + 2 + COOLDOWN, a), Admit::Probe);
-    b.success(a);
+    b.success(until + 2 + COOLDOWN, a);
     assert_eq!(b.state(), BreakerState::Closed);
     assert_eq!(b.admit(until + 3 + COOLDOWN, w), Admit::Pass);
     // Closed again, it counts afresh: two failures do not reopen it.
@@ -715,21 +780,40 @@ fn breaker_stays_open_for_the_cooldown_then_lets_one_probe_through() {
     assert_eq!(b.state(), BreakerState::Closed);
 }
 
+/// What the rule says after the calls that ended while closed (time, failed), oldest first.
+fn trips(trip: Trip, closed: &[(u64, bool)], now: u64) -> bool {
+    match trip {
+        Trip::Consecutive { failures } => closed.iter().rev().take_while(|(_, f)| *f).count() >= failures as usize,
+        Trip::Ratio { failure_pct, min_calls, window } => {
+            let recent: Vec<_> = closed.iter().filter(|(t, _)| t + window > now).collect();
+            let failed = recent.iter().filter(|(_, f)| *f).count();
+            recent.len() >= min_calls as usize && failed as f64 * 100.0 >= failure_pct * recent.len() as f64
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
-    /// Against a reference that keeps every failure: the breaker is open exactly when the last
-    /// `n` failures while closed fell within the window, rejects everything while open, and
-    /// lets exactly one probe through after each cool-down.
+    /// Against a reference that keeps every call that ended while closed: a failure opens the
+    /// breaker exactly when its rule says so, it rejects everything while open, and lets
+    /// exactly one probe through after each cool-down.
     #[test]
     fn breaker_follows_its_rule(
         n in 1u32..6,
+        pct in 1.0..100.0f64,
+        ratio in any::<bool>(),
         ops in proptest::collection::vec((0u64..400, 0u8..3, 0u32..3), 1..200),
     ) {
         let (window, cooldown) = (500, 700);
-        let mut b = Breaker::new(n, window, cooldown);
+        let trip = if ratio {
+            Trip::Ratio { failure_pct: pct, min_calls: n, window }
+        } else {
+            Trip::Consecutive { failures: n }
+        };
+        let mut b = Breaker::new(trip, cooldown);
         let mut now = 0;
-        let mut closed_failures: Vec<u64> = Vec::new();
+        let mut closed: Vec<(u64, bool)> = Vec::new();
         let mut probe: Option<Caller> = None;
         for (dt, op, who) in ops {
             now += dt;
@@ -751,12 +835,10 @@ proptest! {
                     b.failure(now, caller);
                     match before {
                         BreakerState::Closed => {
-                            closed_failures.push(now);
-                            let k = closed_failures.len();
-                            let opens = k >= n as usize && closed_failures[k - n as usize] + window > now;
-                            if opens {
+                            closed.push((now, true));
+                            if trips(trip, &closed, now) {
                                 prop_assert_eq!(b.state(), BreakerState::Open { until: now + cooldown });
-                                closed_failures.clear();
+                                closed.clear();
                             } else {
                                 prop_assert_eq!(b.state(), BreakerState::Closed);
                             }
@@ -768,8 +850,12 @@ proptest! {
                     }
                 }
                 _ => {
-                    b.success(caller);
+                    b.success(now, caller);
                     match before {
+                        BreakerState::Closed => {
+                            closed.push((now, false));
+                            prop_assert_eq!(b.state(), BreakerState::Closed);
+                        }
                         BreakerState::HalfOpen { .. } if probe == Some(caller) => {
                             prop_assert_eq!(b.state(), BreakerState::Closed);
                         }
@@ -795,7 +881,10 @@ fn break_2_breaker_keeps_calls_off_the_dead_provider_and_the_backlog_drains() {
         let sim = run_for("ch2-break-2", &[], seed, SPEC.duration_for(&c));
         let down = get(&sim, "calls_while_down");
         let probes = (outage_ms / c.get("breaker_cooldown_ms")).ceil() + 1.0;
-        assert!(down <= c.get("breaker_failures") - 1.0 + probes, "seed {seed}: {down} calls while down");
+        // The calls in flight when it went down all fail at once: enough of them, all failed, to
+        // open Hystrix's breaker then, so later calls reach it only as probes.
+        assert_eq!(sim.breaker().and_then(|b| b.first_open()), Some(c.get("down_from_ms") as u64 * MS), "seed {seed}");
+        assert!(down <= probes, "seed {seed}: {down} calls while down");
         assert!(get(&sim, "breaker_opens") >= 2.0, "seed {seed}: failed probes reopen it");
         // No storm on recovery: the fixed backoff's 40 in one tick against 8 here stays under
         // twice the capacity (the clients' own calls vary from tick to tick on top of the drain).

@@ -2,7 +2,9 @@
 //! reading restates these (and, where it says what the settings are, the configuration) and
 //! nothing else (issue 24, item 2).
 
-use super::{BreakerState, BudgetWindow, ClientState, ClientsNow, MAX_WAVES, Mode, RetryAfterKind, RetryStorm, TICK, TickNow};
+use super::{
+    BreakerState, BudgetWindow, ClientState, ClientsNow, MAX_WAVES, Mode, RetryAfterKind, RetryStorm, TICK, TickNow, Trip,
+};
 use crate::sim::Micros;
 
 /// Where the run is against the outage, which decides what the verdict can say.
@@ -127,8 +129,8 @@ pub enum BreakerNow {
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
 pub struct BreakerFacts {
-    /// The failures within the window that open it.
-    pub failure_threshold: u32,
+    /// The rule that opens it.
+    pub trip: Trip,
     /// Times it opened, reopening after a failed probe included (the `breaker_opens` metric).
     pub opens: u64,
     /// Of those, the times a failed half-open probe opened it again.
@@ -333,7 +335,7 @@ impl RetryStorm {
             calls_while_down: self.calls_while_down,
             short_circuited: self.short_circuited,
             breaker: self.breaker.as_ref().map(|b| BreakerFacts {
-                failure_threshold: b.failure_threshold(),
+                trip: b.trip(),
                 opens: b.opens(),
                 failed_probes: b.failed_probes(),
                 first_open: b.first_open(),

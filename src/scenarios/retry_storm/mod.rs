@@ -31,13 +31,21 @@
 //! requests" is the whole budget, and the percentage stops at 100 %.
 //!
 //! Chapter 2, Breaks 2 and 5 add what the answers put in front of the provider. A circuit
-//! breaker (`breaker`, per provider, the model's one downstream) counts the failures of calls
-//! that reached the provider (resets, calls failed while it was down, 503s) and opens after
-//! `breaker_failures` of them within `breaker_window_ms`: while open it fails every attempt at
-//! once without sending it; after `breaker_cooldown_ms` the next call is the one half-open
-//! probe, whose success closes it and whose failure opens it for another cool-down. The
-//! defaults are Hystrix's and opossum's 10 s rolling window and Hystrix's and Polly's 5 s
-//! sleep window, with a count of 5 failures in place of their percentage of a minimum volume.
+//! breaker (`breaker`, per provider, the model's one downstream) watches the calls that reached
+//! the provider; failures are resets, calls failed while it was down and 503s. By default
+//! (`breaker_trip` = `ratio`) it opens at a failure that leaves at least `breaker_failure_pct`
+//! of the calls that ended within `breaker_window_ms` failed, once `breaker_min_calls` ended in
+//! it: Hystrix's defaults, 50% of at least 20 calls in a 10 s rolling window (Polly v8 and
+//! resilience4j check at each failure too; Hystrix reads a snapshot every 500 ms). With
+//! `consecutive` it opens after `breaker_failures` failures in a row, which any success resets:
+//! Polly's classic `CircuitBreaker`. While open it fails every attempt at once without sending
+//! it; after `breaker_cooldown_ms` (Hystrix's and Polly's 5 s) the next call is the one
+//! half-open probe, whose success closes it (counting afresh) and whose failure opens it for
+//! another cool-down. The ends of the ranges are within the libraries' own: a share of 1–100%
+//! (Hystrix's errorThresholdPercentage; Polly's FailureRatio is (0, 1]), a minimum of 1 to 1,000
+//! calls (Hystrix's requestVolumeThreshold has no floor; Polly's MinimumThroughput starts at 2),
+//! a window of 0.1–60 s (Hystrix's rolling window is any length; Polly's SamplingDuration
+//! 0.5 s to a day). A healthy provider that answers 5% of calls with a 503 never opens it.
 //! Accept as pending (`pending`): an action whose attempts all failed is accepted as a pending
 //! order, and a worker sends the oldest one every `1 / drain_rate` s; a call that fails puts
 //! its order back at the head. The worker's calls go through the breaker like the clients'.
@@ -53,7 +61,7 @@ mod reading;
 mod spec;
 mod ticks;
 
-pub use breaker::{Admit, Breaker, BreakerState, Caller};
+pub use breaker::{Admit, Breaker, BreakerState, Caller, Trip};
 pub use budget::BudgetWindow;
 pub use client::{Attempt, Client, ClientState, ClientsNow, Outcome};
 pub use model::{Counts, Event, RetryStorm};
@@ -64,7 +72,7 @@ pub use facts::{
     RetryStormFacts,
 };
 pub use reading::prediction;
-pub use spec::{MAX_LAYERS, Mode, PARAMS, RetryAfterKind, RetryStormConfig, TICK};
+pub use spec::{BreakerTrip, MAX_LAYERS, Mode, PARAMS, RetryAfterKind, RetryStormConfig, TICK};
 pub use ticks::{MAX_WAVES, TickNow, TickSample, Wave};
 pub use reading::RetryStormWords;
 pub use spec::RetryStormMetrics;

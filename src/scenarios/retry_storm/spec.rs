@@ -35,6 +35,18 @@ crate::choice! {
     }
 }
 
+crate::choice! {
+    /// What opens the circuit breaker.
+    pub enum BreakerTrip {
+        Ratio = ("ratio", "Share of failed calls",
+            "It opens when at least the set share of the calls in its window failed, once enough calls were made \
+             in it: Hystrix's rule (50% of at least 20 calls in 10 s), and Polly v8's and resilience4j's."),
+        Consecutive = ("consecutive", "Failures in a row",
+            "It opens after the set number of failures in a row; any success starts the count again: Polly's \
+             classic CircuitBreaker."),
+    }
+}
+
 crate::config! {
     /// What the retry-storm model reads from its parameters.
     pub struct RetryStormConfig in PARAMS {
@@ -94,11 +106,26 @@ crate::config! {
             "A breaker in front of the provider: after enough failures it opens and fails every call at once, \
              without sending it, until a cool-down ends; then one probe goes through, and its answer closes \
              or reopens it."),
-        pub breaker_failures: u32 = ParamSpec::number("breaker_failures", "Breaker opens after", "failures", 5.0,
-            (1.0, 100.0, 1.0), "Failures (resets, calls failed while down, 503s) within the breaker's window that \
-             open it."),
+        pub breaker_trip: BreakerTrip = ParamSpec::choice("breaker_trip", "Breaker opens on", BreakerTrip::OPTIONS,
+            BreakerTrip::Ratio as usize,
+            "What opens the breaker: a share of failed calls within its window (Hystrix, Polly v8, resilience4j), \
+             or failures in a row (Polly's classic breaker)."),
+        pub breaker_failure_pct: f64 = ParamSpec::number("breaker_failure_pct", "Breaker opens at", "% failed",
+            50.0, (1.0, 100.0, 1.0),
+            "With a share of failed calls: the share of the calls within the window that must have failed \
+             (Hystrix's error threshold, 50%; Polly v8's failure ratio, 10%)."),
+        pub breaker_min_calls: u32 = ParamSpec::number("breaker_min_calls", "Breaker's minimum calls", "calls",
+            20.0, (1.0, 1000.0, 1.0),
+            "With a share of failed calls: fewer calls than this within the window never open it, whatever their \
+             failures (Hystrix's request volume threshold, 20; Polly v8's minimum throughput, 100)."),
+        pub breaker_failures: u32 = ParamSpec::number("breaker_failures", "Breaker opens after", "failures in a row",
+            5.0, (1.0, 100.0, 1.0),
+            "With failures in a row: the failures (resets, calls failed while down, 503s) that open it; a success \
+             starts the count again."),
         pub breaker_window_ms: f64 = ParamSpec::number("breaker_window_ms", "Breaker window", "ms", 10_000.0,
-            (100.0, 60_000.0, 100.0), "How far back the breaker counts failures (Hystrix and opossum roll 10 s)."),
+            (100.0, 60_000.0, 100.0),
+            "With a share of failed calls: how far back the breaker counts calls (Hystrix and opossum roll 10 s, \
+             Polly v8 samples 30 s)."),
         pub breaker_cooldown_ms: f64 = ParamSpec::number("breaker_cooldown_ms", "Breaker cool-down", "ms", 5_000.0,
             (100.0, 120_000.0, 100.0), "How long the breaker stays open before one probe may go through \
              (Hystrix's sleep window and Polly's break duration: 5 s)."),

@@ -80,7 +80,7 @@ impl RetryStorm {
         self.in_flight -= 1;
         self.succeeded += 1;
         if let Some(b) = &mut self.breaker {
-            b.success(Caller::Worker(slot));
+            b.success(now, Caller::Worker(slot));
         }
         self.pending.as_mut().expect("a worker call completed").done(slot, now);
     }

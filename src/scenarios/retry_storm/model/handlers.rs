@@ -236,9 +236,9 @@ impl RetryStorm {
         self.max_attempts_per_action = self.max_attempts_per_action.max(client.action_attempts);
     }
 
-    pub(super) fn done(&mut self, q: &mut EventQueue<Event>, c: usize) {
+    pub(super) fn done(&mut self, q: &mut EventQueue<Event>, now: Micros, c: usize) {
         if let Some(b) = &mut self.breaker {
-            b.success(Caller::Client(c as u32));
+            b.success(now, Caller::Client(c as u32));
         }
         self.actions_ok += 1;
         let client = &mut self.clients[c];

@@ -4,7 +4,7 @@
 mod drain;
 mod handlers;
 
-use super::breaker::Breaker;
+use super::breaker::{Breaker, Trip};
 use super::budget::{BUDGET_SLOTS, Budget, BudgetWindow};
 use super::client::{Client, ClientState, ClientsNow};
 use super::pending::{Pending, PendingCounts};
@@ -323,11 +323,7 @@ impl Model for RetryStorm {
             ticks_per_row: end.div_ceil(TICK).div_ceil(MAX_ROWS).max(1),
             row: TickSample::default(),
             breaker: config.breaker.then(|| {
-                Breaker::new(
-                    config.breaker_failures,
-                    ms_to_us(config.breaker_window_ms),
-                    ms_to_us(config.breaker_cooldown_ms),
-                )
+Breaker::new(Trip::of(&config), ms_to_us(config.breaker_cooldown_ms))
             }),
             pending: config.pending.then(|| Pending::new(config.drain_rate)),
             drain_rng: SimRng::stream(seed, 5),
@@ -360,7 +356,7 @@ impl Model for RetryStorm {
             Event::Tick => q.schedule_in(TICK, Event::Tick),
             Event::Start(c) => self.start_action(q, now, c as usize),
             Event::Retry(c) => self.retry(q, now, c as usize),
-            Event::Done(c) => self.done(q, c as usize),
+            Event::Done(c) => self.done(q, now, c as usize),
             Event::Down => self.go_down(q, now),
             Event::Up => {
                 self.down = false;

@@ -3,7 +3,7 @@
 
 use super::words::wait;
 use crate::format;
-use crate::scenarios::retry_storm::RetryStormConfig;
+use crate::scenarios::retry_storm::{RetryStormConfig, Trip};
 use crate::scenarios::retry_storm::facts::{BreakerNow, RetryStormFacts};
 
 /// "so far" while the run goes on.
@@ -32,11 +32,9 @@ pub(super) fn breaker_words(f: &RetryStormFacts, c: &RetryStormConfig) -> String
         };
     };
     let mut text = format!(
-        "A circuit breaker in front of the provider opens after {} within {}, then fails every call at once, \
-         without sending it, for {}; after that one probe goes through, and its answer closes the breaker or \
-         opens it again.",
-        format::counted(b.failure_threshold as u64, "failure", "failures"),
-        wait(c.breaker_window_ms * 1000.0),
+        "A circuit breaker in front of the provider opens {}, then fails every call at once, without sending \
+         it, for {}; after that one probe goes through, and its answer closes the breaker or opens it again.",
+        trip_words(b.trip),
         wait(c.breaker_cooldown_ms * 1000.0)
     );
     match b.first_open {
@@ -57,6 +55,23 @@ pub(super) fn breaker_words(f: &RetryStormFacts, c: &RetryStormConfig) -> String
         text += &format!(" {down}");
     }
     text
+}
+
+/// When the breaker opens: "when at least 50% of the calls in the last 10 s failed, once 20 were
+/// made", "after 5 failures in a row (a success starts the count again)".
+fn trip_words(trip: Trip) -> String {
+    match trip {
+        Trip::Ratio { failure_pct, min_calls, window } => format!(
+            "when at least {} of the calls in the last {} failed, once {} made in that time",
+            format::pct(failure_pct),
+            wait(window as f64),
+            format::counted(min_calls as u64, "was", "were")
+        ),
+        Trip::Consecutive { failures } => format!(
+            "after {} in a row (a success starts the count again)",
+            format::counted(failures as u64, "failure", "failures")
+        ),
+    }
 }
 
 /// The breaker's state now, for the page: "breaker closed", "breaker open until 7 s",
