@@ -1009,7 +1009,7 @@ proptest! {
 /// Issue 44: the figure's picture draws the model's state, nothing else.
 mod picture {
     use super::*;
-    use resilience_lab::scenarios::retry_storm::{Outcome, Picture};
+    use resilience_lab::scenarios::retry_storm::{MOST_LEAVES, Outcome, Picture};
 
     /// The picture at the model's present against the metrics and facts of the same moment.
     fn check(sim: &RetryStorm) -> Result<(), TestCaseError> {
@@ -1033,10 +1033,30 @@ mod picture {
         prop_assert!(of(Outcome::Down) <= t.failed && of(Outcome::ShortCircuited) <= t.short_circuited);
         prop_assert!(of(Outcome::Reset) <= t.resets);
         prop_assert_eq!(picture.history.len(), sim.ticks().rows().len());
+        check_fan(sim, &picture)?;
         let json: serde_json::Value = serde_json::from_str(&picture.drawn_json()).expect("data-drawn is JSON");
         prop_assert_eq!(json["tick_now"].clone(), serde_json::to_value(f.tick_now).unwrap());
         prop_assert_eq!(json["clients_now"].clone(), serde_json::to_value(f.clients_now).unwrap());
         prop_assert_eq!(json["peak_after_recovery"].as_u64(), m.peak_after_recovery);
+        Ok(())
+    }
+
+    /// The fan: the busiest action's attempts, each a distinct leaf of the layers' tree, in the
+    /// order the layers make them, those that reached the provider counted as its calls.
+    fn check_fan(sim: &RetryStorm, picture: &Picture) -> Result<(), TestCaseError> {
+        let layers = sim.config().layers;
+        prop_assert_eq!(picture.fan.is_some(), layers > 1);
+        let Some(fan) = &picture.fan else { return Ok(()) };
+        let busiest = sim.clients().iter().map(|c| c.action_attempts()).max().unwrap_or(0);
+        prop_assert_eq!(fan.attempts, busiest);
+        prop_assert_eq!(fan.attempts, sim.clients()[fan.client].action_attempts());
+        prop_assert_eq!(fan.leaves.len(), (fan.attempts as usize).min(MOST_LEAVES));
+        prop_assert!(fan.leaves.windows(2).all(|w| w[0].index < w[1].index), "{:?}", fan.leaves);
+        prop_assert!(fan.leaves.iter().all(|l| l.index < fan.bound()));
+        if fan.attempts as usize <= MOST_LEAVES {
+            let sent = fan.leaves.iter().filter(|l| l.outcome != Outcome::ShortCircuited).count() as u32;
+            prop_assert_eq!(sent, fan.calls);
+        }
         Ok(())
     }
 
@@ -1081,6 +1101,19 @@ mod picture {
     fn with_jitter_no_tick_goes_over_the_capacity() {
         let back = at("jitter", 6_099);
         assert!(back.tick.attempts() <= 8 && back.tick.rejected == 0, "{:?}", back.tick);
+    }
+
+    /// Break 5 without its breaker: one user action's layers make 3 × 3 × 3 = 27 calls while
+    /// the provider is down, every leaf of the tree.
+    #[test]
+    fn three_layers_make_every_leaf_of_the_tree() {
+        let p = params("ch2-break-5", &[("breaker", "false")]);
+        let mut sim = RetryStorm::new(&p, 7, SPEC.duration_for(&p) * MS);
+        sim.advance(5_900 * MS, u64::MAX);
+        let fan = sim.picture(sim.now()).fan.expect("three layers");
+        assert_eq!((fan.shape.as_slice(), fan.bound()), ([3, 3, 3].as_slice(), 27));
+        assert_eq!((fan.attempts, fan.calls), (27, 27));
+        assert_eq!(fan.leaves.iter().map(|l| l.index).collect::<Vec<_>>(), (0..27).collect::<Vec<_>>());
     }
 
     /// Break 5: with the breaker open, attempts are failed at the breaker and none reaches the

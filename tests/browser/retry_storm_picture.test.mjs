@@ -6,7 +6,7 @@
 // 360, 412 and 720 px, light and dark, go to target/screenshots.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, pausedPicture, pictureLabels, timelineProblems, cliRun, screenshot, setSlider } from './harness.mjs';
+import { serve, launch, openPage, ready, pausedPicture, pictureLabels, timelineProblems, cliRun, screenshot, setSlider, playFor } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -46,6 +46,11 @@ for (const [what, preset, ms] of cases) {
     assert.equal(drawn.breaker, now === undefined ? null : typeof now === 'string' ? now : Object.keys(now)[0], 'the breaker');
     const t = drawn.tick_now;
     assert.ok(drawn.flights <= t.served + t.rejected + t.failed + t.short_circuited + t.resets, 'no more lines than attempts');
+    assert.equal(drawn.fan !== null, run.params.layers > 1, 'a fan of attempts only when layers retry');
+    if (drawn.fan) {
+      assert.equal(drawn.fan.bound, run.params.max_attempts * run.params.attempts_per_layer ** (run.params.layers - 1));
+      assert.ok(drawn.fan.attempts <= run.max_attempts_per_user_action && drawn.fan.calls <= run.max_calls_per_user_action, JSON.stringify(drawn.fan));
+    }
     assert.deepEqual(page.problems(), []);
     await page.context().close();
   });
@@ -91,6 +96,31 @@ test('retry-storm: switching Fixed 1 s to Exp + jitter keeps Fixed as a ghost on
   await page.context().close();
 });
 
+test('retry-storm, Break 5: one action\'s 3 × 3 × 3 tree, cut by the breaker; without it all 27 reach the dead provider', async () => {
+  const page = await openPage(browser, { width: 412, height: 900 });
+  const query = 'sim=retry-storm&embed=1&preset=ch2-break-5&presets=ch2-break-5&controls=breaker';
+  const { drawn } = await pausedPicture(page, server.base, query, 3050);
+  assert.equal(drawn.breaker, 'open');
+  assert.equal(drawn.fan.bound, 27);
+  assert.ok(drawn.fan.short_circuited > drawn.fan.calls, `the breaker stopped most of them: ${JSON.stringify(drawn.fan)}`);
+  let texts = (await pictureLabels(page)).labels.map((l) => l.text);
+  assert.ok(texts.includes('one action\'s attempts: up to 3 × 3 × 3 = 27'), texts.join(' | '));
+  assert.ok(texts.some((l) => new RegExp(`^made ${drawn.fan.attempts}, ${drawn.fan.calls} reached the provider, ${drawn.fan.short_circuited} stopped at the breaker$`).test(l)), texts.join(' | '));
+  await page.click('input[name="breaker"]');
+  await playFor(page, 2900);
+  await page.clock.runFor(300);
+  const canvas = page.locator('[data-picture] canvas');
+  const off = JSON.parse(await canvas.getAttribute('data-drawn'));
+  const ghost = JSON.parse(await canvas.getAttribute('data-ghost'));
+  assert.equal(off.fan.calls, 27, `every leaf reached the provider: ${JSON.stringify(off.fan)}`);
+  assert.equal(ghost.max_calls_per_user_action, cliRun(['run', 'retry-storm', '--preset', 'ch2-break-5', '--json']).max_calls_per_user_action, 'the ghost is the run with the breaker');
+  texts = (await pictureLabels(page)).labels.map((l) => l.text);
+  assert.ok(texts.some((l) => l.startsWith('before') && l.endsWith(` ${ghost.max_calls_per_user_action === 1 ? 'call' : 'calls'} per action`)), texts.join(' | '));
+  await screenshot(page, 'retry-storm-picture-break-5-ghost-412');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
 test('retry-storm: the picture is the figure\'s headline, and chart=attempts still picks the chart', async () => {
   const page = await openPage(browser, { width: 720, height: 900 });
   await page.goto(`${server.base}/?${FIGURE}`);
@@ -113,7 +143,10 @@ for (const width of [360, 412, 720]) for (const scheme of ['light', 'dark']) {
       await pausedPicture(page, server.base, `${FIGURE}&preset=${preset}`, ms);
       const drawn = await pictureLabels(page);
       const texts = drawn.labels.map((l) => l.text).join(' | ');
-      assert.deepEqual(timelineProblems(drawn, ['capacity ' + (preset.includes('capacity=100') ? 100 : 8)]), [], preset);
+      // With layers that retry, the fan of one action takes the strip's place.
+      const layered = ['ch2-break-5', 'three-layers'].includes(preset);
+      const named = layered ? 'one action\'s attempts: up to 3 × 3 × 3 = 27' : `capacity ${preset.includes('capacity=100') ? 100 : 8}`;
+      assert.deepEqual(timelineProblems(drawn, [named]), [], preset);
       assert.ok(/^this tick: /.test(texts.split(' | ').find((l) => l.startsWith('this tick')) ?? ''), `${preset}: the tick's count: ${texts}`);
       await screenshot(page, `retry-storm-picture-${preset.replace(/[&=]/g, '-')}-${ms}-${width}-${scheme}`);
       assert.deepEqual(page.problems(), []);

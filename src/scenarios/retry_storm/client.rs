@@ -33,6 +33,20 @@ pub struct Client {
     pub(super) last: Option<Attempt>,
     /// While it waits to retry: when its backoff began and when it ends (µs).
     pub(super) backoff: Option<(Micros, Micros)>,
+    /// The current (or last) action's attempts, in order, the first [`MOST_LEAVES`] of them.
+    pub(super) leaves: Vec<Leaf>,
+}
+
+/// The most attempts of one action a client remembers for the picture's fan (the chapter's
+/// 3 × 3 × 3 is 27).
+pub const MOST_LEAVES: usize = 125;
+
+/// One attempt of a user action: which leaf of the layers' tree it is (its place among every
+/// attempt the layers could make, in the order they would make them) and its outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Leaf {
+    pub index: u32,
+    pub outcome: Outcome,
 }
 
 /// What became of an attempt.
@@ -81,6 +95,10 @@ impl Client {
     /// While it waits to retry: when its backoff began and when it ends (µs).
     pub fn backoff(&self) -> Option<(Micros, Micros)> {
         self.backoff
+    }
+    /// The current (or last) action's attempts, in order, the first [`MOST_LEAVES`].
+    pub fn leaves(&self) -> &[Leaf] {
+        &self.leaves
     }
 }
 

@@ -63,10 +63,10 @@ mod ticks;
 
 pub use breaker::{Admit, Breaker, BreakerState, Caller, Trip};
 pub use budget::BudgetWindow;
-pub use client::{Attempt, Client, ClientState, ClientsNow, Outcome};
+pub use client::{Attempt, Client, ClientState, ClientsNow, Leaf, MOST_LEAVES, Outcome};
 pub use model::{Counts, Event, RetryStorm};
 pub use pending::{Pending, PendingCounts};
-pub use picture::{ClientNow, Picture};
+pub use picture::{ClientNow, Fan, Picture};
 pub use facts::{
     Backoff, BreakerFacts, BreakerNow, BudgetWhy, LinedUp, OutageRetries, PendingFacts, Phase, RetriesEnded, RetryAfter,
     RetryStormFacts,

@@ -5,7 +5,7 @@
 //! attempts of every tick so far. Nothing in it is made for the animation: every dot is a
 //! client, every line an attempt the model made in this tick.
 
-use super::client::{ClientState, ClientsNow, Outcome};
+use super::client::{ClientState, ClientsNow, Leaf, Outcome};
 use super::facts::BreakerNow;
 use super::model::RetryStorm;
 use super::spec::TICK;
@@ -21,6 +21,42 @@ pub struct ClientNow {
     pub attempt: Option<Outcome>,
     /// While it waits to retry: the share of its backoff still to wait, 0 to 1.
     pub wait_left: Option<f64>,
+}
+
+/// With layers that each retry, the busiest user action now (or just ended): the tree of
+/// attempts its layers could make, the chapter's 3 × 3 × 3, and the ones they made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fan {
+    /// Whose action it is (a client's index).
+    pub client: usize,
+    /// Attempts each layer makes at most for one attempt from above, the client's first.
+    pub shape: Vec<u32>,
+    /// Its attempts so far, in order (the first [`super::client::MOST_LEAVES`]).
+    pub leaves: Vec<Leaf>,
+    /// Its attempts, and of those the calls that reached the provider.
+    pub attempts: u32,
+    pub calls: u32,
+}
+
+impl Fan {
+    /// As `data-drawn` gives it: whose action, the bound, its attempts and calls, the leaves
+    /// drawn and how many of them the breaker failed.
+    fn json(&self) -> String {
+        let breaker = self.leaves.iter().filter(|l| l.outcome == Outcome::ShortCircuited).count();
+        format!(
+            "{{\"client\":{},\"bound\":{},\"attempts\":{},\"calls\":{},\"leaves\":{},\"short_circuited\":{breaker}}}",
+            self.client,
+            self.bound(),
+            self.attempts,
+            self.calls,
+            self.leaves.len()
+        )
+    }
+
+    /// Every attempt the layers could make for one action: the product of the shape.
+    pub fn bound(&self) -> u32 {
+        self.shape.iter().product()
+    }
 }
 
 /// The picture of one moment.
@@ -47,6 +83,8 @@ pub struct Picture {
     pub row: Micros,
     /// When the run ends (µs).
     pub end: Micros,
+    /// The busiest action's tree of attempts, when more than one layer retries.
+    pub fan: Option<Fan>,
 }
 
 impl Picture {
@@ -73,7 +111,7 @@ impl Picture {
             "{{\"at_ms\":{},\"capacity_per_tick\":{},\"down\":{},\"breaker\":{breaker},\"in_flight_end\":{},\
              \"peak_after_recovery\":{peak},\"peak_after_recovery_at_ms\":{peak_at},\
              \"tick_now\":{{\"start\":{},\"served\":{},\"rejected\":{},\"failed\":{},\"short_circuited\":{},\"resets\":{}}},\
-             \"clients_now\":{{\"in_call\":{},\"waiting\":{},\"idle\":{}}},\"clients_drawn\":{},\"flights\":{},\"rows\":{}}}",
+             \"clients_now\":{{\"in_call\":{},\"waiting\":{},\"idle\":{}}},\"clients_drawn\":{},\"flights\":{},\"rows\":{},\"fan\":{}}}",
             fixed(self.at as f64 / 1000.0, 3),
             self.capacity,
             self.down,
@@ -90,6 +128,7 @@ impl Picture {
             self.clients.len(),
             self.flights(),
             self.history.len(),
+            self.fan.as_ref().map_or("null".to_string(), Fan::json),
         )
     }
 }
@@ -124,6 +163,18 @@ impl RetryStorm {
             history: self.ticks.times_ms().iter().copied().zip(self.ticks.rows().iter().copied()).collect(),
             row: self.ticks_per_row * TICK,
             end: self.end,
+            fan: self.fan(),
         }
+    }
+
+    /// The busiest action now: the client whose current (or last) action made the most
+    /// attempts, the first of them on a tie; none with a single retrying layer.
+    fn fan(&self) -> Option<Fan> {
+        if self.layers < 2 {
+            return None;
+        }
+        let (client, c) = self.clients.iter().enumerate().rev().max_by_key(|(_, c)| c.action_attempts)?;
+        let shape = (0..self.layers).map(|l| if l == 0 { self.max_attempts } else { self.attempts_per_layer }).collect();
+        Some(Fan { client, shape, leaves: c.leaves.clone(), attempts: c.action_attempts, calls: c.action_calls })
     }
 }

@@ -3,7 +3,7 @@
 
 use super::{CALL_CV, Event, MIN_DELAY, RETRY_AFTER_HORIZON, RetryStorm};
 use crate::scenarios::retry_storm::breaker::{Admit, Caller};
-use crate::scenarios::retry_storm::client::{Attempt, ClientState, Outcome};
+use crate::scenarios::retry_storm::client::{Attempt, ClientState, Leaf, MOST_LEAVES, Outcome};
 use crate::scenarios::retry_storm::spec::{Mode, RetryAfterKind, TICK};
 use crate::scenarios::retry_storm::ticks::{MAX_WAVES, TickSample, Wave};
 use crate::sim::rng::ms_to_us;
@@ -74,6 +74,7 @@ impl RetryStorm {
         let client = &mut self.clients[c];
         client.action_calls = 0;
         client.action_attempts = 0;
+        client.leaves.clear();
         for l in 0..self.layers {
             client.attempts[l] = 1;
             client.last_delay[l] = base;
@@ -112,7 +113,7 @@ impl RetryStorm {
         if self.breaker.as_mut().is_some_and(|b| b.admit(now, caller) == Admit::Reject) {
             self.short_circuited += 1;
             self.cur.short_circuited += 1;
-            self.clients[c].last = Some(Attempt { at: now, outcome: Outcome::ShortCircuited });
+            self.record(c, now, Outcome::ShortCircuited);
             self.fail(q, now, c, false);
             return;
         }
@@ -128,7 +129,7 @@ impl RetryStorm {
         } else {
             Outcome::Rejected
         };
-        self.clients[c].last = Some(Attempt { at: now, outcome });
+        self.record(c, now, outcome);
         if self.down {
             self.calls_while_down += 1;
             self.failed += 1;
@@ -149,6 +150,20 @@ impl RetryStorm {
             self.cur.rejected += 1;
             self.breaker_failure(now, caller);
             self.fail(q, now, c, true);
+        }
+    }
+
+    /// Remembers an attempt of client `c`'s for the picture: its latest, and its leaf in the
+    /// layers' tree (layer 0's attempt is the most significant digit).
+    fn record(&mut self, c: usize, now: Micros, outcome: Outcome) {
+        let client = &mut self.clients[c];
+        client.last = Some(Attempt { at: now, outcome });
+        if client.leaves.len() < MOST_LEAVES {
+            let index = (0..self.layers).fold(0, |index, l| {
+                let radix = if l == 0 { self.max_attempts } else { self.attempts_per_layer };
+                index * radix + client.attempts[l].saturating_sub(1)
+            });
+            client.leaves.push(Leaf { index, outcome });
         }
     }
 
@@ -262,6 +277,10 @@ impl RetryStorm {
             let client = &mut self.clients[c];
             client.open_calls -= 1;
             client.last = Some(Attempt { at: now, outcome: Outcome::Reset });
+            // The call in service is the action's latest attempt.
+            if let Some(leaf) = client.leaves.last_mut().filter(|_| client.action_attempts as usize <= MOST_LEAVES) {
+                leaf.outcome = Outcome::Reset;
+            }
             if let Some(call) = client.call.take() {
                 q.cancel(call);
             }

@@ -289,6 +289,7 @@ impl Model for RetryStorm {
                     open_calls: 0,
                     last: None,
                     backoff: None,
+                    leaves: Vec::new(),
                 };
                 n
             ],

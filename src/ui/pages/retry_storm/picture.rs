@@ -12,7 +12,7 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use crate::format;
 use crate::scenarios::retry_storm::{
-    BreakerNow, ClientState, Outcome, Picture as Moment, RetryStorm, RetryStormConfig, TickSample,
+    BreakerNow, ClientState, Fan, Leaf, Outcome, Picture as Moment, RetryStorm, RetryStormConfig, TickSample,
 };
 use crate::sim::decimal::fixed;
 use crate::sim::{Config, Host, Simulation};
@@ -49,12 +49,15 @@ const LEGEND: &[(&str, Mark)] = &[
 pub struct Trace {
     rows: Vec<(f64, u32)>,
     peak: Option<u32>,
+    /// The most provider calls one user action made (the fan's number).
+    most_calls: u64,
 }
 
 fn trace(run: &Host<RetryStorm>) -> Trace {
     let moment = run.picture(run.now());
     let rows = moment.history.iter().map(|(t, r)| (*t, attempts(r))).collect();
-    Trace { rows, peak: moment.peak.map(|(n, _)| n) }
+    let most_calls = run.metrics_now().max_calls_per_user_action;
+    Trace { rows, peak: moment.peak.map(|(n, _)| n), most_calls }
 }
 
 fn attempts(r: &TickSample) -> u32 {
@@ -111,8 +114,9 @@ fn ghost_json(scene: &Scene) -> Option<String> {
     let g = scene.ghost.as_ref()?;
     let peak = g.trace.peak.map_or("null".to_string(), |n| n.to_string());
     Some(format!(
-        "{{\"label\":\"{}\",\"peak_after_recovery\":{peak},\"rows\":{}}}",
+        "{{\"label\":\"{}\",\"peak_after_recovery\":{peak},\"max_calls_per_user_action\":{},\"rows\":{}}}",
         g.label.replace('"', "'"),
+        g.trace.most_calls,
         g.trace.rows.len()
     ))
 }
@@ -187,7 +191,13 @@ fn draw(el: &HtmlCanvasElement, w: f64, h: f64, scene: &Scene) {
     let c = &m.clients_now;
     let head = format!("{} in a call, {} waiting to retry", c.in_call, c.waiting);
     labels.place(&head, theme.fg, [Spot { x: PAD, y: 12.0 }]);
-    strip(&ctx, &theme, &mut labels, scene, w, &at);
+    match &m.fan {
+        Some(f) => {
+            let ghost = scene.ghost.as_ref().map(|g| (g.label.as_str(), g.trace.most_calls));
+            fan(&ctx, &theme, &mut labels, f, ghost, (PAD, at.strip_top, w - PAD, h - 4.0));
+        }
+        None => strip(&ctx, &theme, &mut labels, scene, w, &at),
+    }
     labels.publish(el);
 }
 
@@ -469,4 +479,67 @@ fn strip_labels(
     let end = format::seconds(m.end);
     labels.place("0 s", theme.muted, [Spot { x: left, y: under }]);
     labels.place(&end, theme.muted, [Spot { x: right - labels.width_of(&end), y: under }]);
+}
+
+/// With layers that retry, the busiest user action as a tree: its first attempts at the top,
+/// each layer's attempts under the one that made them, the calls to the provider at the bottom,
+/// a dot per leaf in its outcome's colour (a ring: not made; a red ring: failed by the breaker).
+/// `ghost`: the run before the reader's last change, its name and the most calls one of its
+/// actions made, said under the heading.
+fn fan(
+    ctx: &CanvasRenderingContext2d,
+    theme: &Theme,
+    labels: &mut Labels,
+    f: &Fan,
+    ghost: Option<(&str, u64)>,
+    (left, top, right, bottom): (f64, f64, f64, f64),
+) {
+    let bound = f.bound().max(1);
+    let pitch = (right - left) / bound as f64;
+    let leaf_x = |leaf: f64| left + (leaf + 0.5) * pitch;
+    let levels = f.shape.len();
+    let tree_top = top + if ghost.is_some() { 34.0 } else { 22.0 };
+    let leaves_y = bottom - 16.0;
+    let level_y = |l: usize| tree_top + (leaves_y - tree_top) * l as f64 / levels as f64;
+    // The number of leaves under one node of each level, and whether any of them was made.
+    let under = |l: usize| f.shape[l + 1..].iter().product::<u32>();
+    let made = |l: usize, node: u32| f.leaves.iter().any(|leaf| leaf.index / under(l) == node);
+    let span_x = |l: usize, node: u32| leaf_x(((node * under(l)) as f64 + ((node + 1) * under(l)) as f64 - 1.0) / 2.0);
+    for l in 0..levels {
+        let nodes: u32 = f.shape[..=l].iter().product();
+        for node in 0..nodes {
+            let (parent_x, parent_y) = if l == 0 { ((left + right) / 2.0, tree_top - 8.0) } else { (span_x(l - 1, node / f.shape[l]), level_y(l)) };
+            let (x, y) = (span_x(l, node), level_y(l + 1));
+            ctx.set_stroke_style_str(if made(l, node) { theme.fg } else { theme.grid });
+            ctx.begin_path();
+            ctx.move_to(parent_x, parent_y);
+            ctx.line_to(x, y);
+            ctx.stroke();
+        }
+    }
+    let r = (pitch * 0.4).clamp(1.0, 4.5);
+    let at = |leaf: &Leaf| (leaf_x(leaf.index as f64), leaves_y);
+    let made_ones: Vec<u32> = f.leaves.iter().map(|l| l.index).collect();
+    dots(ctx, theme.grid, (0..bound).filter(|i| !made_ones.contains(i)).map(|i| (leaf_x(i as f64), leaves_y)), r, false);
+    for o in [Outcome::Served, Outcome::Rejected, Outcome::Down, Outcome::Reset] {
+        dots(ctx, outcome_ink(o, theme.dark), f.leaves.iter().filter(|l| l.outcome == o).map(at), r, true);
+    }
+    let stopped = f.leaves.iter().filter(|l| l.outcome == Outcome::ShortCircuited);
+    dots(ctx, outcome_ink(Outcome::ShortCircuited, theme.dark), stopped.clone().map(at), r, false);
+    let shape = f.shape.iter().map(u32::to_string).collect::<Vec<_>>().join(" × ");
+    let head = format!("one action's attempts: up to {shape} = {bound}");
+    labels.place(&head, theme.fg, [Spot { x: left, y: top + 10.0 }]);
+    if let Some((name, most)) = ghost {
+        let calls = format::counted(most, "call", "calls");
+        let long = format!("before, {name}: at most {calls} per action");
+        let text = if labels.width_of(&long) <= right - left { long } else { format!("before: at most {calls} per action") };
+        labels.place(&text, theme.fg, [Spot { x: left, y: top + 23.0 }]);
+    }
+    let count = stopped.count();
+    let text = if count > 0 {
+        format!("made {}, {} reached the provider, {count} stopped at the breaker", f.attempts, f.calls)
+    } else {
+        format!("made {}, {} reached the provider", f.attempts, f.calls)
+    };
+    labels.place(&text, theme.fg, [Spot { x: left, y: bottom - 1.0 }]);
 }
