@@ -259,3 +259,65 @@ proptest! {
         prop_assert_eq!(again.metrics(), sim.metrics());
     }
 }
+
+/// Issue 44: the figure's picture draws the model's state, nothing else.
+mod picture {
+    use super::*;
+    use resilience_lab::scenarios::choosing_numbers::LANDED_KEPT;
+
+    /// The picture at the model's present against the metrics of the same moment: the latest
+    /// attempts, answered ones within the timeout, the slowest request's wait.
+    fn check(sim: &Sim) {
+        let picture = sim.picture(sim.now());
+        let kept = (picture.landed_total as usize).min(LANDED_KEPT);
+        assert_eq!(picture.landed.len(), kept);
+        if let Some(t) = picture.timeout {
+            assert!(
+                picture.landed.iter().filter(|l| !l.timed_out).all(|l| l.latency <= t),
+                "answered within the timeout"
+            );
+            if picture.deadline.is_none() {
+                assert!(picture.landed.iter().filter(|l| l.timed_out).all(|l| l.latency > t), "timed out past it");
+            }
+        }
+        let wait = picture.slowest.map(|r| Value::num(r.latency as f64 / 1000.0)).unwrap_or(Value::Null);
+        assert_eq!(wait, value(sim, "worst_wait_ms"));
+        assert!(picture.slowest.is_none_or(|r| r.latency <= picture.axis_end));
+        let json: serde_json::Value = serde_json::from_str(&picture.drawn_json()).expect("data-drawn is JSON");
+        assert_eq!(json["landed"].as_u64(), Some(kept as u64));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(24) })]
+
+        #[test]
+        fn the_picture_is_the_models_state(
+            preset in proptest::sample::select(SPEC.presets.iter().map(|p| p.id).collect::<Vec<_>>()),
+            seed in 0u64..1000,
+            stops in proptest::collection::vec(1u64..20, 1..4),
+        ) {
+            let mut sim = Sim::new(&params(preset, &[]), seed, 20 * SEC);
+            let mut stops = stops;
+            stops.sort_unstable();
+            for s in stops.into_iter().chain([20]) {
+                sim.advance(s * SEC, u64::MAX);
+                check(&sim);
+            }
+        }
+    }
+
+    /// Break 2 on the picture's time axis: the slowest request's two calls, three attempts each,
+    /// the axis as long as the settings' 12 s; the fix's axis is its 2 s deadline.
+    #[test]
+    fn break_2_draws_two_calls_of_three_attempts_on_a_12_s_axis() {
+        let sim = run(&params("ch1-break-2", &[]), 1, 60);
+        let picture = sim.picture(sim.now());
+        let slowest = picture.slowest.expect("a request answered");
+        assert_eq!((slowest.latency, picture.axis_end), (12 * SEC, 12 * SEC));
+        assert_eq!((slowest.attempts_of(0).len(), slowest.attempts_of(1).len()), (3, 3));
+        let fixed = run(&params("ch1-break-2-fixed", &[]), 1, 60);
+        let picture = fixed.picture(fixed.now());
+        assert_eq!(picture.axis_end, 2 * SEC);
+        assert!(picture.slowest.expect("answered").latency <= 2 * SEC);
+    }
+}

@@ -13,7 +13,8 @@ async function open(query, opts = {}) {
   const page = await openPage(browser, opts);
   await page.goto(`${server.base}/?sim=choosing-numbers&${query}`);
   await ready(page);
-  await page.waitForSelector('#chart-latency canvas');
+  // A figure leads with its picture; the full page shows the latency chart too.
+  await page.waitForSelector(query.includes('embed=1') && !query.includes('chart=latency') ? '[data-picture] canvas' : '#chart-latency canvas');
   return page;
 }
 

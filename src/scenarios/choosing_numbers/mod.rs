@@ -28,6 +28,7 @@
 
 mod latency;
 mod model;
+mod picture;
 mod reading;
 mod record;
 mod spec;
@@ -35,7 +36,10 @@ mod spec;
 pub use latency::{Latency, MAX_LATENCY_MS, inverse_normal};
 pub use model::{ChoosingNumbers, Event, RateSample, RequestKey, TICK};
 pub use reading::{Facts, share};
-pub use record::{ALERT_WINDOW_S, AttemptEnd, AttemptRecord, RequestRecord, RouteOutcome, SHOWN_CALLS};
+pub use picture::{Picture, worst_wait_bound};
+pub use record::{
+    ALERT_WINDOW_S, AttemptEnd, AttemptRecord, LANDED_KEPT, Landed, LandedRing, RequestRecord, RouteOutcome, SHOWN_CALLS,
+};
 pub use spec::{ChoosingNumbersConfig, MAX_ATTEMPTS, MAX_FAN_OUT, MAX_SEQUENTIAL, PARAMS, RetryPolicy};
 pub use reading::ChoosingNumbersWords;
 pub use spec::ChoosingNumbersMetrics;

@@ -111,3 +111,46 @@ impl AlertWindow {
         self.timed_out[self.slot] = 0;
     }
 }
+
+/// The most recent attempts the picture keeps, landing on the latency they took.
+pub const LANDED_KEPT: usize = 200;
+
+/// An attempt that reached the dependency: how long the dependency took (or would have taken,
+/// when the caller stopped waiting first) and whether its timeout passed first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Landed {
+    pub latency: Micros,
+    pub timed_out: bool,
+}
+
+/// The last [`LANDED_KEPT`] attempts that reached the dependency, and how many did in all.
+#[derive(Clone, Debug)]
+pub struct LandedRing {
+    kept: [Landed; LANDED_KEPT],
+    total: u64,
+}
+
+impl Default for LandedRing {
+    fn default() -> Self {
+        Self { kept: [Landed::default(); LANDED_KEPT], total: 0 }
+    }
+}
+
+impl LandedRing {
+    pub fn push(&mut self, landed: Landed) {
+        self.kept[(self.total % LANDED_KEPT as u64) as usize] = landed;
+        self.total += 1;
+    }
+
+    /// Every attempt that reached the dependency so far.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// The kept ones, oldest first.
+    pub fn recent(&self) -> Vec<Landed> {
+        let n = (self.total as usize).min(LANDED_KEPT);
+        let start = (self.total as usize).saturating_sub(n);
+        (start..start + n).map(|i| self.kept[i % LANDED_KEPT]).collect()
+    }
+}

@@ -157,7 +157,7 @@ impl SimState {
     /// Preset `id`'s parameters: the declaration's defaults with the preset's changes, and in an
     /// embed what its link set beyond its own preset where `id` leaves it alone, so a figure's
     /// preset buttons compare the presets at the chapter's settings.
-    fn preset_params(&self, id: &'static str) -> Params {
+    pub fn preset_params(&self, id: &'static str) -> Params {
         let mut params = url::State { preset: Some(id), ..State::new(self.scenario) }.baseline();
         let sets = |param: &str| self.scenario.preset(id).is_some_and(|p| p.values.iter().any(|(k, _)| *k == param));
         self.own.with_value(|own| {

@@ -6,7 +6,7 @@ mod route;
 use slotmap::{SlotMap, new_key_type};
 
 use super::latency::Latency;
-use super::record::{AlertWindow, AttemptEnd, RequestRecord};
+use super::record::{AlertWindow, AttemptEnd, LandedRing, RequestRecord};
 use super::spec::{ChoosingNumbersConfig, DEFAULT_DURATION_MS, SHOWN_AFTER_DRIFT_MS, STUCK_DURATION_MS};
 use crate::sim::rng::{SimRng, ms_to_us};
 use crate::sim::stats::{Histogram, Series};
@@ -123,6 +123,8 @@ pub struct ChoosingNumbers {
     rates: Series<RateSample>,
     slowest: Option<RequestRecord>,
     latest: Option<RequestRecord>,
+    /// The latest attempts that reached the dependency, for the picture.
+    landed: LandedRing,
 }
 
 fn optional_us(ms: f64) -> Option<Micros> {
@@ -147,6 +149,25 @@ impl ChoosingNumbers {
     /// The slowest request answered so far, and the latest.
     pub fn slowest(&self) -> Option<&RequestRecord> {
         self.slowest.as_ref()
+    }
+
+    /// The latest attempts that reached the dependency, and how many did in all.
+    pub fn landed(&self) -> &LandedRing {
+        &self.landed
+    }
+
+    /// The latency calls draw from now: the drifted one once the drift has begun.
+    pub fn latency_at(&self, now: Micros) -> &Latency {
+        if self.drift_at.is_some_and(|d| now >= d) { &self.drifted } else { &self.latency }
+    }
+
+    /// The route's deadline and the per-attempt timeout, when set.
+    pub fn deadline(&self) -> Option<Micros> {
+        self.deadline
+    }
+
+    pub fn timeout(&self) -> Option<Micros> {
+        self.timeout
     }
 
     pub fn latest(&self) -> Option<&RequestRecord> {
@@ -319,6 +340,7 @@ impl Model for ChoosingNumbers {
             rates: Series::new(1200),
             slowest: None,
             latest: None,
+            landed: LandedRing::default(),
             config,
         };
         let first = model.interarrival();

@@ -4,7 +4,7 @@
 
 use super::{Call, ChoosingNumbers, Event, RateSample, Request, RequestKey, TICK};
 use crate::scenarios::choosing_numbers::latency::MAX_LATENCY_MS;
-use crate::scenarios::choosing_numbers::record::{AttemptEnd, AttemptRecord, RequestRecord, RouteOutcome, SHOWN_CALLS};
+use crate::scenarios::choosing_numbers::record::{AttemptEnd, AttemptRecord, Landed, RequestRecord, RouteOutcome, SHOWN_CALLS};
 use crate::scenarios::choosing_numbers::spec::RetryPolicy;
 use crate::sim::rng::ms_to_us;
 use crate::sim::{EventQueue, Micros};
@@ -167,6 +167,10 @@ impl ChoosingNumbers {
             }
             _ => now,
         };
+        if let Some(t) = call.connected.filter(|&t| t <= now && matches!(outcome, AttemptEnd::Answered | AttemptEnd::TimedOut)) {
+            let timed_out = outcome == AttemptEnd::TimedOut;
+            self.landed.push(Landed { latency: call.work_end.saturating_sub(t), timed_out });
+        }
         if c < SHOWN_CALLS {
             let arrived = r.arrived;
             let a = &mut r.record.attempts[c][(call.tries - 1) as usize];

@@ -5,6 +5,7 @@
 //! (`scenarios::choosing_numbers::reading`).
 
 mod distribution;
+mod picture;
 mod timeline;
 
 use leptos::prelude::*;
@@ -75,6 +76,9 @@ fn ChoosingNumbersPage(state: SimState) -> impl IntoView {
     let answer = metrics.said_signal(|w| &w.answer);
     let verdict = metrics.said_signal(|w| &w.verdict);
     let parts = vec![
+        // The figure's headline: calls landing on the latency, and the slowest request
+        // (`chart=latency` picks the chart, which also moves the timeout when dragged).
+        Part::new("picture", Role::Chart, move || view! { <picture::LatencyPicture state runner/> }),
         Part::new("latency", Role::Chart, move || view! { <distribution::Distribution runner state/> }),
         Part::new("cards", Role::Cards, move || view! { <Stats metrics/> }),
         Part::new("timeline", Role::Chart, move || view! { <Requests runner/> }),
