@@ -864,3 +864,103 @@ fn break_3_the_event_id_in_the_ledgers_transaction_stops_every_double_credit() {
     let p = params("ch2-break-3", &[("order", "ack-then-process")]);
     assert!(count(&run(&p, 7), "lost") > 0);
 }
+
+// ---- The figure's picture (issue 44): the broker, the consumers and the ledger, as held ----
+
+mod picture {
+    use super::*;
+    use resilience_lab::scenarios::at_least_once::{ConsumerNow, ConsumerState, Entry, MOST_READY_DRAWN};
+
+    /// The picture at the model's present against the metrics, the fates and what the broker
+    /// and the consumers hold.
+    fn check_picture(sim: &AtLeastOnce) -> Result<(), TestCaseError> {
+        let drawn = sim.picture(sim.now());
+        let fates = sim.fates();
+        prop_assert_eq!(drawn.at, sim.now());
+        prop_assert_eq!(drawn.duplicated() as u64, count(sim, "duplicated"));
+        prop_assert_eq!(drawn.lost() as u64, count(sim, "lost"));
+        let entries = |kind: Entry| drawn.ledger.iter().filter(|e| **e == kind).count() as u64;
+        prop_assert_eq!(entries(Entry::Parked), count(sim, "in_dead_letter_queue"));
+        prop_assert_eq!(drawn.ledger.len() as u32, sim.config().messages);
+        prop_assert_eq!(entries(Entry::Unpublished), sim.config().messages as u64 - sim.published());
+        let credited = sim.event_records().iter().filter(|e| e.credits() > 0).count() as u64;
+        prop_assert_eq!(entries(Entry::Once) + entries(Entry::Twice), credited);
+        prop_assert!(entries(Entry::Once) >= fates.once, "settled once are among those credited once");
+        prop_assert_eq!(drawn.ledger_balance, int(sim, "ledger_balance"));
+        prop_assert_eq!(drawn.expected_balance, int(sim, "expected_balance"));
+        prop_assert_eq!(drawn.crashes, count(sim, "crashes"));
+        prop_assert_eq!(drawn.redeliveries, count(sim, "redeliveries"));
+        prop_assert_eq!(drawn.dead_letter_queue, count(sim, "dead_lettered") - count(sim, "redriven"));
+
+        // The broker: what is drawn is held, all of it but a re-drive's copy, which waits in
+        // the dead-letter queue.
+        prop_assert_eq!(drawn.ready.len() as u64, drawn.ready_total.min(MOST_READY_DRAWN as u64));
+        prop_assert!(drawn.ready_after_crash + drawn.ready_after_lease <= drawn.ready_total);
+        let shown = drawn.ready_total + drawn.leased_working + drawn.orphans + drawn.outbox + drawn.late;
+        let held = sim.broker_totals().held;
+        if sim.config().redrive {
+            prop_assert!(shown <= held && held <= shown + drawn.dead_letter_queue, "{} drawn, {} held", shown, held);
+        } else {
+            prop_assert_eq!(shown, held);
+        }
+        let visibility = (sim.config().visibility_timeout_ms * 1000.0) as u64;
+        prop_assert_eq!(drawn.next_orphan.is_some(), drawn.orphans > 0);
+        if let Some(o) = drawn.next_orphan {
+            prop_assert!(
+                o.until > sim.now() && o.until <= sim.now() + visibility + 1,
+                "a lease still running: {:?}",
+                o
+            );
+        }
+
+        // The consumers, one for one.
+        prop_assert_eq!(drawn.consumers.len(), sim.consumers().len());
+        for (now, c) in drawn.consumers.iter().zip(sim.consumers()) {
+            let same = match now {
+                ConsumerNow::Idle => c.state == ConsumerState::Idle,
+                ConsumerNow::Busy { .. } => c.state == ConsumerState::Busy,
+                ConsumerNow::Restarting => c.state == ConsumerState::Restarting,
+            };
+            prop_assert!(same, "{:?} drawn for {:?}", now, c.state);
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(48) })]
+
+        /// For any parameters, at any moment, the picture is the model's state.
+        #[test]
+        fn the_picture_is_the_models_state(fractions in fractions(), seed in any::<u64>(), share in 0.0..1.0f64) {
+            let p = smaller(draw(&fractions), 300);
+            let mut sim = AtLeastOnce::new(&p, seed, SPEC.duration_for(&p) * MS);
+            sim.advance((sim.end() as f64 * share) as u64, u64::MAX);
+            check_picture(&sim)?;
+        }
+    }
+
+    /// The chapter's run (process, then ack): a crash leaves a lease running out, the message
+    /// comes back, and a double credit lands in the ledger; every preset's picture holds.
+    #[test]
+    fn a_crash_brings_a_message_back_and_the_ledger_shows_the_double_credit() {
+        for preset in SPEC.presets.iter().map(|p| p.id) {
+            let p = params(preset, &[]);
+            let mut sim = AtLeastOnce::new(&p, 1, SPEC.duration_for(&p) * MS);
+            let (mut orphaned, mut came_back, mut doubled) = (false, false, false);
+            while !sim.finished() {
+                sim.advance(sim.end(), 40);
+                check_picture(&sim).unwrap_or_else(|e| panic!("{preset} at {} µs: {e}", sim.now()));
+                let drawn = sim.picture(sim.now());
+                orphaned |= drawn.orphans > 0;
+                came_back |= drawn
+                    .consumers
+                    .iter()
+                    .any(|c| matches!(c, ConsumerNow::Busy { cause, .. } if *cause != Cause::First));
+                doubled |= drawn.duplicated() > 0;
+            }
+            if preset == "process-first" {
+                assert!(orphaned && came_back && doubled, "{preset}: {orphaned} {came_back} {doubled}");
+            }
+        }
+    }
+}

@@ -81,6 +81,7 @@ mod chapter;
 mod facts;
 mod guarantee;
 mod model;
+mod picture;
 mod reading;
 mod run_length;
 mod spec;
@@ -88,6 +89,7 @@ mod spec;
 pub use chapter::{CHAPTER_TABLE, ChapterRow, RunRow};
 pub use facts::{AtLeastOnceFacts, Copies};
 pub use guarantee::Guarantee;
+pub use picture::{ConsumerNow, Entry, MOST_READY_DRAWN, Orphan, Picture};
 pub use model::{
     AtLeastOnce, BrokerSample, BrokerTotals, ByCause, Cause, Consumer, ConsumerState, DeliveryKey, DeliveryRecord,
     Event, EventRecord, Fate, Fates, MessageKey, Outcome, Step, StepSpan,

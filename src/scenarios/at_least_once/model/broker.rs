@@ -55,6 +55,7 @@ impl AtLeastOnce {
             state,
             receives: 0,
             lease: None,
+            lease_until: 0,
             holders: 0,
             last_expiry: Cause::First,
             middle_crash: false,

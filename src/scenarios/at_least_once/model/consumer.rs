@@ -15,17 +15,12 @@ impl AtLeastOnce {
         self.set_state(key, MessageState::Leased);
         let lease = q.timer_in(self.visibility, Event::LeaseExpires(key));
         let m = &mut self.messages[key];
+        let cause = m.next_cause();
         m.receives += 1;
         m.holders += 1;
         m.lease = Some(lease);
+        m.lease_until = now + self.visibility;
         let m = *m;
-        let cause = match (m.receives > 1, m.origin) {
-            (true, _) => m.last_expiry,
-            (false, Origin::First) => Cause::First,
-            (false, Origin::Republished) => Cause::Republished,
-            (false, Origin::Late) => Cause::Late,
-            (false, Origin::Redriven) => Cause::Redriven,
-        };
         // A republished or re-driven message is a new message, not a redelivery of one.
         if !matches!(cause, Cause::First | Cause::Republished | Cause::Redriven) {
             self.redeliveries += 1;
@@ -281,6 +276,7 @@ impl AtLeastOnce {
             q.cancel(lease);
         }
         m.lease = Some(q.timer_in(self.visibility, Event::LeaseExpires(message_key)));
+        m.lease_until = q.now() + self.visibility;
         self.lease_renewals += 1;
         let every = self.renew_every();
         self.deliveries_live[key].renew = Some(q.timer_in(every, Event::RenewLease(key)));

@@ -69,7 +69,7 @@ impl Order {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum MessageState {
+pub(super) enum MessageState {
     /// In the outbox, or acked and waiting to come back late.
     Waiting,
     Ready,
@@ -78,7 +78,7 @@ enum MessageState {
 
 /// What kind of publish a message is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Origin {
+pub(super) enum Origin {
     First,
     Republished,
     Late,
@@ -87,19 +87,35 @@ enum Origin {
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Message {
+pub(super) struct Message {
     event: u32,
     delivery_id: u32,
-    origin: Origin,
-    state: MessageState,
-    receives: u16,
+    pub(super) origin: Origin,
+    pub(super) state: MessageState,
+    pub(super) receives: u16,
     lease: Option<TimerKey>,
+    /// When its lease runs out (for the picture's countdown; meaningful while leased).
+    pub(super) lease_until: Micros,
     /// Deliveries of this message still being worked on.
-    holders: u16,
+    pub(super) holders: u16,
     /// Why its last lease ran out (the cause of the next receive).
     last_expiry: Cause,
     /// A consumer crashed between the two steps that matter on it.
     middle_crash: bool,
+}
+
+impl Message {
+    /// Why its next receive reaches a consumer: the cause of its last lease running out, or
+    /// what kind of publish it is.
+    pub(super) fn next_cause(&self) -> Cause {
+        match (self.receives > 0, self.origin) {
+            (true, _) => self.last_expiry,
+            (false, Origin::First) => Cause::First,
+            (false, Origin::Republished) => Cause::Republished,
+            (false, Origin::Late) => Cause::Late,
+            (false, Origin::Redriven) => Cause::Redriven,
+        }
+    }
 }
 
 /// The plan of one delivery: when each step ends and when (if) the consumer crashes, from the
@@ -136,9 +152,9 @@ pub struct AtLeastOnce {
     work_rng: SimRng,
     crash_rng: SimRng,
 
-    events: Vec<EventRecord>,
-    messages: SlotMap<MessageKey, Message>,
-    ready: VecDeque<MessageKey>,
+    pub(super) events: Vec<EventRecord>,
+    pub(super) messages: SlotMap<MessageKey, Message>,
+    pub(super) ready: VecDeque<MessageKey>,
     deliveries_live: SlotMap<DeliveryKey, Delivery>,
     consumers: Vec<Consumer>,
     idle: VecDeque<u16>,
@@ -149,7 +165,7 @@ pub struct AtLeastOnce {
     held: [u64; 3],
     pub(super) totals: BrokerTotals,
     deliveries: u64,
-    redeliveries: u64,
+    pub(super) redeliveries: u64,
     pub(super) skipped: ByCause,
     extra_credits: ByCause,
     pub(super) crashes: u64,
