@@ -108,6 +108,10 @@ test('at-least-once: the chapter\'s details, each in its preset', async () => {
 test('at-least-once: the deliveries timeline shows crashes, redeliveries and second credits', async () => {
   const page = await open('preset=process-first');
   await skipToEnd(page);
+  // Under the picture the timeline may be out of view, where it redraws later: bring it into
+  // view, let the page see that (one frame) and draw (the next).
+  await page.locator('#timeline').scrollIntoViewIfNeeded();
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(r)))));
   const labels = JSON.parse(await page.getAttribute('#timeline canvas', 'data-labels')).map((l) => l.text);
   assert.ok(labels.some((t) => t === 'crash'), `a crash is marked: ${labels.join(' | ')}`);
   assert.ok(labels.some((t) => /^credit #2$/.test(t)), 'a second credit is marked');

@@ -6,6 +6,7 @@
 
 mod deliveries;
 mod ledger;
+mod picture;
 mod table;
 
 use leptos::prelude::*;
@@ -71,6 +72,8 @@ fn AtLeastOncePage(state: SimState) -> impl IntoView {
     let finished = Signal::derive(move || runner.track(|s| s.finished()));
     let verdict = metrics.said_signal(|w| &w.answer);
     let parts = vec![
+        // The figure's headline: the messages and the ledger (`chart=timeline` picks the timeline).
+        Part::new("picture", Role::Chart, move || view! { <picture::MessagePicture runner/> }),
         Part::new("cards", Role::Cards, move || view! { <Stats metrics finished/> }),
         Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} figure=state.embed {..} role="status" data-verdict="" data-reading="answer"/> }),
         Part::new("timeline", Role::Chart, move || view! { <deliveries::Deliveries runner/> }),
