@@ -264,9 +264,11 @@ fn entries(ctx: &CanvasRenderingContext2d, theme: &Theme, m: &Moment, x: f64, y:
         (Entry::Lost, color(slot::RED, theme.dark), false),
         (Entry::Twice, color(slot::RED, theme.dark), true),
     ] {
+        // A stroke is centred on the edge: inset by half a pixel it stays inside the square.
+        let (inset, edge) = if filled { (0.0, side) } else { (0.5, side - 1.0) };
         ctx.begin_path();
         for (ex, ey) in m.ledger.iter().enumerate().filter(|(_, e)| **e == kind).map(|(k, _)| at(k)) {
-            ctx.rect(ex + 0.5, ey + 0.5, side - 1.0, side - 1.0);
+            ctx.rect(ex + inset, ey + inset, edge, edge);
         }
         if filled {
             ctx.set_fill_style_str(ink);
