@@ -157,6 +157,16 @@ impl Picture {
         self.entries(Entry::Twice)
     }
 
+    /// Consumers working on a copy now.
+    pub fn busy(&self) -> usize {
+        self.consumers.iter().filter(|c| matches!(c, ConsumerNow::Busy { .. })).count()
+    }
+
+    /// Consumers that crashed and have not restarted yet.
+    pub fn restarting(&self) -> usize {
+        self.consumers.iter().filter(|c| **c == ConsumerNow::Restarting).count()
+    }
+
     /// Events lost: the `lost` metric.
     pub fn lost(&self) -> usize {
         self.entries(Entry::Lost)
@@ -167,8 +177,6 @@ impl Picture {
     /// `ledger_balance`, `expected_balance`, `crashes`, `redeliveries`), and the broker's
     /// messages and the consumers by kind.
     pub fn drawn_json(&self) -> String {
-        let busy = self.consumers.iter().filter(|c| matches!(c, ConsumerNow::Busy { .. })).count();
-        let restarting = self.consumers.iter().filter(|c| **c == ConsumerNow::Restarting).count();
         let busy_came_back = self
             .consumers
             .iter()
@@ -197,9 +205,9 @@ impl Picture {
             self.ready_after_lease,
             self.leased_working,
             self.orphans,
-            busy,
+            self.busy(),
             busy_came_back,
-            restarting,
+            self.restarting(),
             self.outbox,
             self.late,
             self.dead_letter_queue,

@@ -60,8 +60,7 @@ pub fn MessagePicture(runner: Runner<AtLeastOnce>) -> impl IntoView {
 
 /// The picture in words, for screen readers.
 fn summary(m: &Moment) -> String {
-    let busy = m.consumers.iter().filter(|c| matches!(c, ConsumerNow::Busy { .. })).count() as u64;
-    let restarting = m.consumers.iter().filter(|c| **c == ConsumerNow::Restarting).count() as u64;
+    let (busy, restarting) = (m.busy(), m.restarting());
     format!(
         "At {}: {} in the queue, {} back after a crash or a lease; {} of crashed consumers running out; \
          consumers: {busy} busy, {restarting} restarting. Ledger: {} credited twice, {} lost.",
@@ -100,15 +99,19 @@ fn fitting<'t>(labels: &Labels, texts: &'t [String], room: f64) -> &'t str {
     texts.iter().find(|t| labels.width_of(t) <= room).unwrap_or(&texts[texts.len() - 1])
 }
 
-/// Dots of `kinds` along a row from `x`, one per kind in its mark; returns how many fit.
-fn row_of_dots(ctx: &CanvasRenderingContext2d, theme: &Theme, kinds: &[(usize, bool)], x: f64, y: f64, room: f64) -> usize {
-    let fits = ((room / PITCH) as usize).min(kinds.len());
-    let at = |k: usize| (x + k as f64 * PITCH + PITCH / 2.0, y + PITCH / 2.0);
+/// A row of dots, one per message of `kinds` in its mark, from the left; past the room for
+/// them, "+N more" of the `total`.
+fn row_of_dots(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels, kinds: &[(usize, bool)], total: usize, top: f64, room: f64) {
+    let fits = (((room - labels.width_of("+0,000 more")) / PITCH) as usize).min(kinds.len());
+    let at = |k: usize| (PAD + k as f64 * PITCH + PITCH / 2.0, top + 16.0 + PITCH / 2.0);
     for mark in [(slot::BLUE, true), (slot::PURPLE, true), (slot::GRAY, true), (slot::ORANGE, false)] {
         let points = (0..fits).filter(|&k| kinds[k] == mark).map(at);
         dots(ctx, color(mark.0, theme.dark), points, RADIUS, mark.1);
     }
-    fits
+    if total > fits {
+        let text = format!("+{} more", format::count((total - fits) as u64));
+        labels.place(&text, theme.muted, [Spot { x: PAD + fits as f64 * PITCH + 4.0, y: top + 25.0 }]);
+    }
 }
 
 /// The broker's queue: "Queue: 12 ready, 3 came back", and a dot per ready message.
@@ -124,13 +127,7 @@ fn queue(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels, m: 
     texts.push(format!("Queue: {ready}"));
     labels.place(fitting(labels, &texts, room), theme.fg, [Spot { x: PAD, y: top + LABEL_Y }]);
     let kinds: Vec<(usize, bool)> = m.ready.iter().map(|c| mark_of(*c)).collect();
-    let more_w = labels.width_of("+0,000 more");
-    let drawn = row_of_dots(ctx, theme, &kinds, PAD, top + 16.0, room - more_w);
-    let more = m.ready_total as usize - drawn;
-    if more > 0 {
-        let text = format!("+{} more", format::count(more as u64));
-        labels.place(&text, theme.muted, [Spot { x: PAD + drawn as f64 * PITCH + 4.0, y: top + 25.0 }]);
-    }
+    row_of_dots(ctx, theme, labels, &kinds, m.ready_total as usize, top, room);
 }
 
 /// Messages the consumers cannot see now: leased to a crashed consumer (back when the lease
@@ -162,18 +159,12 @@ fn out_of_sight(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labe
     };
     let ink = if leases > 0 { color(slot::ORANGE, theme.dark) } else { theme.fg };
     labels.place(fitting(labels, &texts, room), ink, [Spot { x: PAD, y: top + LABEL_Y }]);
-    let drawn = row_of_dots(ctx, theme, &kinds, PAD, top + 16.0, room - labels.width_of("+0,000 more"));
-    let more = kinds.len() - drawn;
-    if more > 0 {
-        let text = format!("+{} more", format::count(more as u64));
-        labels.place(&text, theme.muted, [Spot { x: PAD + drawn as f64 * PITCH + 4.0, y: top + 25.0 }]);
-    }
+    row_of_dots(ctx, theme, labels, &kinds, kinds.len(), top, room);
 }
 
 /// The consumers, a box each: the copy it works on and its step, or a cross while it restarts.
 fn consumers(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels, m: &Moment, top: f64, room: f64) {
-    let busy = m.consumers.iter().filter(|c| matches!(c, ConsumerNow::Busy { .. })).count();
-    let restarting = m.consumers.iter().filter(|c| **c == ConsumerNow::Restarting).count();
+    let (busy, restarting) = (m.busy(), m.restarting());
     let mut texts = vec![format!("Consumers: {busy} busy"), format!("{busy} busy")];
     if restarting > 0 {
         texts.insert(0, format!("Consumers: {busy} busy, {restarting} crashed, restarting"));
