@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, timelineMoments, timelineProblems, untilFinished, cliRun, coreRun, plain, says } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, timelineLabels, timelineMoments, timelineProblems, untilFinished, cliRun, coreRun, plain, says } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -304,6 +304,28 @@ test('which-timeout: cleared timers end where they were cleared', async () => {
   assert.ok(!texts.includes('10 s') && !texts.includes('127 s'), texts.join(' | '));
   const legend = await page.$$eval('#timeline .legend li', (lis) => lis.map((li) => li.textContent));
   assert.ok(legend.includes('●timer cleared'), legend.join(' | '));
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+// Issue 44: on a run of minutes, the axis is logarithmic from 1 ms, so a timer cleared at 3 ms
+// and a headers timeout at 300 s are both legible; a short run keeps a linear axis.
+test('which-timeout: a 300 s run draws its milliseconds and its minutes on a log axis', async () => {
+  const page = await openPage(browser, { width: 412, height: 900 });
+  await page.goto(`${server.base}/?sim=which-timeout&embed=1&preset=fetch-silent`);
+  await ready(page);
+  await skipToEnd(page);
+  const { labels, w } = await timelineLabels(page);
+  const texts = labels.map((l) => l.text);
+  for (const decade of ['1 ms', '10 ms', '100 ms', '1 s', '10 s', '100 s']) assert.ok(texts.includes(decade), `${decade}: ${texts.join(' | ')}`);
+  const cleared = labels.find((l) => /^cleared at \d ms$/.test(l.text));
+  assert.ok(cleared && cleared.x > w * 0.15, `a timer cleared in milliseconds sits away from the axis's start: ${JSON.stringify(cleared)}`);
+  assert.deepEqual(timelineProblems({ labels, w, h: (await timelineLabels(page)).h }), []);
+  await page.goto(`${server.base}/?sim=which-timeout&embed=1&preset=fetch-silent&headers_timeout_ms=2000`);
+  await ready(page);
+  await skipToEnd(page);
+  const short = (await timelineLabels(page)).labels.map((l) => l.text);
+  assert.ok(!short.includes('10 ms') && short.some((t) => /^\d[\d,]* ms$|^\d+(\.\d+)? s$/.test(t)), `a short run stays linear: ${short.join(' | ')}`);
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });

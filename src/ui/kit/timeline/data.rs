@@ -141,4 +141,7 @@ pub struct TimelineData {
     /// The playhead.
     pub now: Option<f64>,
     pub legend: Vec<LegendItem>,
+    /// A log time axis from this many ms to the range's end (its decades labelled), for a
+    /// timeline whose moments run from milliseconds to minutes; None: linear.
+    pub log_from: Option<f64>,
 }

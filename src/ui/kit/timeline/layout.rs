@@ -109,6 +109,8 @@ pub struct Plan {
     pub right: f64,
     pub x0: f64,
     pub x1: f64,
+    /// A log axis (from `x0`, above 0), or linear.
+    pub log: bool,
     pub plot_top: f64,
     pub plot_bottom: f64,
     /// Per lane, per row.
@@ -120,7 +122,13 @@ pub struct Plan {
 
 impl Plan {
     pub fn px(&self, t: f64) -> f64 {
-        self.left + (t.clamp(self.x0, self.x1) - self.x0) / (self.x1 - self.x0) * (self.right - self.left)
+        let t = t.clamp(self.x0, self.x1);
+        let share = if self.log {
+            libm::log(t / self.x0) / libm::log(self.x1 / self.x0)
+        } else {
+            (t - self.x0) / (self.x1 - self.x0)
+        };
+        self.left + share * (self.right - self.left)
     }
 
     pub fn row(&self, lane: usize, row: usize) -> Option<&RowBox> {
@@ -226,13 +234,18 @@ pub fn plan(d: &TimelineData, width: f64, measure: &dyn Fn(&str, Font) -> f64) -
         })
         .fold(0.0, f64::max);
     let left = if gutter > 0.0 { (gutter + 10.0).min(width * 0.4).ceil() } else { 6.0 };
-    let (x0, x1) = (d.x_range.0, d.x_range.1.max(d.x_range.0 + 1.0));
+    let log = d.log_from.filter(|lo| *lo > 0.0 && d.x_range.1 > lo * 10.0);
+    let (x0, x1) = match log {
+        Some(lo) => (lo, d.x_range.1),
+        None => (d.x_range.0, d.x_range.1.max(d.x_range.0 + 1.0)),
+    };
     let mut plan = Plan {
         width,
         left,
         right: width - 8.0,
         x0,
         x1,
+        log: log.is_some(),
         plot_top: TOP,
         plot_bottom,
         rows,
@@ -274,9 +287,28 @@ fn names(plan: &Plan, d: &TimelineData, p: &mut Placer) {
     }
 }
 
+/// A log axis: its decades ("1 ms", "10 ms" … "1 s", "100 s"), those that fit.
+fn log_axis(plan: &mut Plan, p: &mut Placer) {
+    let y = plan.plot_bottom + 4.0;
+    let mut t = libm::pow(10.0, libm::ceil(libm::log10(plan.x0)));
+    while t <= plan.x1 * (1.0 + 1e-9) {
+        let s = if t < 1000.0 { format::ms(t) } else { format::secs(t / 1000.0) };
+        let w = (p.measure)(&s, Font::Plain).ceil();
+        let r = Rect { x: (plan.px(t) - w / 2.0).clamp(0.0, plan.width - w), y, w, h: LABEL_H };
+        if p.free(&r, 8.0) {
+            p.put(&s, (r.x, r.y, r.w), Font::Plain, Ink::Muted);
+        }
+        plan.ticks.push(t);
+        t *= 10.0;
+    }
+}
+
 /// The axis: the finest round step whose labels all fit side by side; seconds for a run of
 /// 2 s or more ("1.5 s"), milliseconds for a closer look ("1,850 ms").
 fn axis(plan: &mut Plan, p: &mut Placer) {
+    if plan.log {
+        return log_axis(plan, p);
+    }
     let (x0, x1) = (plan.x0, plan.x1);
     let seconds = x1 - x0 >= 2000.0;
     let text = |t: f64| if seconds { format::secs(t / 1000.0) } else { format::ms(t) };

@@ -108,6 +108,7 @@ pub fn data(s: &Host<AtLeastOnce>) -> TimelineData {
         spans: Vec::new(),
         now: None,
         legend: legend(lease.is_some()),
+        log_from: None,
     }
 }
 

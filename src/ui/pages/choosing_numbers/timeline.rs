@@ -100,6 +100,7 @@ pub fn data(s: &Host<ChoosingNumbers>) -> TimelineData {
         spans: Vec::new(),
         now: None,
         legend: legend(),
+        log_from: None,
     }
 }
 

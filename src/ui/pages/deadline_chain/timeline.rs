@@ -98,6 +98,7 @@ pub fn data(s: &Host<DeadlineChain>, zoom: Option<(f64, f64)>) -> TimelineData {
         spans,
         now: Some(ms(now)),
         legend: legend(s),
+        log_from: None,
     }
 }
 

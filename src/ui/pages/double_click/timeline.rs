@@ -99,6 +99,7 @@ pub fn data(sim: &Host<DoubleClick>, ext: Extent) -> TimelineData {
         spans,
         now: Some(ms(now)),
         legend: legend(ext, !t.disabled.is_empty()),
+        log_from: None,
     }
 }
 

@@ -20,11 +20,16 @@ fn ms(t: Micros) -> f64 {
     t as f64 / 1000.0
 }
 
+/// From this run length on, the axis is logarithmic from 1 ms: a 2 ms DNS lookup and a 300 s
+/// headers timeout are then both legible (on a linear axis the first is a hair at 0).
+const LOG_AXIS_FROM: Micros = 10_000_000;
+
 /// The timeline at the run's current time, over the whole run.
 pub fn data(s: &Host<WhichTimeout>) -> TimelineData {
     let now = s.now();
     TimelineData {
         x_range: (0.0, ms(s.end())),
+        log_from: (s.end() >= LOG_AXIS_FROM).then_some(1.0),
         lanes: vec![call_lane(s, now), timer_lane(s, now), server_lane(s, now)],
         links: Vec::new(),
         spans: Vec::new(),
