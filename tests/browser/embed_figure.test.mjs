@@ -60,6 +60,25 @@ test('the README has a snippet for every simulation, Chapter 2 Part 1 naming its
   }
 });
 
+/**
+ * Issue 44: on a phone (412 px wide, 780 px of screen) the question, the play bar, the picture
+ * and the verdict line are on the first screen, in that order, the controls under them.
+ */
+async function phoneScreen(page) {
+  const at = await page.evaluate(() => {
+    const top = document.querySelector('[data-figure]').getBoundingClientRect().top;
+    const box = (sel) => { const r = document.querySelector(sel)?.getBoundingClientRect(); return r && { top: r.top - top, bottom: r.bottom - top }; };
+    return { play: box('.play-controls'), chart: box('.figure-chart'), verdict: box('.figure-verdict'), panel: box('aside.panel') };
+  });
+  const problems = [];
+  if (!at.verdict) return ['no verdict line'];
+  if (at.verdict.bottom > 780) problems.push(`the verdict line ends ${Math.round(at.verdict.bottom)} px from the figure's top at 412 (at most 780)`);
+  if (!(at.play.bottom <= at.chart.top + 1 && at.chart.bottom <= at.verdict.top + 1 && at.verdict.bottom <= at.panel.top + 1)) {
+    problems.push(`not play bar, picture, verdict, controls from the top: ${JSON.stringify(at)}`);
+  }
+  return problems;
+}
+
 /** The checks every snippet passes, the README's and the one "Copy embed snippet" gives. */
 async function checkSnippet(s, name) {
   const problems = [];
@@ -99,6 +118,7 @@ async function checkSnippet(s, name) {
     const phone = await openFigure(browser, server, s.query, width, 900);
     const h = await figureHeight(phone);
     if (Math.abs(h - s.narrow[width]) > 8) problems.push(`${name}: renders ${h} px at ${width}, its snippet says ${s.narrow[width]}`);
+    if (width === 412) problems.push(...(await phoneScreen(phone)).map((p) => `${name}: ${p}`));
     if (h > 1300) problems.push(`${name}: ${h} px tall at ${width} (at most 1,300)`);
     if (width === 412) await screenshot(phone, `figure-412-${name}-before`);
     await phone.click('[data-action="skip"]');
