@@ -324,6 +324,51 @@ fn same_millisecond_race() {
     assert_eq!(count(&apart, "charges"), 2);
 }
 
+/// Chapter 2, Part 4: "If the first rolls back, the second gets the claim and does the work."
+/// Postgres aborts the whole transaction on an error, the claim with it; a waiting
+/// INSERT … ON CONFLICT then inserts. With the card charge inside that transaction the money
+/// stays taken, so the waiter charges again.
+#[test]
+fn rollback_after_an_external_charge_charges_twice() {
+    for seed in SEEDS {
+        let sim = run(&params("rollback-external", &[]), seed);
+        let t = sim.timeline();
+        assert!(t.server[0].rolled_back);
+        assert_eq!(t.server[0].result, ServerResult::Charged { charge: 1 });
+        assert_eq!(t.server[1].waited_until, t.server[0].end, "the waiter wakes at the rollback");
+        assert_eq!(t.server[1].result, ServerResult::Charged { charge: 2 });
+        assert_eq!(count(&sim, "charges"), 2);
+        assert_eq!(count(&sim, "handler_runs"), 2);
+        let rolled =
+            sim.happenings(u64::MAX).iter().any(|h| matches!(h.what, What::WaitEnded { how: WaitEnd::ClaimFreed, .. }));
+        assert!(rolled, "the waiter's wait ends with the claim freed");
+
+        // A key derived from the order: the provider recognises the waiter's call (Stripe).
+        let derived = run(&params("rollback-external", &[("provider_key", "derived")]), seed);
+        assert_eq!(count(&derived, "charges"), 1);
+        // Nobody waits: the 500 is not retried, the buyer is told it failed, one charge.
+        let alone =
+            run(&params("rollback-external", &[("second_click", "false"), ("attempt_timeout_ms", "5000")]), seed);
+        assert_eq!(outcomes(&alone), [AttemptOutcome::ServerError]);
+        assert_eq!((count(&alone, "charges"), text(&alone, "client_outcome")), (1, "failed".to_string()));
+    }
+}
+
+/// The chapter's fix for external work: the claim and a pending order commit first, so the
+/// rollback leaves the order pending; repeats get 409 and the recovery job settles it with the
+/// order's key. One charge.
+#[test]
+fn rollback_with_the_claim_committed_first_charges_once() {
+    for seed in SEEDS {
+        let sim = run(&params("rollback-committed-first", &[]), seed);
+        assert!(sim.timeline().server[0].rolled_back);
+        assert_eq!(count(&sim, "charges"), 1);
+        assert_eq!(count(&sim, "recovery_charges"), 0);
+        assert!(count(&sim, "conflicts_409") >= 1);
+        assert_eq!(text(&sim, "client_outcome"), "processing");
+    }
+}
+
 /// A crash after the charge, before the response (the article's outcome 3).
 #[test]
 fn crash_after_charge_before_response() {

@@ -62,6 +62,18 @@
 //! `ch2-break-4-external` answer the chapter's Breaks 1 and 4 (the recovery job runs after 3 s
 //! there, minutes in production, so that the timeline shows it).
 //!
+//! The first run's transaction may roll back after its provider call (`first_txn`: an error
+//! after the call, such as failing to save its answer; Postgres aborts the whole transaction on
+//! any error, <https://www.postgresql.org/docs/current/tutorial-transactions.html>). Everything in
+//! it goes, the claim too, but the card's charge at the provider stays, and the server answers
+//! 500 (the helper retries only timeouts, resets and 409s). A repeat waiting on the key then gets
+//! the row (the waiter "must wait to see if that transaction commits", and inserts if it does
+//! not), claims the key and charges again: Part 4's "If the first rolls back, the second gets the
+//! claim and does the work", which is one debit when the work is local and two charges when it is
+//! someone else's API (preset `rollback-external`). With the claim and a pending order committed
+//! first in their own transaction, the rollback leaves the order pending: repeats get 409 and the
+//! recovery job resumes it with the order's key, one charge (preset `rollback-committed-first`).
+//!
 //! Why the chapter's numbers come out of one set of defaults (handler 1,500 ms, 1,000 ms per
 //! attempt, one retry, second click at 600 ms): every attempt times out, because the handler is
 //! slower than the client's patience, so every request that reaches the server becomes a charge.
@@ -94,10 +106,10 @@ pub use model::{
 };
 pub use log::{
     AfterOverwrite, AttemptEnd, AttemptRef, ClickKey, Forgotten, Happening, Place, Received, RecoveryChargeWhy,
-    ReplayedTo, SentKey, UnreadAnswer, WaitEnd, What,
+    ReplayedTo, RolledClaim, SentKey, UnreadAnswer, WaitEnd, What,
 };
 pub use spec::{
-    AMOUNT_CENTS, CHANGED_AMOUNT_CENTS, Claim, DoubleClickConfig, Fix, KeyClaim, KeyStore, PARAMS, ProviderKey,
+    AMOUNT_CENTS, CHANGED_AMOUNT_CENTS, Claim, DoubleClickConfig, FirstTxn, Fix, KeyClaim, KeyStore, PARAMS, ProviderKey,
 };
 pub use reading::DoubleClickWords;
 pub use spec::DoubleClickMetrics;

@@ -60,6 +60,14 @@ crate::choice! {
     }
 }
 
+crate::choice! {
+    /// How the first run's transaction ends once its provider call has charged the card.
+    pub enum FirstTxn {
+        Commits = ("commits", "Commits", "The first run's transaction commits after the provider call, with its claim and stored response."),
+        RollsBack = ("rolls-back", "Rolls back after the charge", "An error after the provider call (saving its answer fails) rolls the first run's transaction back, as Postgres does with any error in a transaction: its claim goes too, but the money taken at the provider stays. The server answers 500."),
+    }
+}
+
 crate::config! {
     /// What the double-click model reads from its parameters (where the defaults come from:
     /// see the module documentation).
@@ -135,6 +143,10 @@ crate::config! {
             "The worker that makes the first charge dies right after the commit, before it responds: \
              the client sees a connection reset. A key marked done in the charge's transaction is done; \
              a claim in a separate store is never marked done and stays 'processing'."),
+        pub first_txn: FirstTxn = ParamSpec::choice("first_txn", "First transaction", FirstTxn::OPTIONS, FirstTxn::Commits as usize,
+            "Whether the first run's transaction commits, or rolls back after its provider call charged \
+             the card. A claim in that transaction goes with it: a repeat waiting on the key then gets \
+             the row, claims the key and charges again. A claim committed first stays 'processing'."),
         pub amount_changes: bool = ParamSpec::toggle("amount_changes", "Second click changes the amount", false,
             "Between the clicks the buyer adds a $10 tip, and the page sends the same key with the \
              new amount: the server must answer 422, never replay the first charge."),
@@ -326,6 +338,30 @@ pub(super) const PRESETS: &[Preset] = &[
                 ("claim_hold_ms", "50"),
                 ("provider_key", "derived"),
                 ("crash_after_charge", "true"),
+                ("recovery_after_ms", "3000"),
+            ],
+        },
+        Preset {
+            id: "rollback-external",
+            label: "Rollback after an external charge",
+            description: "Chapter 2, Part 4: external work cannot be in the transaction. The claim and the card charge \
+             share one transaction; an error after the provider call rolls it back, and the claim goes with it, \
+             but not the money. The second click's request, waiting on the key, then gets the row, claims it \
+             and charges again: 2 charges, and the buyer is told the payment failed.",
+            values: &[("fix", "key"), ("first_txn", "rolls-back")],
+        },
+        Preset {
+            id: "rollback-committed-first",
+            label: "Rollback, claim committed first",
+            description: "The chapter's fix for external work: the claim and a pending order commit first, in their own \
+             transaction, and the provider call sends a key derived from the order. The same rollback leaves the \
+             order pending, so the second click gets 409 ('processing'); the recovery job resumes it with the \
+             same key, and the provider charges nothing more. One charge.",
+            values: &[
+                ("fix", "key"),
+                ("first_txn", "rolls-back"),
+                ("key_claim", "committed-first"),
+                ("provider_key", "derived"),
                 ("recovery_after_ms", "3000"),
             ],
         },

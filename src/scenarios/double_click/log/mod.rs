@@ -62,6 +62,8 @@ pub enum AttemptEnd {
     TimedOut { after: Micros },
     /// The connection was reset: the worker died.
     Reset,
+    /// 500: the server's transaction rolled back after the charge.
+    ServerError,
     /// 409: the payment is in progress.
     Conflict,
     /// 200 with a charge; `replayed` when it is an earlier run's stored answer.
@@ -76,6 +78,8 @@ pub enum AttemptEnd {
 pub enum UnreadAnswer {
     /// The worker died after charging: a connection reset.
     Reset,
+    /// The transaction rolled back after charging: 500.
+    ServerError,
     Charged { charge: u32 },
     Replayed { charge: u32 },
     Conflict,
@@ -118,6 +122,18 @@ pub enum WaitEnd {
     OrderProcessing,
     /// The lock timeout cancelled the insert (SQLSTATE 55P03): 409.
     LockTimeout,
+    /// The holder rolled back: the insert gets the row, claims the key and charges.
+    ClaimFreed,
+}
+
+/// What a rollback after the charge did to the request's claim on its key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "kebab-case"))]
+pub enum RolledClaim {
+    /// The claim was in the transaction: it went with it.
+    Lost(u32),
+    /// The claim committed before (or lives in another store): it stays "processing".
+    Kept(u32),
 }
 
 /// What the server answered when a request's expired claim had been overwritten.
@@ -204,6 +220,9 @@ pub enum What {
     RecoveryRecords { key: u32, charge: u32 },
     /// A request's call charged the card: the `nth` charge for the purchase.
     Charged { charge: u32, cents: u32, nth: usize, forgotten: Option<Forgotten>, worker_dies: bool },
+    /// A request's call charged the card, then its transaction rolled back: the `nth` charge
+    /// for the purchase.
+    ChargedThenRolledBack { charge: u32, cents: u32, nth: usize, claim: Option<RolledClaim> },
     /// The recovery job's call charged the card: the `nth` charge for the purchase.
     RecoveryCharged { charge: u32, cents: u32, nth: usize, why: Option<RecoveryChargeWhy> },
 }

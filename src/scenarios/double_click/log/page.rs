@@ -67,6 +67,7 @@ impl DoubleClick {
                 AttemptOutcome::Pending => continue,
                 AttemptOutcome::Timeout => AttemptEnd::TimedOut { after: self.attempt_timeout },
                 AttemptOutcome::Reset => AttemptEnd::Reset,
+                AttemptOutcome::ServerError => AttemptEnd::ServerError,
                 AttemptOutcome::Conflict => AttemptEnd::Conflict,
                 AttemptOutcome::Ok { charge, replayed } => AttemptEnd::Ok { charge, replayed },
                 AttemptOutcome::Rejected => AttemptEnd::Rejected,

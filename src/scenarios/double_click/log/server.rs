@@ -1,6 +1,8 @@
 //! The server's, the provider's, the recovery job's and the card's events.
 
-use super::{AfterOverwrite, Forgotten, Place, Push, Received, RecoveryChargeWhy, ReplayedTo, UnreadAnswer, WaitEnd, What};
+use super::{
+    AfterOverwrite, Forgotten, Place, Push, Received, RecoveryChargeWhy, ReplayedTo, RolledClaim, UnreadAnswer, WaitEnd, What,
+};
 use crate::scenarios::double_click::model::{AttemptOutcome, DoubleClick, LedgerCharge, ProviderCallKey, ServerResult};
 use crate::scenarios::double_click::spec::{AMOUNT_CENTS, Claim, ProviderKey};
 use crate::sim::Micros;
@@ -51,6 +53,7 @@ impl DoubleClick {
                     ServerResult::Replayed { charge } => WaitEnd::Replayed { charge },
                     ServerResult::Rejected => WaitEnd::OtherAmount { first_cents: self.first_cents(a), cents: at.amount_cents },
                     ServerResult::Conflict if !s.lock_timed_out => WaitEnd::OrderProcessing,
+                    ServerResult::Running | ServerResult::Charged { .. } => WaitEnd::ClaimFreed,
                     _ => WaitEnd::LockTimeout,
                 };
                 push(w, (3, a * 8 + 2), Place::Server, What::WaitEnded { attempt, key: at.key, waited: w - s.arrived, how });
@@ -68,6 +71,7 @@ impl DoubleClick {
             {
                 let answer = match s.result {
                     ServerResult::Charged { .. } if s.crashed => UnreadAnswer::Reset,
+                    ServerResult::Charged { .. } if s.rolled_back => UnreadAnswer::ServerError,
                     ServerResult::Charged { charge } => UnreadAnswer::Charged { charge },
                     ServerResult::Replayed { charge } => UnreadAnswer::Replayed { charge },
                     ServerResult::Conflict => UnreadAnswer::Conflict,
@@ -147,6 +151,10 @@ impl DoubleClick {
             let s = &self.server[c.server];
             let what = if c.by_recovery {
                 What::RecoveryCharged { charge: c.id, cents: c.amount_cents, nth: n + 1, why: self.recovery_charge_why(c) }
+            } else if s.rolled_back {
+                let kept = self.claim_commits_first();
+                let claim = self.attempts[s.attempt].key.map(|k| if kept { RolledClaim::Kept(k) } else { RolledClaim::Lost(k) });
+                What::ChargedThenRolledBack { charge: c.id, cents: c.amount_cents, nth: n + 1, claim }
             } else {
                 let forgotten = self.charge_key(c.id).and_then(|k| self.forgotten(c.id, k, c.at));
                 What::Charged { charge: c.id, cents: c.amount_cents, nth: n + 1, forgotten, worker_dies: s.crashed }

@@ -154,6 +154,8 @@ impl DoubleClick {
                 self.resets += 1;
                 self.retry_or_give_up(q, now, click, 0, self.unknown_outcome(click));
             }
+            // The helper retries only timeouts, resets and 409s.
+            AttemptOutcome::ServerError => self.finish(now, click, BuyerOutcome::Failed),
             // A 4xx validation error is not retried.
             AttemptOutcome::Rejected => self.finish(now, click, BuyerOutcome::Rejected),
             AttemptOutcome::Pending | AttemptOutcome::Timeout | AttemptOutcome::Aborted => {}

@@ -12,7 +12,7 @@ pub use records::{
     ProviderCallKey, RecoveryRecord, ServerRecord, ServerResult, Timeline,
 };
 
-use super::spec::{DEFAULT_DURATION_MS, DoubleClickConfig, MAX_BACKOFF_DOUBLINGS};
+use super::spec::{DEFAULT_DURATION_MS, DoubleClickConfig, FirstTxn, MAX_BACKOFF_DOUBLINGS};
 use crate::sim::rng::{SimRng, ms_to_us};
 use crate::sim::{EventQueue, Micros, Model};
 
@@ -84,6 +84,8 @@ pub struct DoubleClick {
     provider_window: Micros,
     /// The next commit crashes its worker (set by `crash_after_charge`, used once).
     crash_pending: bool,
+    /// The next commit rolls back instead (set by `first_txn`, used once).
+    rollback_pending: bool,
 
     handler_rng: SimRng,
     backoff_rng: SimRng,
@@ -204,6 +206,7 @@ impl Model for DoubleClick {
             recovery_after: ms_to_us(config.recovery_after_ms),
             provider_window: ms_to_us(config.provider_key_window_ms),
             crash_pending: config.crash_after_charge,
+            rollback_pending: config.first_txn == FirstTxn::RollsBack,
             handler_rng: SimRng::stream(seed, 1),
             backoff_rng: SimRng::stream(seed, 2),
             button: ButtonState::Enabled,

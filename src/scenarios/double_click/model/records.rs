@@ -62,6 +62,8 @@ pub enum AttemptOutcome {
     Rejected,
     /// The connection was reset: the worker died.
     Reset,
+    /// 500: the run's transaction rolled back after its provider call.
+    ServerError,
 }
 
 impl AttemptOutcome {
@@ -76,6 +78,7 @@ impl AttemptOutcome {
             AttemptOutcome::Conflict => "409".to_string(),
             AttemptOutcome::Rejected => "422".to_string(),
             AttemptOutcome::Reset => "ECONNRESET".to_string(),
+            AttemptOutcome::ServerError => "500".to_string(),
         }
     }
 }
@@ -146,6 +149,8 @@ pub struct ServerRecord {
     pub result: ServerResult,
     /// The worker died right after the commit and never answered.
     pub crashed: bool,
+    /// Its transaction rolled back after the provider call had charged: it answered 500.
+    pub rolled_back: bool,
     /// When its claim stopped waiting for the transaction that held the key (None: it never
     /// waited, or still waits).
     pub waited_until: Option<Micros>,

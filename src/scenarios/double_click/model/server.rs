@@ -17,6 +17,7 @@ impl DoubleClick {
             end: None,
             result: ServerResult::Running,
             crashed: false,
+            rolled_back: false,
             waited_until: None,
             lock_timed_out: false,
             claim_held: false,
@@ -196,33 +197,63 @@ impl DoubleClick {
         let (key, amount) = (a.key, a.amount_cents);
         let provider_key = self.provider_key_for(key.map_or(ProviderCallKey::Request(request), ProviderCallKey::Order));
         let (charge, new) = self.provider_charge(provider_key, now, amount, request, false);
-        let crashed = std::mem::take(&mut self.crash_pending);
+        // An error after the provider call rolls the run back before any commit.
+        let rolled_back = std::mem::take(&mut self.rollback_pending);
+        let crashed = !rolled_back && std::mem::take(&mut self.crash_pending);
         let s = &mut self.server[request];
         s.result = ServerResult::Charged { charge };
         s.end = Some(now);
         s.crashed = crashed;
+        s.rolled_back = rolled_back;
         s.provider_key = Some(provider_key);
         s.provider_replayed = !new;
-        if let Some(key) = key {
-            let position = self.keys.iter().position(|e| e.key == key);
-            // A claim committed first (the pending record) or kept in a separate store is
-            // marked done after the charge: a worker that died in between leaves it
-            // "processing". In the charge's transaction the stored response committed with
-            // the charge.
-            let stuck = crashed && self.claim_commits_first();
-            // The recovery job may have settled the order already: its answer stands.
-            let recovered = self.recoveries.iter().any(|r| r.key == key && r.end.is_some());
-            let settled = recovered && position.is_some_and(|p| matches!(self.keys[p].state, KeyState::Done { .. }));
-            if !stuck && !settled {
-                let done = KeyEntry { key, amount, state: KeyState::Done { charge }, committed: true, claimed_at: now, holder: request };
-                match position {
-                    Some(p) => self.keys[p] = KeyEntry { claimed_at: self.keys[p].claimed_at, ..done },
-                    None => self.keys.push(done),
-                }
-            }
-            self.wake_waiters(q, now, key);
+        match key {
+            Some(key) if rolled_back => self.roll_back_claim(q, now, request, key),
+            Some(key) => self.record_done(q, now, request, key, charge),
+            None => {}
         }
-        let outcome = if crashed { AttemptOutcome::Reset } else { AttemptOutcome::Ok { charge, replayed: false } };
+        let outcome = match (rolled_back, crashed) {
+            (true, _) => AttemptOutcome::ServerError,
+            (false, true) => AttemptOutcome::Reset,
+            (false, false) => AttemptOutcome::Ok { charge, replayed: false },
+        };
         q.schedule_in(self.network, Event::Reply { attempt, outcome });
+    }
+
+    /// The charge's transaction commits the key done, and wakes the requests waiting on it.
+    fn record_done(&mut self, q: &mut EventQueue<Event>, now: Micros, request: usize, key: u32, charge: u32) {
+        let (amount, crashed) = (self.attempts[self.server[request].attempt].amount_cents, self.server[request].crashed);
+        let position = self.keys.iter().position(|e| e.key == key);
+        // A claim committed first (the pending record) or kept in a separate store is
+        // marked done after the charge: a worker that died in between leaves it
+        // "processing". In the charge's transaction the stored response committed with
+        // the charge.
+        let stuck = crashed && self.claim_commits_first();
+        // The recovery job may have settled the order already: its answer stands.
+        let recovered = self.recoveries.iter().any(|r| r.key == key && r.end.is_some());
+        let settled = recovered && position.is_some_and(|p| matches!(self.keys[p].state, KeyState::Done { .. }));
+        if !stuck && !settled {
+            let done = KeyEntry { key, amount, state: KeyState::Done { charge }, committed: true, claimed_at: now, holder: request };
+            match position {
+                Some(p) => self.keys[p] = KeyEntry { claimed_at: self.keys[p].claimed_at, ..done },
+                None => self.keys.push(done),
+            }
+        }
+        self.wake_waiters(q, now, key);
+    }
+
+    /// The run's transaction rolled back: a claim made in it goes (one committed first stays
+    /// "processing", a pending order), and the first insert waiting on the key gets the row,
+    /// claims it and runs; the others now wait on that one.
+    fn roll_back_claim(&mut self, q: &mut EventQueue<Event>, now: Micros, request: usize, key: u32) {
+        self.keys.retain(|e| e.key != key || e.holder != request || e.committed);
+        let Some(next) = self.waiting.iter().copied().find(|&w| self.attempts[self.server[w].attempt].key == Some(key))
+        else {
+            return;
+        };
+        self.stop_waiting(now, next);
+        self.server[next].result = ServerResult::Running;
+        let amount = self.attempts[self.server[next].attempt].amount_cents;
+        self.insert_on_conflict(q, now, next, key, amount);
     }
 }

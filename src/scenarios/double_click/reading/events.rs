@@ -4,7 +4,8 @@
 
 use super::provider::{
     charged_by_recovery_text, charged_by_request_text, claim_committed_text, claim_overwritten_text, claim_row_text,
-    derived_key_text, provider_replayed_text, received_text, recovery_calls_text, recovery_records_text, server_key,
+    derived_key_text, provider_replayed_text, received_text, recovery_calls_text, recovery_records_text, rolled_back_text,
+    server_key,
     wait_ended_text,
 };
 use super::words::{attempt_name, key_name, money, when};
@@ -67,6 +68,9 @@ impl Happening {
             What::RecoveryRecords { key, charge } => recovery_records_text(key, charge),
             What::Charged { charge, cents, nth, forgotten, worker_dies } => {
                 charged_by_request_text(charge, cents, nth, forgotten, worker_dies)
+            }
+            What::ChargedThenRolledBack { charge, cents, nth, claim } => {
+                rolled_back_text(charge, cents, nth, claim)
             }
             What::RecoveryCharged { charge, cents, nth, why } => charged_by_recovery_text(charge, cents, nth, why),
         }
@@ -135,6 +139,9 @@ fn ended_text(attempt: AttemptRef, end: AttemptEnd, retries_left: bool) -> Strin
         AttemptEnd::Reset => format!(
             "{cap}: connection reset (ECONNRESET). Again the page cannot tell whether the charge happened. {next}"
         ),
+        AttemptEnd::ServerError => {
+            format!("{cap} gets 500. The helper retries only timeouts, resets and 409s: it stops here.")
+        }
         AttemptEnd::Conflict => format!(
             "{cap} gets 409: the payment is in progress. {}",
             if retries_left {
@@ -154,6 +161,7 @@ fn ended_text(attempt: AttemptRef, end: AttemptEnd, retries_left: bool) -> Strin
 fn unread_text(attempt: AttemptRef, answer: UnreadAnswer, gave_up_at: Micros) -> String {
     let what = match answer {
         UnreadAnswer::Reset => "a connection reset".to_string(),
+        UnreadAnswer::ServerError => "500".to_string(),
         UnreadAnswer::Charged { charge } => format!("200 with ch_{charge}"),
         UnreadAnswer::Replayed { charge } => format!("200 with ch_{charge}, replayed"),
         UnreadAnswer::Conflict => "409".to_string(),

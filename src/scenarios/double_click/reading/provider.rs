@@ -6,7 +6,9 @@
 use super::words::{attempt_name, key_name, money, when};
 use crate::format;
 use crate::scenarios::double_click::facts::{DoubleClickFacts, RecoverySettled};
-use crate::scenarios::double_click::log::{AfterOverwrite, Forgotten, Received, RecoveryChargeWhy, ReplayedTo, WaitEnd};
+use crate::scenarios::double_click::log::{
+    AfterOverwrite, Forgotten, Received, RecoveryChargeWhy, ReplayedTo, RolledClaim, WaitEnd,
+};
 use crate::scenarios::double_click::model::ProviderCallKey;
 use crate::sim::Micros;
 
@@ -133,6 +135,19 @@ pub(super) fn charged_by_request_text(charge: u32, cents: u32, nth: usize, forgo
     text
 }
 
+pub(super) fn rolled_back_text(charge: u32, cents: u32, nth: usize, claim: Option<RolledClaim>) -> String {
+    let claim = match claim {
+        Some(RolledClaim::Lost(k)) => format!(", and key {}'s claim goes with it", key_name(k)),
+        Some(RolledClaim::Kept(k)) => format!(" (key {}'s claim, committed before, stays 'processing')", key_name(k)),
+        None => String::new(),
+    };
+    format!(
+        "The provider charges ch_{charge}: {}. Then an error rolls the server's transaction back{claim}; the money \
+         stays taken. The server answers 500.",
+        charged_text(cents, nth)
+    )
+}
+
 pub(super) fn charged_by_recovery_text(charge: u32, cents: u32, nth: usize, why: Option<RecoveryChargeWhy>) -> String {
     let why = match why {
         None => String::new(),
@@ -196,6 +211,10 @@ pub(super) fn wait_ended_text(name: &str, key: &str, waited: &str, how: WaitEnd)
         WaitEnd::OrderProcessing => format!(
             "The claim on key {key} commits with its pending order: {name}'s insert, after waiting {waited}, gets no \
              row and reads the order processing. The server answers 409."
+        ),
+        WaitEnd::ClaimFreed => format!(
+            "The transaction holding key {key} rolls back: {name}'s insert, after waiting {waited}, gets the row. It \
+             claims the key and starts charging the card."
         ),
         WaitEnd::LockTimeout => format!(
             "{name} has waited {waited} for key {key}: the lock timeout cancels its insert (SQLSTATE 55P03), and the \

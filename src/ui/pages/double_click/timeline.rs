@@ -22,7 +22,7 @@ fn click_color(click: usize) -> usize {
 fn outcome_color(o: AttemptOutcome) -> usize {
     match o {
         AttemptOutcome::Pending | AttemptOutcome::Aborted => GRAY,
-        AttemptOutcome::Timeout | AttemptOutcome::Reset => RED,
+        AttemptOutcome::Timeout | AttemptOutcome::Reset | AttemptOutcome::ServerError => RED,
         AttemptOutcome::Conflict => ORANGE,
         AttemptOutcome::Ok { .. } => GREEN,
         AttemptOutcome::Rejected => PINK,
@@ -202,8 +202,12 @@ fn server_lane(t: &Records, rows: &[usize], ext: Extent, now: Micros, network_ms
             ServerResult::Running | ServerResult::Charged { .. } => {
                 let end = match s.result {
                     ServerResult::Charged { charge } => {
-                        let crash = if s.crashed { ", then crash" } else { "" };
-                        Some((format!("commit ch_{charge}{crash}"), if charge == 1 { GREEN } else { RED }))
+                        let what = match (s.rolled_back, s.crashed) {
+                            (true, _) => format!("ch_{charge}, then rollback"),
+                            (false, true) => format!("commit ch_{charge}, then crash"),
+                            (false, false) => format!("commit ch_{charge}"),
+                        };
+                        Some((what, if charge == 1 { GREEN } else { RED }))
                     }
                     _ => None,
                 };
