@@ -931,12 +931,14 @@ fn nothing_reaches_the_provider_while_the_breaker_is_open() {
     assert!(open_steps > 50, "the breaker was open for {open_steps} steps");
 }
 
-/// The pending worker charges one order per 1 / drain_rate after recovery: with room at the
-/// provider, its last call goes out within one interval of `backlog / rate` after recovery.
+/// A fixed-rate pending worker (BullMQ's limiter) charges one order per 1 / drain_rate after
+/// recovery: with room at the provider, its last call goes out within one interval of
+/// `backlog / rate` after recovery.
 #[test]
 fn pending_drains_at_the_drain_rate() {
     for (rate, seed) in [(10.0, 1), (40.0, 2), (100.0, 3)] {
         let sets = [
+            ("drain_ramp", "fixed"),
             ("pending", "true"),
             ("drain_rate", &*format!("{rate}")),
             ("capacity", "100"),
@@ -957,6 +959,55 @@ fn pending_drains_at_the_drain_rate() {
         assert!(last >= expected && last <= expected + w.interval(), "rate {rate}: last call at {last}, {expected}");
         assert!(w.drained_at().unwrap() > last);
         check_claims(&sim).unwrap();
+    }
+}
+
+/// The ramping worker (additive increase, multiplicative decrease, as TCP's congestion control,
+/// RFC 5681): 1 call/s at recovery (its outage failures halved it to the floor), +1 per
+/// success, so at most 3 calls in the first 2 s (at 0–1 s, +1 s, +0.5 s) where a fixed worker
+/// sends 20 a second; it drains no sooner than the fixed one.
+#[test]
+fn pending_worker_ramps_up_after_recovery() {
+    let sets = |ramp: &'static str| {
+        [
+            ("drain_ramp", ramp),
+            ("pending", "true"),
+            ("drain_rate", "20"),
+            ("capacity", "100"),
+            ("down_until_ms", "30000"),
+        ]
+    };
+    for seed in [1, 2, 3] {
+        let p = params("jitter", &sets("aimd"));
+        let mut sim = RetryStorm::new(&p, seed, SPEC.duration_for(&p) * MS);
+        sim.advance(30_000 * MS, u64::MAX);
+        let at_recovery = sim.counts().pending.sent;
+        assert!(sim.pending().unwrap().rate() <= 1.0, "seed {seed}: the outage's failures halved it to the floor");
+        sim.advance(32_000 * MS, u64::MAX);
+        assert!(sim.counts().pending.sent - at_recovery <= 3, "seed {seed}: {} calls", sim.counts().pending.sent);
+        sim.run_to_end();
+        let fixed = run_for("jitter", &sets("fixed"), seed, SPEC.duration_for(&p));
+        assert!(get(&sim, "drain_done_ms") >= get(&fixed, "drain_done_ms"), "seed {seed}");
+        assert!(sim.pending().unwrap().rate() <= 20.0);
+    }
+}
+
+/// At the ends of the drain rate's range: at 1 call/s the ramp starts at its ceiling, so it is
+/// the fixed worker; at 500 a second against a provider that admits 10 a second (capacity 1),
+/// the ramping worker halves its rate on each 503 and meets far fewer than the fixed one.
+#[test]
+fn drain_ramp_at_the_ends_of_the_range() {
+    let base = [("pending", "true"), ("down_until_ms", "30000")];
+    for seed in [1, 7] {
+        let one =
+            |ramp| run_for("jitter", &[base[0], base[1], ("drain_rate", "1"), ("drain_ramp", ramp)], seed, 120_000);
+        assert_eq!(one("aimd").metrics(), one("fixed").metrics(), "seed {seed}");
+        let busy = |ramp| {
+            let sets = [base[0], base[1], ("drain_rate", "500"), ("capacity", "1"), ("drain_ramp", ramp)];
+            run_for("jitter", &sets, seed, 120_000)
+        };
+        let (aimd, fixed) = (get(&busy("aimd"), "rejected_total"), get(&busy("fixed"), "rejected_total"));
+        assert!(aimd * 5.0 < fixed, "seed {seed}: {aimd} 503s ramping, {fixed} fixed");
     }
 }
 

@@ -3,7 +3,7 @@
 //! nothing else (issue 24, item 2).
 
 use super::{
-    BreakerState, BudgetWindow, ClientState, ClientsNow, MAX_WAVES, Mode, RetryAfterKind, RetryStorm, TICK, TickNow, Trip,
+    BreakerState, BudgetWindow, ClientState, ClientsNow, DrainRamp, MAX_WAVES, Mode, RetryAfterKind, RetryStorm, TICK, TickNow, Trip,
 };
 use crate::sim::Micros;
 
@@ -145,7 +145,9 @@ pub struct BreakerFacts {
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
 pub struct PendingFacts {
-    /// Time between two of the worker's calls (µs).
+    /// How the worker reaches its rate: ramping up, or at once.
+    pub ramp: DrainRamp,
+    /// Time between two of the worker's calls at its drain rate (µs).
     pub interval: Micros,
     /// Orders accepted as pending (the `pending_accepted` metric).
     pub accepted: u64,
@@ -344,6 +346,7 @@ impl RetryStorm {
             pending: self.pending.as_ref().map(|p| {
                 let counts = p.counts();
                 PendingFacts {
+                    ramp: self.config.drain_ramp,
                     interval: p.interval(),
                     accepted: counts.accepted,
                     backlog_max: counts.backlog_max,

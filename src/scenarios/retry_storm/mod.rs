@@ -47,8 +47,12 @@
 //! a window of 0.1–60 s (Hystrix's rolling window is any length; Polly's SamplingDuration
 //! 0.5 s to a day). A healthy provider that answers 5% of calls with a 503 never opens it.
 //! Accept as pending (`pending`): an action whose attempts all failed is accepted as a pending
-//! order, and a worker sends the oldest one every `1 / drain_rate` s; a call that fails puts
-//! its order back at the head. The worker's calls go through the breaker like the clients'.
+//! order, and a worker sends the oldest one every `1 / rate` s; a call that fails puts its order
+//! back at the head. Its rate ramps (`drain_ramp` = `aimd`, the chapter's "at a fixed rate below
+//! the provider's limit, ramping up, not all at once"): 1 call/s to start, +1 for each call that
+//! succeeds up to `drain_rate`, halved on each that fails, as TCP's congestion control does; or
+//! `fixed`, `drain_rate` from the first call (BullMQ's rate limiter). The worker's calls go
+//! through the breaker like the clients'.
 
 mod breaker;
 mod budget;
@@ -72,7 +76,7 @@ pub use facts::{
     RetryStormFacts,
 };
 pub use reading::prediction;
-pub use spec::{BreakerTrip, MAX_LAYERS, Mode, PARAMS, RetryAfterKind, RetryStormConfig, TICK};
+pub use spec::{BreakerTrip, DrainRamp, MAX_LAYERS, Mode, PARAMS, RetryAfterKind, RetryStormConfig, TICK};
 pub use ticks::{MAX_WAVES, TickNow, TickSample, Wave};
 pub use reading::RetryStormWords;
 pub use spec::RetryStormMetrics;

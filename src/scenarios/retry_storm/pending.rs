@@ -1,10 +1,26 @@
 //! Accept as pending: a user action whose calls failed is not failed but accepted as a pending
 //! order (the user is told it is being processed), and one worker charges the backlog, oldest
-//! first, at a set rate, one call per `1 / drain_rate` seconds. A call of the worker's that
-//! fails puts its order back at the head of the backlog: an accepted order is never failed, so
-//! every one is served, waiting, or at the provider.
+//! first, one call per `1 / rate` seconds. A call of the worker's that fails puts its order back
+//! at the head of the backlog: an accepted order is never failed, so every one is served,
+//! waiting, or at the provider.
+//!
+//! The rate (`drain_ramp`): with `aimd` it starts at [`START_RATE`] and grows by 1 call/s for
+//! each call that succeeds, up to `drain_rate`, and halves (not below the start) on each call
+//! that fails: additive increase, multiplicative decrease, TCP's congestion control (RFC 5681
+//! halves the window on a loss) and Netflix's concurrency-limits `AIMDLimit`. A call the
+//! breaker refuses never reaches the provider and says nothing about it: the rate stays. With
+//! `fixed` it is `drain_rate` from the first call, as BullMQ's limiter (`max` jobs per
+//! `duration`) does. Checked at the ends of the range: `drain_rate` 1 makes both the same (the
+//! ramp starts at its ceiling); at 500 the ramp reaches it after 499 successes, about 6.8 s of
+//! calls (the sum of 1/r for r = 1 … 499).
 
+use super::spec::DrainRamp;
 use crate::sim::{Micros, SEC, TimerKey};
+
+/// The rate a ramping worker starts at, and never backs off below (calls/s).
+pub const START_RATE: f64 = 1.0;
+/// The slowest worker: one call an hour.
+const MIN_RATE: f64 = 1.0 / 3600.0;
 
 /// What the pending orders have come to, for the cards and the conservation check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -25,8 +41,11 @@ pub struct PendingCounts {
 
 #[derive(Clone, Debug)]
 pub struct Pending {
-    /// Time between two of the worker's calls (µs).
-    interval: Micros,
+    /// The calls a second the worker makes now.
+    rate: f64,
+    /// The most it makes (`drain_rate`).
+    max_rate: f64,
+    ramp: DrainRamp,
     pub(super) counts: PendingCounts,
     /// The worker's calls at the provider, by slot (the slot names the call to the breaker).
     calls: Vec<Option<TimerKey>>,
@@ -41,11 +60,18 @@ pub struct Pending {
 }
 
 impl Pending {
-    /// A worker that makes `drain_rate` calls a second (at least one an hour).
-    pub fn new(drain_rate: f64) -> Self {
-        let interval = (SEC as f64 / drain_rate.max(1.0 / 3600.0)) as Micros;
+    /// A worker that makes at most `drain_rate` calls a second (at least one an hour), from
+    /// the start or ramping up to it.
+    pub fn new(drain_rate: f64, ramp: DrainRamp) -> Self {
+        let max_rate = drain_rate.max(MIN_RATE);
+        let rate = match ramp {
+            DrainRamp::Aimd => START_RATE.min(max_rate),
+            DrainRamp::Fixed => max_rate,
+        };
         Self {
-            interval: interval.max(1),
+            rate,
+            max_rate,
+            ramp,
             counts: PendingCounts::default(),
             calls: Vec::new(),
             armed: false,
@@ -69,9 +95,28 @@ impl Pending {
         self.last_sent
     }
 
-    /// The time between two of the worker's calls (µs).
+    /// The shortest time between two of the worker's calls, at its drain rate (µs).
     pub fn interval(&self) -> Micros {
-        self.interval
+        interval_at(self.max_rate)
+    }
+
+    /// The calls a second the worker makes now.
+    pub fn rate(&self) -> f64 {
+        self.rate
+    }
+
+    /// A call of the worker's succeeded: a ramping worker speeds up by one call a second.
+    fn speed_up(&mut self) {
+        if self.ramp == DrainRamp::Aimd {
+            self.rate = (self.rate + 1.0).min(self.max_rate);
+        }
+    }
+
+    /// A call of the worker's failed at the provider: a ramping worker halves its rate.
+    pub(super) fn back_off(&mut self) {
+        if self.ramp == DrainRamp::Aimd {
+            self.rate = (self.rate / 2.0).max(START_RATE.min(self.max_rate));
+        }
     }
 
     /// An order accepted at `now`; returns when the worker should next send if it is idle.
@@ -98,14 +143,14 @@ impl Pending {
         self.armed = false;
         self.counts.sent += 1;
         self.last_sent = Some(now);
-        self.next_send = now + self.interval;
+        self.next_send = now + interval_at(self.rate);
     }
 
     /// The breaker failed the worker's call at once: the order stays, and the next try is one
     /// interval later, or when the breaker's cool-down ends (`until`) if that is later.
     pub(super) fn held(&mut self, now: Micros, until: Micros) {
         self.armed = false;
-        self.next_send = (now + self.interval).max(until);
+        self.next_send = (now + interval_at(self.rate)).max(until);
     }
 
     /// The slot the worker's next call would take.
@@ -134,6 +179,7 @@ impl Pending {
         self.calls[slot as usize] = None;
         self.counts.in_flight -= 1;
         self.counts.served += 1;
+        self.speed_up();
         if self.counts.backlog == 0 && self.counts.in_flight == 0 {
             self.drained_at = Some(now);
         }
@@ -144,5 +190,11 @@ impl Pending {
         self.calls[slot as usize] = None;
         self.counts.in_flight -= 1;
         self.counts.backlog += 1;
+        self.back_off();
     }
+}
+
+/// The time between two calls at `rate` calls a second (µs, at least 1).
+fn interval_at(rate: f64) -> Micros {
+    ((SEC as f64 / rate) as Micros).max(1)
 }

@@ -24,6 +24,20 @@ crate::choice! {
 }
 
 crate::choice! {
+    /// How the pending-order worker reaches its drain rate.
+    #[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "kebab-case"))]
+    pub enum DrainRamp {
+        Aimd = ("aimd", "Ramp up, back off",
+            "The worker starts at 1 call a second and adds 1 a second for each call that succeeds, up to the drain \
+             rate; a call that fails halves its rate (not below 1): additive increase, multiplicative decrease, \
+             as TCP's congestion control and Netflix's concurrency limiter do."),
+        Fixed = ("fixed", "Fixed rate",
+            "The worker sends at the drain rate from its first call, whatever the provider answers, as a queue's \
+             rate limiter set to a number of jobs a second does (BullMQ's limiter)."),
+    }
+}
+
+crate::choice! {
     /// What a 503's Retry-After says.
     pub enum RetryAfterKind {
         UniformSeconds = ("uniform-seconds", "Whole seconds, the same for all",
@@ -133,8 +147,12 @@ crate::config! {
             "An action whose attempts all failed is accepted as a pending order instead of failing, and a worker \
              charges the backlog, oldest first, one call every 1 / drain rate, until each order's call succeeds."),
         pub drain_rate: f64 = ParamSpec::number("drain_rate", "Drain rate", "orders/s", 20.0, (1.0, 500.0, 1.0),
-            "Calls a second the pending-order worker makes: set it below what the provider admits (capacity × 10 a \
-             second) so the backlog does not become a storm of its own."),
+            "Calls a second the pending-order worker makes at most: set it below what the provider admits \
+             (capacity × 10 a second) so the backlog does not become a storm of its own."),
+        pub drain_ramp: DrainRamp = ParamSpec::choice("drain_ramp", "Drain ramp", DrainRamp::OPTIONS,
+            DrainRamp::Aimd as usize,
+            "How the pending-order worker reaches its drain rate: ramping up while its calls succeed and backing \
+             off when one fails (the chapter's \"ramping up, not all at once\"), or at the full rate at once."),
     }
 }
 

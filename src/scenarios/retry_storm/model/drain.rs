@@ -61,6 +61,7 @@ impl RetryStorm {
             self.failed += 1;
             self.cur.failed_fast += 1;
             self.breaker_failure(now, caller);
+            self.pending.as_mut().expect("pending").back_off();
         } else if self.cur.admitted < self.capacity {
             self.cur.admitted += 1;
             self.in_flight += 1;
@@ -71,6 +72,7 @@ impl RetryStorm {
             self.rejected += 1;
             self.cur.rejected += 1;
             self.breaker_failure(now, caller);
+            self.pending.as_mut().expect("pending").back_off();
         }
         self.arm_worker(q, now);
     }

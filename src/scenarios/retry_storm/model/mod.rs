@@ -8,7 +8,7 @@ use super::breaker::{Breaker, Trip};
 use super::budget::{BUDGET_SLOTS, Budget, BudgetWindow};
 use super::client::{Client, ClientState, ClientsNow};
 use super::pending::{Pending, PendingCounts};
-use super::spec::{AFTER_OUTAGE_MS, DEFAULT_DURATION_MS, MAX_LAYERS, RetryStormConfig, TICK};
+use super::spec::{AFTER_OUTAGE_MS, DEFAULT_DURATION_MS, DrainRamp, MAX_LAYERS, RetryStormConfig, TICK};
 use super::ticks::{MAX_ROWS, TickCounts, TickNow, TickSample, Wave};
 use crate::sim::rng::{SimRng, ms_to_us};
 use crate::sim::stats::Series;
@@ -326,7 +326,7 @@ impl Model for RetryStorm {
             breaker: config.breaker.then(|| {
 Breaker::new(Trip::of(&config), ms_to_us(config.breaker_cooldown_ms))
             }),
-            pending: config.pending.then(|| Pending::new(config.drain_rate)),
+            pending: config.pending.then(|| Pending::new(config.drain_rate, config.drain_ramp)),
             drain_rng: SimRng::stream(seed, 5),
             calls_while_down: 0,
             short_circuited: 0,
@@ -480,12 +480,17 @@ impl RetryStorm {
 /// With `pending`, how much longer than the outage's own length a run needs for the worker to
 /// drain what the outage left: each client places about one order per pause after a failed
 /// action while the provider is down, and the worker charges `drain_rate` of them a second
-/// (a quarter more, and two calls' time, for the spread).
+/// (a quarter more, and two calls' time, for the spread), after its ramp up to that rate (the
+/// sum of 1/r s for r = 1 … drain_rate, under ln(rate) + 1 s).
 fn drain_allowance_ms(c: &RetryStormConfig) -> u64 {
     let outage_ms = c.down_until_ms - c.down_from_ms;
     if !c.pending || outage_ms <= 0.0 {
         return 0;
     }
     let orders = c.clients.max(1) as f64 * outage_ms / c.pause_after_failure_ms.max(1.0);
-    (1.25 * orders / c.drain_rate.max(1.0) * 1000.0 + 2.0 * c.call_ms) as u64
+    let ramp_ms = match c.drain_ramp {
+        DrainRamp::Aimd => (libm::log(c.drain_rate.max(1.0)) + 1.0) * 1000.0,
+        DrainRamp::Fixed => 0.0,
+    };
+    (1.25 * orders / c.drain_rate.max(1.0) * 1000.0 + ramp_ms + 2.0 * c.call_ms) as u64
 }

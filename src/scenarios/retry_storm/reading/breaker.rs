@@ -3,7 +3,7 @@
 
 use super::words::wait;
 use crate::format;
-use crate::scenarios::retry_storm::{RetryStormConfig, Trip};
+use crate::scenarios::retry_storm::{DrainRamp, RetryStormConfig, Trip};
 use crate::scenarios::retry_storm::facts::{BreakerNow, RetryStormFacts};
 
 /// "so far" while the run goes on.
@@ -93,11 +93,20 @@ pub(super) fn pending_words(f: &RetryStormFacts, c: &RetryStormConfig) -> String
             so_far(f)
         );
     };
+    let rate = match p.ramp {
+        DrainRamp::Aimd => format!(
+            "starting at 1 call a second and adding 1 for each call that succeeds, up to {} a second (one call \
+             every {}); a call that fails halves its rate",
+            format::number(c.drain_rate),
+            wait(p.interval as f64)
+        ),
+        DrainRamp::Fixed => {
+            format!("at {} a second (one call every {})", format::number(c.drain_rate), wait(p.interval as f64))
+        }
+    };
     let mut text = format!(
         "Accept as pending: an action whose attempts all failed is accepted as a pending order, and a worker \
-         charges the backlog, oldest first, at {} a second (one call every {}).",
-        format::number(c.drain_rate),
-        wait(p.interval as f64)
+         charges the backlog, oldest first, {rate}."
     );
     if p.accepted == 0 {
         text += &format!(" No order was accepted as pending{}.", so_far(f));
