@@ -964,3 +964,25 @@ mod picture {
         }
     }
 }
+
+/// SQS moves a message to the dead-letter queue on the receive that would exceed its
+/// `maxReceiveCount`, not when its lease runs out ("When the ReceiveCount for a message exceeds
+/// the maxReceiveCount for a queue, Amazon SQS moves the message to the dead-letter queue",
+/// https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html).
+/// One receive allowed, jobs longer than the lease: a lone consumer acks its message before
+/// anyone receives it again, so nothing is dead-lettered; with 16 consumers a free one's
+/// receive comes first and moves it (the holder still credits: parked, not lost, and not
+/// redelivered).
+#[test]
+fn dead_letter_on_the_receive_past_the_limit_not_at_the_lease_expiry() {
+    for seed in [1, 7, 42] {
+        let alone = run(&params("long-jobs", &[("max_deliveries", "1"), ("consumers", "1")]), seed);
+        assert!(int(&alone, "leases_outlived") > 0, "seed {seed}");
+        assert_eq!(int(&alone, "dead_lettered"), 0, "seed {seed}");
+        assert_eq!(int(&alone, "effectively_once"), 1000, "seed {seed}");
+        let many = run(&params("long-jobs", &[("max_deliveries", "1")]), seed);
+        let moved = int(&many, "dead_lettered");
+        assert!(moved > 0 && moved <= int(&many, "leases_outlived"), "seed {seed}: {moved}");
+        assert_eq!(int(&many, "redeliveries"), 0, "seed {seed}");
+    }
+}

@@ -11,7 +11,9 @@
 //! `visibility_timeout_ms` (a lease). An ack deletes the message; a lease that runs out makes it
 //! visible again, and the next receive is a redelivery. After `max_deliveries` receives without
 //! an ack it goes to the dead-letter queue (SQS's `maxReceiveCount`,
-//! <https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html>).
+//! <https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html>),
+//! on the receive that would exceed the count, as SQS moves it: not when the last lease runs
+//! out. Until then it is visible in the queue, and a holder still working can ack it.
 //! A dead-lettered message is parked, not lost: an event never credited whose message waits
 //! there counts as `in_dead_letter_queue`, apart from `lost` (no copy left anywhere). With
 //! `redrive`, each dead-lettered message is moved back to the queue `redrive_after_ms` later,

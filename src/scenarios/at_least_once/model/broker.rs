@@ -94,21 +94,30 @@ impl AtLeastOnce {
         self.ready.push_back(key);
     }
 
-    /// Hands ready messages to idle consumers.
+    /// Hands ready messages to idle consumers. A message already received `max_deliveries`
+    /// times is not handed out: that receive would exceed SQS's `maxReceiveCount`, so it moves
+    /// to the dead-letter queue instead ("When the ReceiveCount for a message exceeds the
+    /// maxReceiveCount for a queue, Amazon SQS moves the message to the dead-letter queue",
+    /// <https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html>;
+    /// the count grows on each receive, so the move happens on a receive, not when a lease
+    /// runs out).
     pub(super) fn dispatch(&mut self, q: &mut EventQueue<Event>, now: Micros) {
         while !self.idle.is_empty() {
             let Some(key) = self.ready.pop_front() else { return };
             // A message acked by a slow holder while it waited here is gone.
-            if self.messages.get(key).is_some_and(|m| m.state == MessageState::Ready) {
+            let Some(m) = self.messages.get(key).filter(|m| m.state == MessageState::Ready) else { continue };
+            if m.receives as u32 >= self.config.max_deliveries {
+                self.dead_letter(q, now, key);
+            } else {
                 let consumer = self.idle.pop_front().expect("an idle consumer");
                 self.receive(q, now, consumer, key);
             }
         }
     }
 
-    /// A lease ran out: the message is visible again, or dead-lettered after its last allowed
-    /// delivery.
-    pub(super) fn lease_expires(&mut self, q: &mut EventQueue<Event>, now: Micros, key: MessageKey) {
+    /// A lease ran out: the message is visible again (and dead-lettered on its next receive if
+    /// that would be one too many).
+    pub(super) fn lease_expires(&mut self, key: MessageKey) {
         let m = &mut self.messages[key];
         m.lease = None;
         let still_working = m.holders > 0;
@@ -123,12 +132,8 @@ impl AtLeastOnce {
             event.notable = true;
             event.lease_outlived = true;
         }
-        if m.receives as u32 >= self.config.max_deliveries {
-            self.dead_letter(q, now, key);
-        } else {
-            self.set_state(key, MessageState::Ready);
-            self.ready.push_back(key);
-        }
+        self.set_state(key, MessageState::Ready);
+        self.ready.push_back(key);
     }
 
     /// The message leaves the queue for the dead-letter queue. With `redrive` (once per

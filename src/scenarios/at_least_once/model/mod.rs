@@ -344,7 +344,7 @@ impl Model for AtLeastOnce {
             Event::Redrive(key) => self.redrive(key),
             Event::StepDone(key) => self.step_done(q, now, key),
             Event::Crash(key) => self.crash(q, now, key),
-            Event::LeaseExpires(key) => self.lease_expires(q, now, key),
+            Event::LeaseExpires(key) => self.lease_expires(key),
             Event::RenewLease(key) => self.renew_lease(q, key),
             Event::Restart(consumer) => self.restart(consumer),
         }
