@@ -6,8 +6,8 @@
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use resilience_lab::scenarios::which_timeout::{
-    Client, Ending, Fault, FaultRow, HangEnd, Hangs, MAX_ATTEMPTS, MEASURED, Phase, SPEC, TICK_MS, TimerClock,
-    TimerKind, WhichTimeout as Model, WhichTimeoutConfig, every_fault, measured_with, ticks_for,
+    Client, Ending, Fault, FaultRow, HangEnd, Hangs, MAX_ATTEMPTS, MEASURED, Phase, RequestEnd, SPEC, TICK_MS,
+    TimerClock, TimerKind, WhichTimeout as Model, WhichTimeoutConfig, every_fault, measured_with, ticks_for,
 };
 use resilience_lab::sim::params::Config;
 use resilience_lab::sim::{Host, MS, Micros, Params, SEC, Simulation, Value};
@@ -509,7 +509,10 @@ fn check(sim: &WhichTimeout) -> Result<(), TestCaseError> {
     let f = sim.failover();
     let n = |k: &str| get(k).as_f64().unwrap_or(0.0) as u64;
     prop_assert_eq!(n("failover_ok") + n("failover_failed") + f.pending(), n("failover_calls"));
-    prop_assert!(n("failover_failed") <= n("failover_connect_hangs"));
+    // A call fails on a connect to the old address, or on a request written on a pooled
+    // connection to it (one per pooled connection at most).
+    prop_assert!(n("failover_failed") <= n("failover_connect_hangs") + f.requests_hung);
+    prop_assert!(f.requests_hung <= f.pool_size() as u64 && f.dropped <= f.pool_size() as u64);
     prop_assert!(n("failover_retries") <= n("failover_connect_hangs"));
     prop_assert!(n("failover_connect_hangs") <= n("failover_calls") * MAX_ATTEMPTS as u64);
     prop_assert!(f.waiting() <= n("failover_waiting_max") && n("failover_waiting_max") <= n("failover_calls"));
@@ -614,6 +617,49 @@ fn break_5_fetch_hangs_10_s_per_connect_and_the_pool_fills() {
     assert!(num(&sim, "failover_waiting_max") > 400.0, "{}", num(&sim, "failover_waiting_max"));
     assert!(num(&sim, "failover_first_ok_ms") > 10_000.0, "nothing is answered until the hangs end");
     assert_eq!(num(&sim, "failover_ok") + 10.0, num(&sim, "failover_calls"));
+}
+
+/// Under load the pool holds keep-alive connections to the old address: a request written on
+/// one is never answered and waits for what ends it. fetch: undici's headers timeout, 300 s
+/// (a fast timer, up to a tick late). node:http with no timeout: the kernel's give-up on the
+/// unacknowledged data, Linux's tcp_retries2 = 15 (924.6 s, `tcp_model_timeout` in
+/// net/ipv4/tcp_timer.c) or BSD's 12 retransmissions on macOS (511 s, `tcp_totbackoff`); with a
+/// destroying 'timeout' handler, its idle timer.
+#[test]
+fn break_5_requests_on_pooled_connections_to_the_old_ip_wait_for_their_timeout() {
+    let hung = |set: &[(&str, &str)]| {
+        let sim = run(&params("ch1-break-5-pooled", set));
+        assert_eq!(sim.failover().requests_hung, 10, "{set:?}: one per pooled connection");
+        assert_eq!(num(&sim, "failover_failed"), 10.0, "{set:?}: a request was sent, so no retry");
+        let first_ok = num(&sim, "failover_first_ok_ms") / 1000.0;
+        (sim.failover().request_hung_for.expect("ended") as f64 / 1e6, sim.failover().request_end(), first_ok)
+    };
+    let (fetch, end, first_ok) = hung(&[]);
+    assert_eq!(end, RequestEnd::HeadersTimeout);
+    assert!((300.0..=301.0).contains(&fetch) && first_ok > 300.0, "{fetch} s, first answer {first_ok} s");
+    let (off, end, _) = hung(&[("headers_timeout_ms", "0")]);
+    assert_eq!((off, end), (924.6, RequestEnd::Kernel), "headers timeout off: the kernel's");
+    for (os, seconds) in [("linux", 924.6), ("macos", 511.0)] {
+        let (http, end, _) = hung(&[("client", "node-http"), ("os", os)]);
+        assert_eq!((http, end), (seconds, RequestEnd::Kernel), "{os}");
+    }
+    let destroy = [("client", "node-http"), ("http_timeout_ms", "5000"), ("destroy_on_timeout", "true")];
+    let (idle, end, _) = hung(&destroy);
+    assert_eq!((idle, end), (5.001, RequestEnd::HttpIdle));
+}
+
+/// The chapter's answer, whole: "drop pooled connections to the old IP rather than keep reusing
+/// them". When the name changes (1 s) the 10 requests hung on them fail at once, and the next
+/// calls connect to the new address: the first answer at about 1 s, not 301 s.
+#[test]
+fn break_5_dropping_the_pool_on_a_dns_change_frees_it_at_once() {
+    let sim = run(&params("ch1-break-5-drop-pool", &[]));
+    assert_eq!(sim.failover().dropped, 10);
+    assert_eq!(num(&sim, "failover_failed"), 10.0);
+    assert!(sim.failover().request_hung_for.is_none(), "none waited for its timeout");
+    let first_ok = num(&sim, "failover_first_ok_ms");
+    assert!((1000.0..1100.0).contains(&first_ok), "first answer at {first_ok} ms");
+    assert!(num(&sim, "failover_slowest_ok_ms") < 1000.0);
 }
 
 /// "With node:http, or node-postgres on its defaults, it's the OS's SYN timeout, 75 s on macOS

@@ -295,8 +295,19 @@ fn check_failover(sim: &WhichTimeout, f: &WhichTimeoutFacts) -> Result<(), TestC
     let fo = sim.failover();
     prop_assert_eq!(f.failover.is_some(), fo.enabled());
     let Some(ff) = f.failover else { return Ok(()) };
-    let FailoverFacts { calls, run_ended, pool_size, lookup, hangs, pool_full, retries, answered, failed, pending } =
-        ff;
+    let FailoverFacts {
+        calls,
+        run_ended,
+        pool_size,
+        lookup,
+        hangs,
+        pooled,
+        pool_full,
+        retries,
+        answered,
+        failed,
+        pending,
+    } = ff;
     prop_assert_eq!((calls, failed, retries), (m.failover_calls, m.failover_failed, m.failover_retries));
     prop_assert_eq!(pending, calls - m.failover_ok - failed);
     prop_assert_eq!(run_ended, f.now_us >= sim.end());
@@ -315,6 +326,16 @@ fn check_failover(sim: &WhichTimeout, f: &WhichTimeoutFacts) -> Result<(), TestC
             prop_assert_eq!(Some(ms(latest_us)), m.failover_connect_hang_ms);
             prop_assert_eq!(ended_by, fo.hang_end());
         }
+    }
+    // The requests on pooled connections to the old address: counted, dropped, ended by what.
+    match pooled {
+        Some(p) => {
+            prop_assert!(p.requests + p.dropped > 0 && sim.config().pooled_to_old_ip);
+            prop_assert_eq!((p.requests, p.dropped), (fo.requests_hung, fo.dropped));
+            prop_assert!(p.dropped == 0 || sim.config().drop_pool_on_dns_change);
+            prop_assert!(p.ended.is_none_or(|(end, _)| end == fo.request_end()));
+        }
+        None => prop_assert_eq!((fo.requests_hung, fo.dropped), (0, 0)),
     }
     prop_assert_eq!(pool_full.map(|p| ms(p.at_us)), m.failover_pool_full_at_ms);
     prop_assert!(pool_full.is_none_or(|p| p.waiting_max == m.failover_waiting_max));

@@ -1,7 +1,7 @@
 //! Chapter 1, Break 5 as facts: what the failover's many calls saw, taken from the run once.
 //! `failover_words.rs` restates these (and the settings it names) and nothing else.
 
-use super::failover::HangEnd;
+use super::failover::{HangEnd, RequestEnd};
 use super::model::WhichTimeout;
 use crate::sim::Micros;
 
@@ -19,6 +19,8 @@ pub struct FailoverFacts {
     pub lookup: Lookup,
     /// The connects to the old address, and what ended them.
     pub hangs: Hangs,
+    /// The requests written on pooled connections to the old address (None while there are none).
+    pub pooled: Option<Pooled>,
     /// When the pool was full, if it was.
     pub pool_full: Option<PoolFull>,
     /// Failed connects retried at once on a new connection.
@@ -51,6 +53,21 @@ pub enum Hangs {
     StillHanging { connects: u64 },
     /// `connects` went to the old address; each hung until `ended_by` (`latest_us` for the latest).
     Ended { connects: u64, latest_us: Micros, ended_by: HangEnd },
+}
+
+/// The requests written on the keep-alive connections the pool held to the old address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
+pub struct Pooled {
+    /// Requests written on them (none was answered).
+    pub requests: u64,
+    /// What ended such a request's wait, and how long the latest waited (µs), once one ended on
+    /// its own.
+    pub ended: Option<(RequestEnd, Micros)>,
+    /// Connections to the old address the client dropped when the name changed.
+    pub dropped: u64,
+    /// When the name changed (µs).
+    pub changed_at_us: Micros,
 }
 
 /// The pool was full.
@@ -99,6 +116,12 @@ impl WhichTimeout {
             pool_size: f.pool_size() as u64,
             lookup,
             hangs,
+            pooled: (f.requests_hung > 0 || f.dropped > 0).then(|| Pooled {
+                requests: f.requests_hung,
+                ended: f.request_hung_for.map(|latest| (f.request_end(), latest)),
+                dropped: f.dropped,
+                changed_at_us: f.dns_switch(),
+            }),
             pool_full: f.pool_full_at.map(|at_us| PoolFull { at_us, waiting_max: f.waiting_max }),
             retries: f.retries,
             answered,

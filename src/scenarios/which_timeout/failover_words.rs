@@ -1,8 +1,8 @@
 //! Chapter 1, Break 5 in words: what many calls saw during the failover, rendered from the
 //! failover's facts (and the arrival rate, a setting).
 
-use super::failover::HangEnd;
-use super::failover_facts::{Answered, FailoverFacts, Hangs, Lookup};
+use super::failover::{HangEnd, RequestEnd};
+use super::failover_facts::{Answered, FailoverFacts, Hangs, Lookup, Pooled};
 use super::spec::{Client, WhichTimeoutConfig};
 use crate::format;
 use crate::sim::{Micros, SEC};
@@ -46,7 +46,7 @@ pub(super) fn failover_words(f: &FailoverFacts, client: Client, config: &WhichTi
             }
         },
     ];
-    let outcome = [hangs(f.hangs, client), pool_full(f), retries(f), Some(ended(f))];
+    let outcome = [pooled(f.pooled), dropped(f.pooled), hangs(f.hangs, client), pool_full(f), retries(f), Some(ended(f))];
     let outcome = outcome.into_iter().flatten().collect::<Vec<_>>().join(" ");
     (format!("{} {outcome}", setting.join(" ")), outcome)
 }
@@ -75,6 +75,35 @@ fn hangs(h: Hangs, client: Client) -> Option<String> {
             ))
         }
     }
+}
+
+fn pooled(p: Option<Pooled>) -> Option<String> {
+    let p = p.filter(|p| p.requests > 0)?;
+    let sent = format!(
+        "{} went out on keep-alive connections the pool held to the old address, and got no answer",
+        format::counted(p.requests, "request", "requests")
+    );
+    Some(match p.ended {
+        None => format!("{sent}."),
+        Some((end, latest)) => {
+            let what = match end {
+                RequestEnd::HeadersTimeout => "undici's headers timeout ended it",
+                RequestEnd::HttpIdle => "the socket's idle timer fired and the 'timeout' handler destroyed it",
+                RequestEnd::Kernel => "the kernel gave up resending it",
+            };
+            format!("{sent}; each waited until {what} ({} for the latest), and its call failed.", at(latest))
+        }
+    })
+}
+
+fn dropped(p: Option<Pooled>) -> Option<String> {
+    let p = p.filter(|p| p.dropped > 0)?;
+    Some(format!(
+        "When the name changed at {}, the client dropped {} to the old address: a call waiting on one failed \
+         then.",
+        at(p.changed_at_us),
+        format::counted(p.dropped, "pooled connection", "pooled connections")
+    ))
 }
 
 fn pool_full(f: &FailoverFacts) -> Option<String> {

@@ -43,7 +43,10 @@
 //! The real limits at the ends of the ranges: `syn_retries` goes to 12, and Linux caps each
 //! SYN wait at `TCP_RTO_MAX` (120 s, `net/ipv4/tcp_timer.c`), so 12 retries give up at 847 s,
 //! not 2^13 − 1 s (`crate::sim::syn`). Node's timers take up to 2^31 − 1 ms (24.8 days), far
-//! past the timeouts' 600 s.
+//! past the timeouts' 600 s. A request on a pooled connection to a failed-over address waits,
+//! with no client timer, for the kernel's give-up on unacknowledged data: Linux's
+//! `tcp_retries2` = 15, 924.6 s (`tcp_model_timeout`, `net/ipv4/tcp_timer.c`); macOS's BSD
+//! timers, 12 retransmissions from 1 s capped at 64 s, 511 s (`failover.rs`).
 //!
 //! The chapter's two 10 s connect timeouts came out differently: 10.5 s against the blackhole,
 //! 10.0 s against the server that never speaks TLS. A timer alone in undici's list restarts the
@@ -73,8 +76,8 @@ pub use fault_words::{caller_cell, chapter_cell, first_fired_cell, retry_cell, w
 pub use facts::{
     Caller, FirstFired, NextTimer, NotFirst, OtherTimer, Retry, Server, WhichTimeoutFacts, WhyThen, Work,
 };
-pub use failover::{Failover, FleetSample, HangEnd, MAX_ATTEMPTS};
-pub use failover_facts::{Answered, FailoverFacts, Hangs, Lookup, PoolFull};
+pub use failover::{Failover, FleetSample, HangEnd, MAX_ATTEMPTS, RequestEnd};
+pub use failover_facts::{Answered, FailoverFacts, Hangs, Lookup, PoolFull, Pooled};
 pub use model::{ArmedTimer, CallError, Event, Outcome, Phase, PhaseSpan, TimerClock, TimerKind, WhichTimeout};
 pub use spec::{Client, Fault, Os, PARAMS, WhichTimeoutConfig};
 pub use undici_clock::{TICK_MS, UndiciClock, ticks_for};

@@ -141,6 +141,17 @@ crate::config! {
             "With a failover: each new connection resolves the name again, as Node's net.connect does. Off: the \
              client keeps the address it resolved before the failover (an address cached at startup, an IP in the \
              config)."),
+        pub pooled_to_old_ip: bool = ParamSpec::toggle("pooled_to_old_ip", "Pool holds connections to the old address", false,
+            "With a failover: at the failover the pool already holds open keep-alive connections to the old \
+             address, one per slot, as under steady load. A request written on one gets no answer and waits for \
+             the headers timeout (fetch), node:http's timeout option if its handler destroys the request, or the \
+             kernel giving up on the unacknowledged data (about 15 minutes on Linux). Off: the pool starts empty \
+             (idle connections already closed by their keep-alive timeout), so only new connects hang."),
+        pub drop_pool_on_dns_change: bool = ParamSpec::toggle("drop_pool_on_dns_change", "Drop pooled connections on a DNS change", false,
+            "With a failover: when the name starts to resolve to the new address, the client closes its pooled \
+             connections to the old one (the chapter's \"drop pooled connections to the old IP\"): idle ones are \
+             gone, a request waiting on one fails at once instead of waiting minutes, and the next call connects \
+             anew."),
         pub retry_connect: bool = ParamSpec::toggle("retry_connect", "Retry a failed connect at once", false,
             "With a failover: a connect that fails is retried at once on a new connection, up to 3 connects a call. \
              Safe even for a write: the request was never sent."),
@@ -250,9 +261,10 @@ pub(super) const PRESETS: &[Preset] = &[
         },
         Preset {
             id: "ch1-break-5-http",
-            label: "Break 5 with node:http on Linux",
-            description: "The same failover with node:http (or node-postgres) on its defaults: no connect timeout, so \
-                          each connect hangs until the kernel's SYN give-up, 127 s on Linux.",
+            label: "Break 5 with node-postgres on Linux",
+            description: "The same failover with node-postgres on its defaults: a pool of 10 (pg.Pool's max) and no \
+                          connect timeout, so each connect hangs until the kernel's SYN give-up, 127 s on Linux, as \
+                          node:http's does (whose default agent has no limit: every call would open its own).",
             values: &[
                 ("client", "node-http"),
                 ("fault", "blackhole"),
@@ -271,6 +283,38 @@ pub(super) const PRESETS: &[Preset] = &[
                 ("fault", "blackhole"),
                 ("failover_calls_per_s", "50"),
                 ("pool_size", "10"),
+                ("connect_timeout_ms", "1000"),
+                ("retry_connect", "true"),
+            ],
+        },
+        Preset {
+            id: "ch1-break-5-pooled",
+            label: "Break 5 under load: the pool holds connections to the old IP",
+            description: "The failover with fetch under load: the pool of 10 holds keep-alive connections to the old \
+                          address. The first 10 calls are written on them and get no answer: each waits for undici's \
+                          headers timeout, 300 s, holding its connection, and every later call waits behind them.",
+            values: &[
+                ("client", "fetch"),
+                ("fault", "blackhole"),
+                ("failover_calls_per_s", "50"),
+                ("pool_size", "10"),
+                ("pooled_to_old_ip", "true"),
+            ],
+        },
+        Preset {
+            id: "ch1-break-5-drop-pool",
+            label: "Break 5 under load, the answer: drop the old connections",
+            description: "The same, with the chapter's whole answer: when the name changes (1 s) the client drops its \
+                          pooled connections to the old address, so the 10 requests hung on them fail at once \
+                          instead of after 300 s; new connects reach the new address, with a 1 s connect timeout and \
+                          a retry at once.",
+            values: &[
+                ("client", "fetch"),
+                ("fault", "blackhole"),
+                ("failover_calls_per_s", "50"),
+                ("pool_size", "10"),
+                ("pooled_to_old_ip", "true"),
+                ("drop_pool_on_dns_change", "true"),
                 ("connect_timeout_ms", "1000"),
                 ("retry_connect", "true"),
             ],

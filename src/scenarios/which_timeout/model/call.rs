@@ -235,4 +235,10 @@ pub enum Event {
     FleetConnected(u32),
     FleetConnectFailed(u32),
     FleetAnswered(u32),
+    /// A request written on a pooled connection to the old address gets no answer: whatever
+    /// ends that wait fires.
+    FleetRequestLost(u32),
+    /// The name resolves to the new address: with `drop_pool_on_dns_change`, the pool drops its
+    /// connections to the old one.
+    FleetDnsChanged,
 }

@@ -274,10 +274,17 @@ impl Model for WhichTimeout {
             Event::FleetConnected(slot) => self.failover.connected(q, now, slot as usize),
             Event::FleetConnectFailed(slot) => self.failover.connect_failed(q, now, slot as usize),
             Event::FleetAnswered(slot) => self.failover.answered(q, now, slot as usize),
+            Event::FleetRequestLost(slot) => self.failover.request_lost(q, now, slot as usize),
+            Event::FleetDnsChanged => self.failover.dns_changed(q, now),
         }
         if matches!(
             event,
-            Event::FleetArrives | Event::FleetConnected(_) | Event::FleetConnectFailed(_) | Event::FleetAnswered(_)
+            Event::FleetArrives
+            | Event::FleetConnected(_)
+            | Event::FleetConnectFailed(_)
+            | Event::FleetAnswered(_)
+            | Event::FleetRequestLost(_)
+            | Event::FleetDnsChanged
         ) {
             self.failover.sample(now);
         }
