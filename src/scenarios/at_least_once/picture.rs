@@ -18,7 +18,7 @@ pub const MOST_READY_DRAWN: usize = 600;
 pub struct Orphan {
     /// When the lease runs out.
     pub until: Micros,
-    /// It had its last allowed delivery: it goes to the dead-letter queue instead.
+    /// It had its last allowed delivery: back in the queue, its next receive dead-letters it.
     pub to_dead_letter: bool,
 }
 

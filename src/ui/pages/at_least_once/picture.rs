@@ -141,9 +141,14 @@ fn out_of_sight(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labe
     let mut parts = Vec::new();
     if let Some(next) = m.next_orphan {
         let left = format::span_ms(libm::ceil((next.until - m.at) as f64 / 1e6) * 1000.0);
-        let then = if next.to_dead_letter { "to dead-letter" } else { "back" };
+        // SQS dead-letters a message on the receive past its limit, so a last lease's message
+        // comes back first, and its next receive moves it.
+        let (then, short) = if next.to_dead_letter { (", then dead-lettered", ", then DLQ") } else { ("", "") };
         let leases = format::counted(leases, "lease", "leases");
-        parts.push((format!("{leases} of crashed consumers, next {then} in {left}"), format!("{leases} of crashed, {then} in {left}")));
+        parts.push((
+            format!("{leases} of crashed consumers, next back in {left}{then}"),
+            format!("{leases} of crashed, back in {left}{short}"),
+        ));
     }
     for (n, long, short) in [(m.outbox, "outbox", "outbox"), (m.late, "due back late", "late"), (m.dead_letter_queue, "dead-letter", "DLQ")] {
         if n > 0 {
