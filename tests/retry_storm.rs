@@ -1185,3 +1185,63 @@ mod picture {
         assert!(seen_open, "the breaker opened during the outage");
     }
 }
+
+/// Issue 45, items 7 and 8: the outage-traffic card's note never shows a rate of 0 beside a
+/// ratio worked from it (one client: "0.5× normal" over "0 calls per tick, 0.1 before"), and
+/// with a breaker it says how many of the layers' attempts reached the provider (Break 5:
+/// "36.2 calls per tick" while none reached it).
+mod traffic_note {
+    use super::*;
+
+    /// The numbers a note states, in order.
+    fn numbers(text: &str) -> Vec<f64> {
+        text.split(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
+            .filter(|s| s.chars().any(|c| c.is_ascii_digit()))
+            .map(|s| s.replace(',', "").trim_matches('.').parse().expect("a number"))
+            .collect()
+    }
+
+    fn check(sim: &RetryStorm) -> Result<(), TestCaseError> {
+        let (note, f) = (sim.words_now().traffic_note, sim.facts_now());
+        let Some(during) = f.calls_per_tick_outage else { return Ok(()) };
+        let said = numbers(&note);
+        prop_assert!(!said.is_empty(), "{}", note);
+        prop_assert!(said[0] > 0.0 || during == 0.0, "{} for {} per tick", note, during);
+        prop_assert!((said[0] - during).abs() <= 0.051 * during.max(1.0), "{} for {}", note, during);
+        if f.breaker.is_some() && f.outage_retries.is_some() {
+            prop_assert!(note.ends_with("reached the provider"), "{}", note);
+            prop_assert_eq!(said[1] == 0.0, f.calls_while_down == 0, "{}", note);
+        } else if let Some(before) = f.calls_per_tick_before.filter(|b| *b > 0.0) {
+            prop_assert!(
+                said[1] > 0.0 && (said[1] - before).abs() <= 0.051 * before.max(1.0),
+                "{} for {}",
+                note,
+                before
+            );
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(48) })]
+
+        #[test]
+        fn the_note_states_the_rates_the_ratio_is_made_of(p in any_params(), seed in 0u64..1000, clients in 1usize..4) {
+            let mut p = p;
+            if seed % 2 == 0 {
+                p.set("clients", clients as f64);
+            }
+            let mut sim = RetryStorm::new(&p, seed, 20_000 * MS);
+            sim.run_to_end();
+            check(&sim)?;
+        }
+    }
+
+    #[test]
+    fn one_client_and_break_5() {
+        let one = run_for("fixed", &[("clients", "1"), ("budget_pct", "100")], 1, 20_000);
+        assert_eq!(one.words_now().traffic_note, "0.025 calls per tick, 0.05 before");
+        let five = run_for("ch2-break-5", &[], 1, 20_000);
+        assert_eq!(five.words_now().traffic_note, "36.2 attempts per tick, 0 reached the provider");
+    }
+}

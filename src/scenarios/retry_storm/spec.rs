@@ -270,13 +270,15 @@ crate::metrics! {
                counts its last 10 s, which can reach back before the outage, so over a short outage this \
                share can end above the budget."),
         pub outage_traffic_vs_normal: Option<f64> = ("Outage traffic", "× normal",
-            "Calls per 100 ms tick while the provider was down, divided by calls per tick before it went \
-               down, retries included. The chapter's 'traffic grows by 10%, not by 3×' reads here as 1.1 \
-               against 3."),
+            "Attempts per 100 ms tick while the provider was down, divided by calls per tick before it went \
+               down, retries included (with a breaker, the attempts it failed at once count too: they are the \
+               clients' traffic, not the provider's). The chapter's 'traffic grows by 10%, not by 3×' reads \
+               here as 1.1 against 3."),
         pub calls_per_tick_before: Option<f64> = ("Calls per tick before the outage", "calls/tick",
             "Provider calls per 100 ms tick before it went down: the normal traffic."),
         pub calls_per_tick_outage: Option<f64> = ("Calls per tick during the outage", "calls/tick",
-            "Provider calls per 100 ms tick while it was down (so far, during the outage), retries included."),
+            "Attempts per 100 ms tick while the provider was down (so far, during the outage), retries \
+               included, and with a breaker those it failed at once."),
         pub calls_while_down: u64 = ("Calls that reached it while down", "calls",
             "Calls that reached the provider while it was down, the pending worker's included: the attempts a \
                breaker did not fail fast."),

@@ -1,7 +1,7 @@
 //! The outage's traffic, and what the retry budget (or its absence) did during it, from the
 //! run's facts (and the budget's settings) only.
 
-use super::words::round1;
+use super::words::{per_tick, round1};
 use crate::format;
 use crate::scenarios::retry_storm::RetryStormConfig;
 use crate::scenarios::retry_storm::facts::{BudgetWhy, OutageRetries, Phase, RetryStormFacts};
@@ -21,8 +21,8 @@ pub(super) fn traffic_words(f: &RetryStormFacts) -> String {
     };
     let split = format!(
         "{} per tick were user actions' first calls and {} were retries",
-        format::number(round1(users)),
-        format::number(round1(during - users))
+        per_tick(users),
+        per_tick(during - users)
     );
     // With a breaker or a pending worker the provider's calls are not the layers' attempts
     // (the breaker fails some at once, the worker adds its own): the sentence is about the
@@ -37,14 +37,14 @@ pub(super) fn traffic_words(f: &RetryStormFacts) -> String {
     match f.calls_per_tick_before.filter(|b| *b > 0.0) {
         Some(before) => format!(
             "{when} {gets} {} calls per 100 ms tick, {} the {} per tick before it went down: {split}.",
-            format::number(round1(during)),
+            per_tick(during),
             format::times(round1(during / before)),
-            format::number(round1(before))
+            per_tick(before)
         ),
         None => format!(
             "{when} {gets} {} calls per 100 ms tick ({split}); there was no traffic before the outage to \
              compare with.",
-            format::number(round1(during))
+            per_tick(during)
         ),
     }
 }

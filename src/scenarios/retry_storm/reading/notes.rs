@@ -2,7 +2,7 @@
 
 use super::budget::retries_for;
 use super::layers::product;
-use super::words::round1;
+use super::words::{per_tick, round1};
 use crate::format;
 use crate::scenarios::retry_storm::facts::{RetriesEnded, RetryStormFacts};
 use crate::sim::Micros;
@@ -60,13 +60,23 @@ pub(super) fn calls_note(f: &RetryStormFacts) -> String {
 }
 
 pub(super) fn traffic_note(f: &RetryStormFacts) -> String {
+    if let (Some(d), Some(reached)) = (f.calls_per_tick_outage, reached_per_tick(f)) {
+        // A breaker fails attempts at once: the layers' traffic is not the provider's.
+        return format!("{} attempts per tick, {} reached the provider", per_tick(d), per_tick(reached));
+    }
     match (f.calls_per_tick_outage, f.calls_per_tick_before) {
-        (Some(d), Some(b)) => {
-            format!("{} calls per tick, {} before", format::number(round1(d)), format::number(round1(b)))
-        }
-        (Some(d), None) => format!("{} calls per tick", format::number(round1(d))),
+        (Some(d), Some(b)) => format!("{} calls per tick, {} before", per_tick(d), per_tick(b)),
+        (Some(d), None) => format!("{} calls per tick", per_tick(d)),
         _ => String::new(),
     }
+}
+
+/// With a breaker, the outage's calls that reached the provider per tick, over the same ticks
+/// as the layers' attempts (none before a user call was made in it).
+fn reached_per_tick(f: &RetryStormFacts) -> Option<f64> {
+    let attempts = f.outage_retries.map(|o| o.user_calls + o.retries).filter(|n| *n > 0)?;
+    let d = f.calls_per_tick_outage?;
+    f.breaker.map(|_| f.calls_while_down as f64 * d / attempts as f64)
 }
 
 pub(super) fn retry_note(f: &RetryStormFacts) -> String {
