@@ -32,7 +32,7 @@ const SPREADS = {
   'double-click card_charged': '3 on 20 of 20 seeds',
   'double-click server_requests': '3 on 20 of 20 seeds',
   'double-click timeouts_seen': '2 on 20 of 20 seeds',
-  'which-timeout gave_up_ms': '301,002 on 20 of 20 seeds',
+  'which-timeout gave_up_ms': '5.0 min on 20 of 20 seeds',
   'which-timeout safe_to_retry_without_key': 'no on 20 of 20 seeds',
   'at-least-once lost': '0 on 20 of 20 seeds',
   'at-least-once duplicated': 'middle 80% of 20 seeds: 8–16',

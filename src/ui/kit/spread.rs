@@ -13,7 +13,7 @@ use leptos::prelude::*;
 use super::background::{Background, Done};
 use super::state::SimState;
 use crate::format;
-use crate::sim::{ParamKind, Params, ScenarioSpec};
+use crate::sim::{ParamKind, Params, ScenarioSpec, Value};
 use crate::sweep::Sweep;
 
 /// Seeds 1 to this, plus the reader's.
@@ -161,14 +161,15 @@ fn mode(values: &[f64]) -> Option<(f64, usize)> {
 impl Spread {
     /// What the card shows: "3 on 20 of 20 seeds", "yes on 18 of 20 seeds" (`yes_no`: a yes/no
     /// metric, 1 for yes), or "middle 80% of 20 seeds: 1,310–1,720" (the 10th to the 90th
-    /// percentile, in whole numbers for a count).
-    pub fn text(&self, yes_no: bool) -> String {
+    /// percentile, in whole numbers for a count), each value as the card shows its own in `unit`
+    /// ("5.0 min on 20 of 20 seeds" under a card of 5.0 min, not its 301,002 ms).
+    pub fn text(&self, yes_no: bool, unit: &'static str) -> String {
         let n = self.n;
         match self.mode {
             Some((v, count)) if yes_no => format!("{} on {count} of {n} seeds", if v == 1.0 { "yes" } else { "no" }),
-            Some((v, count)) => format!("{} on {count} of {n} seeds", format::number(v)),
+            Some((v, count)) => format!("{} on {count} of {n} seeds", as_card(v, unit)),
             None => {
-                let (low, high) = self.range();
+                let (low, high) = self.range(unit);
                 if low == high {
                     format!("middle 80% of {n} seeds: {low}")
                 } else {
@@ -179,8 +180,8 @@ impl Spread {
     }
 
     /// The 10th and 90th percentiles as the card shows them.
-    fn range(&self) -> (String, String) {
-        let shown = |v: f64| if self.whole { format::number(libm::round(v)) } else { format::number(v) };
+    fn range(&self, unit: &'static str) -> (String, String) {
+        let shown = |v: f64| as_card(if self.whole { libm::round(v) } else { v }, unit);
         (shown(self.p10), shown(self.p90))
     }
 
@@ -193,5 +194,15 @@ impl Spread {
             format::number(self.p10),
             format::number(self.p90)
         )
+    }
+}
+
+/// A value as its card shows it: a bare number in the card's own unit, or with the unit the
+/// card changed to ("5.0 min" for 301,002 ms, "$149.97" for cents).
+fn as_card(v: f64, unit: &'static str) -> String {
+    // Value::Num, not Value::num: that rounds to 0.1 first, and 298.45 would then read 299.
+    match format::quantity(&Value::Num(v), unit) {
+        (n, u) if u.is_empty() || u == format::unit_for(v, unit) => n,
+        (n, u) => format!("{n} {u}"),
     }
 }

@@ -112,7 +112,7 @@ pub fn StatCard<M: Explain>(
                     data-n=move || s.with(|s| s.as_ref().map(|s| s.n.to_string()))
                     title=move || s.with(|s| s.as_ref().map(|s| s.detail(unit)))
                 >
-                    {move || s.with(|s| s.as_ref().map(|s| s.text(yes_no.get())))}
+                    {move || s.with(|s| s.as_ref().map(|s| s.text(yes_no.get(), unit)))}
                 </span>
             })}
         </div>
