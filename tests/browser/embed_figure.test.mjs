@@ -382,3 +382,26 @@ test('retry-storm: a figure\'s presets keep the link\'s 100 clients and capacity
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
+
+// Issue 45, item 4: after a slider move the preset the reader chose stays marked "changed"
+// (half pressed), and the buttons use the chapter's words ("set the fix to None …, then
+// Disable …, then Idempotency key").
+test('a preset moved away from stays marked "changed"; double-click\'s fix reads as the chapter says it', async () => {
+  const page = await openFigure(browser, server, '?sim=retry-storm&embed=1&preset=fixed&presets=fixed,exponential,jitter&controls=clients,budget_pct', 720);
+  await page.click('[data-preset="jitter"]');
+  await page.waitForSelector('[data-preset="jitter"][aria-pressed="true"]');
+  assert.equal(await page.isVisible('[data-preset="jitter"] [data-changed]'), false, 'not changed yet');
+  await setSlider(page, 'clients', 60);
+  await page.waitForSelector('[data-preset="jitter"][aria-pressed="mixed"]');
+  assert.equal((await page.textContent('[data-preset="jitter"]')).trim(), 'Exp + jitter · changed');
+  assert.equal(await page.getAttribute('[data-preset="fixed"]', 'aria-pressed'), 'false');
+  await setSlider(page, 'clients', 40);
+  await page.waitForSelector('[data-preset="jitter"][aria-pressed="true"]');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+  const click = await openFigure(browser, server, '?sim=double-click&embed=1&controls=fix,second_click_ms', 720);
+  const fixes = await click.$$eval('input[name="fix"]', (els) => els.map((e) => e.closest('label').textContent.trim()));
+  assert.deepEqual(fixes.slice(0, 3), ['None', 'Disable', 'Idempotency key']);
+  assert.deepEqual(click.problems(), []);
+  await click.context().close();
+});

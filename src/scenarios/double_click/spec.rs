@@ -17,8 +17,9 @@ crate::choice! {
     /// What the page does so that one purchase is charged once.
     #[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "kebab-case"))]
     pub enum Fix {
-        None = ("none", "No fix", "Every click and every retry is a new request to charge."),
-        Disable = ("disable", "Disable the button", "The button is disabled after the first click; the helper still retries."),
+        // The chapter's words: "set the fix to None …, then Disable …, then Idempotency key".
+        None = ("none", "None", "No fix: every click and every retry is a new request to charge."),
+        Disable = ("disable", "Disable", "Disable the button after the first click; the helper still retries."),
         Key = ("key", "Idempotency key", "One key per purchase, made before the first attempt and sent with every attempt."),
         KeyPerClick = ("key-per-click", "Key per click", "A bug: the click handler makes a new key, so a second click is a new purchase."),
         KeyPerAttempt = ("key-per-attempt", "Key per attempt", "A bug: the retry loop makes a new key, so every retry is a new purchase."),
@@ -158,13 +159,13 @@ pub(super) const DEFAULT_DURATION_MS: u64 = 8_000;
 pub(super) const PRESETS: &[Preset] = &[
         Preset {
             id: "double-click",
-            label: "Double click, no fix (the chapter)",
+            label: "None (the chapter's double click)",
             description: "The buyer clicks again at 600 ms. Each click's helper retries once. 3 charges.",
             values: &[],
         },
         Preset {
             id: "disable",
-            label: "Disable the button",
+            label: "Disable",
             description: "The second click does nothing, but the first click's own retry still charges: 2.",
             values: &[(DoubleClickConfig::fix, "disable")],
         },
