@@ -574,3 +574,14 @@ proptest! {
         }
     }
 }
+
+/// Issue 45, item 4: the chapter's point, C committing for nobody, is the verdict's lead (what a
+/// figure shows before "Why?"), within the figure's 20 words; what the user got comes after.
+#[test]
+fn the_verdict_leads_with_the_commit_for_nobody() {
+    let sim = run(&SPEC.defaults(), 7, SPEC.default_duration_ms);
+    let verdict = sim.words_now().verdict;
+    let (lead, rest) = resilience_lab::format::lead(&verdict, resilience_lab::format::FIGURE_VERDICT_WORDS);
+    assert_eq!(lead, "C committed at 3,514 ms, 1,514 ms after the user stopped waiting: for nobody.");
+    assert!(rest.starts_with("A answered the user with a 504 at 2,008 ms"), "{rest}");
+}

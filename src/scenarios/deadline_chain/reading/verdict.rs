@@ -6,14 +6,22 @@ use crate::scenarios::deadline_chain::facts::{CWork, DeadlineChainFacts, UserGot
 use crate::scenarios::deadline_chain::{DeadlineChain, Party};
 
 /// The verdict: what the user got, then (once they stopped waiting) what C's work came to and
-/// the work done for nobody.
+/// the work done for nobody. When C worked on for nobody, that leads: it is the chapter's point
+/// (issue 45, item 4), and the lead is what a figure shows before "Why?".
 pub fn verdict(f: &DeadlineChainFacts) -> String {
-    let out = user_sentence(f);
+    let user = user_sentence(f);
     if f.user_stopped_at_us.is_none() {
-        return out;
+        return user;
     }
     let so_far = if f.finished { "" } else { " so far" };
-    format!("{out}{} Work done for nobody{so_far}: {}.", c_sentence(f), format::ms(f.wasted_ms))
+    let wasted = format!("Work done for nobody{so_far}: {}.", format::ms(f.wasted_ms));
+    let c = c_sentence(f);
+    if for_nobody(f) { format!("{} {user} {wasted}", c.trim_start()) } else { format!("{user}{c} {wasted}") }
+}
+
+/// C committed, or works on, after the user stopped waiting.
+fn for_nobody(f: &DeadlineChainFacts) -> bool {
+    matches!(f.c_work, CWork::Committed { for_nobody_by_us: Some(_), .. } | CWork::Working)
 }
 
 fn user_sentence(f: &DeadlineChainFacts) -> String {
