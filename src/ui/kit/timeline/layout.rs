@@ -294,7 +294,7 @@ fn log_axis(plan: &mut Plan, p: &mut Placer) {
     while t <= plan.x1 * (1.0 + 1e-9) {
         let s = if t < 1000.0 { format::ms(t) } else { format::secs(t / 1000.0) };
         let w = (p.measure)(&s, Font::Plain).ceil();
-        let r = Rect { x: (plan.px(t) - w / 2.0).clamp(0.0, plan.width - w), y, w, h: LABEL_H };
+        let r = Rect { x: (plan.px(t) - w / 2.0).min(plan.width - w).max(0.0), y, w, h: LABEL_H };
         if p.free(&r, 8.0) {
             p.put(&s, (r.x, r.y, r.w), Font::Plain, Ink::Muted);
         }
@@ -326,7 +326,8 @@ fn axis(plan: &mut Plan, p: &mut Placer) {
             .map(|&t| {
                 let s = text(t);
                 let w = (p.measure)(&s, Font::Plain).ceil();
-                let x = (plan.px(t) - w / 2.0).clamp(0.0, plan.width - w);
+                // Not `clamp`: a label wider than a canvas being resized would cross its bounds (a panic).
+                let x = (plan.px(t) - w / 2.0).min(plan.width - w).max(0.0);
                 (s, Rect { x, y, w, h: LABEL_H })
             })
             .collect();

@@ -207,10 +207,16 @@ fn latency(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels, s
         ctx.set_line_width(1.0);
         let text = format!("timeout {}: {} slower", format::ms(t), share(p));
         let w = labels.width_of(&text);
-        labels.place(&text, red, [Spot { x: (x - w / 2.0).clamp(axis.left, axis.right - w), y: top + 8.0 }]);
+        labels.place(&text, red, [Spot { x: centred(x, w, axis), y: top + 8.0 }]);
     } else {
         labels.place("no timeout: nothing is cut off", theme.fg, [Spot { x: axis.left, y: top + 8.0 }]);
     }
+}
+
+/// Where a label `w` wide centred on `x` starts, kept on the axis. Not `clamp`: a label wider
+/// than the axis (a canvas being resized) would make its bounds cross, and clamp panics then.
+fn centred(x: f64, w: f64, axis: &LogAxis) -> f64 {
+    (x - w / 2.0).min(axis.right - w).max(axis.left)
 }
 
 /// The fitted latency as a silhouette: each log bin as tall as its share of calls.
@@ -281,7 +287,7 @@ fn ghost_timeout(
         None => format!("before: {}", format::us_as_ms(t)),
     };
     let w = labels.width_of(&text);
-    labels.place(&text, theme.fg, [Spot { x: (x - w / 2.0).clamp(axis.left, axis.right - w), y: top + 21.0 }]);
+    labels.place(&text, theme.fg, [Spot { x: centred(x, w, axis), y: top + 21.0 }]);
 }
 
 /// The slowest request so far: a row per call, a bar per attempt, the route's deadline, how
