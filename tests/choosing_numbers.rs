@@ -321,3 +321,19 @@ mod picture {
         assert!(picture.slowest.expect("answered").latency <= 2 * SEC);
     }
 }
+
+/// Issue 45, item 9: Break 2's verdict led with "0% of healthy calls timed out" beside a worst
+/// wait of 12,000 ms, unexplained; the break is the 12 s. It now leads with the wait and why a
+/// per-attempt timeout did not bound it; the fix (a 2 s deadline) does not say it.
+#[test]
+fn break_2_s_verdict_leads_with_the_12_s_wait() {
+    let broken = run(&params("ch1-break-2", &[]), 1, 60);
+    let verdict = broken.words_now().verdict;
+    let (lead, _) = resilience_lab::format::lead(&verdict, resilience_lab::format::FIGURE_VERDICT_WORDS);
+    assert_eq!(
+        lead,
+        "Worst wait 12,000 ms, ×6.0 the 2,000 ms timeout: a timeout bounds each attempt, not the request."
+    );
+    let fixed = run(&params("ch1-break-2-fixed", &[]), 1, 60);
+    assert!(!fixed.words_now().verdict.contains("Worst wait"), "{}", fixed.words_now().verdict);
+}

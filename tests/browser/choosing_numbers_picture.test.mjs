@@ -50,6 +50,9 @@ test('choosing-numbers, Break 2: two calls × three attempts × 2 s, the slowest
   assert.equal(drawn.axis_end_ms, 12000);
   const t = await texts(page);
   assert.ok(t.includes('slowest request so far: waited 12,000 ms') && t.includes('12 s'), t.join(' | '));
+  // Issue 45, item 9: Break 2's dependency is a search API's, not the chapter's pricing call.
+  const question = await page.textContent('.predict legend');
+  assert.ok(question.startsWith("Where would you put the dependency's timeout?"), question);
   await page.context().close();
 });
 

@@ -51,14 +51,12 @@ fn question(c: &ChoosingNumbersConfig, chapter: &ChoosingNumbersConfig) -> Strin
         format::ms(c.p99_ms),
         format::ms(c.p999_ms)
     );
-    let chapters = if (c.p50_ms, c.p99_ms, c.p999_ms) == (chapter.p50_ms, chapter.p99_ms, chapter.p999_ms) {
-        " (the chapter's pricing call)".to_string()
-    } else {
-        String::new()
-    };
+    // "Pricing" only for the chapter's pricing call: Break 2's is a search API's dependency.
+    let pricing = (c.p50_ms, c.p99_ms, c.p999_ms) == (chapter.p50_ms, chapter.p99_ms, chapter.p999_ms);
+    let (whose, chapters) = if pricing { ("pricing's", " (the chapter's pricing call)") } else { ("the dependency's", "") };
     let at = if c.timeout_ms > 0.0 { format!("at {}", format::ms(c.timeout_ms)) } else { "off".to_string() };
     format!(
-        "Where would you put pricing's timeout? Its latency: {dist}{chapters}. With the timeout {at}, predict how many \
+        "Where would you put {whose} timeout? Its latency: {dist}{chapters}. With the timeout {at}, predict how many \
          healthy calls time out."
     )
 }
