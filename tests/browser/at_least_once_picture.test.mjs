@@ -6,18 +6,11 @@
 // Screenshots at 360, 412 and 720 px, light and dark, go to target/screenshots.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, pausedPicture, cliRun, screenshot } from './harness.mjs';
+import { serve, launch, openPage, ready, pausedPicture, cliRun, screenshot, cliAt } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
-
-/** The command line's run of the same link, at the same moment. */
-function cliAt(query, atMs) {
-  const params = new URLSearchParams(query);
-  params.delete('embed');
-  return cliRun(['run', '--url', `?${params}`, '--at-ms', String(atMs), '--json']);
-}
 
 /** The labels the picture drew in its latest frame. */
 const labelsOf = async (page) => JSON.parse(await page.getAttribute('[data-picture] canvas', 'data-labels'));

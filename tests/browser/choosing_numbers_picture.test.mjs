@@ -6,7 +6,7 @@
 // Screenshots at 360, 412 and 720 px, light and dark, go to target/screenshots.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, pausedPicture, pictureLabels, timelineProblems, cliRun, screenshot, setSlider } from './harness.mjs';
+import { serve, launch, openPage, ready, pausedPicture, pictureLabels, timelineProblems, cliRun, screenshot, setSlider, cliAt } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -14,12 +14,6 @@ after(async () => { await browser?.close(); await server?.close(); });
 
 const FIGURE = 'sim=choosing-numbers&embed=1&controls=timeout_ms,retry_policy,fan_out';
 const BREAK = `${FIGURE}&presets=ch1-break-2,ch1-break-2-fixed`;
-
-function cliAt(query, atMs) {
-  const params = new URLSearchParams(query);
-  for (const key of ['embed', 'presets', 'controls']) params.delete(key);
-  return cliRun(['run', '--url', `?${params}`, '--at-ms', String(atMs), '--json']);
-}
 
 const texts = async (page) => (await pictureLabels(page)).labels.map((l) => l.text);
 

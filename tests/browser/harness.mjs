@@ -173,6 +173,16 @@ export async function timelineMoments(page, url) {
   return moments;
 }
 
+/**
+ * The command line's run of a figure's link at a moment (`run --url … --at-ms T --json`): the
+ * link without what only says how the figure looks (embed, presets, controls).
+ */
+export function cliAt(query, atMs) {
+  const params = new URLSearchParams(query);
+  for (const key of ['embed', 'presets', 'controls']) params.delete(key);
+  return cliRun(['run', '--url', `?${params}`, '--at-ms', String(atMs), '--json']);
+}
+
 /** The label boxes a picture ([data-picture]) drew in its latest frame, and its canvas's size. */
 export async function pictureLabels(page) {
   return page.$eval('[data-picture] canvas', (c) => ({ labels: JSON.parse(c.dataset.labels), w: c.clientWidth, h: c.clientHeight }));

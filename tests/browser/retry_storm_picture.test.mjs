@@ -6,20 +6,13 @@
 // 360, 412 and 720 px, light and dark, go to target/screenshots.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, pausedPicture, pictureLabels, timelineProblems, cliRun, screenshot, setSlider, playFor } from './harness.mjs';
+import { serve, launch, openPage, ready, pausedPicture, pictureLabels, timelineProblems, cliRun, screenshot, setSlider, playFor, cliAt } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
 
 const FIGURE = 'sim=retry-storm&embed=1&presets=fixed,exponential,jitter&controls=clients,budget_pct';
-
-/** The command line's run of the same link, at the same moment. */
-function cliAt(query, atMs) {
-  const params = new URLSearchParams(query);
-  for (const key of ['embed', 'presets', 'controls']) params.delete(key);
-  return cliRun(['run', '--url', `?${params}`, '--at-ms', String(atMs), '--json']);
-}
 
 const cases = [
   ['Fixed 1 s, as the provider comes back', 'preset=fixed', 6050],
