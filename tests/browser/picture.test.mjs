@@ -4,7 +4,7 @@
 // the pictures at 360, 412 and 720 px, light and dark, go to target/screenshots.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, pausedPicture, cliRun, screenshot } from './harness.mjs';
+import { serve, launch, openPage, ready, pausedPicture, cliAt, screenshot } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -24,8 +24,7 @@ for (const [what, query, ms] of cases) {
     const { atMs, drawn } = await pausedPicture(page, server.base, query, ms);
     assert.ok(atMs > 1000, `played past the slowdown: ${atMs} ms`);
     const params = new URLSearchParams(query);
-    params.delete('embed');
-    const run = cliRun(['run', '--url', `?${params}`, '--at-ms', String(atMs), '--json']);
+    const run = cliAt(query, atMs);
     assert.equal(drawn.b_queue, run.b_queue, 'B\'s queue');
     assert.equal(drawn.timed_out, run.timed_out, 'the timeouts so far');
     assert.deepEqual(drawn.servers.map((s) => [s.name, s.final_queue]), run.servers.map((s) => [s.name, s.final_queue]));
