@@ -204,6 +204,11 @@ fn check_others(sim: &WhichTimeout, f: &WhichTimeoutFacts) -> Result<(), TestCas
             NotFirst::Due { at_us } => prop_assert_eq!(timer.and_then(|t| t.fires_at), Some(at_us)),
         }
     }
+    // The timeline's "off" lines: exactly the timers the facts call not set, none ever armed.
+    let off: Vec<TimerKind> = sim.timers_off().collect();
+    let not_set: Vec<TimerKind> = f.others.iter().filter(|o| o.why == NotFirst::NotSet).map(|o| o.kind).collect();
+    prop_assert_eq!(&off, &not_set);
+    prop_assert!(off.iter().all(|&k| sim.timer(k).is_none()), "{:?}", off);
     Ok(())
 }
 

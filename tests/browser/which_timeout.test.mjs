@@ -329,3 +329,25 @@ test('which-timeout: a 300 s run draws its milliseconds and its minutes on a log
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
+
+// Issue 44: a timer set to 0 reads "off" on the timeline, in the Timers lane, with nothing
+// counting in its row; a timer set reads its name alone.
+test('which-timeout: a timer set to 0 reads "off" in the Timers lane', async () => {
+  const page = await openPage(browser, { width: 412, height: 900 });
+  await page.goto(`${server.base}/?sim=which-timeout&embed=1&preset=fetch-silent&body_timeout_ms=0`);
+  await ready(page);
+  await skipToEnd(page);
+  const { labels, w, h } = await timelineLabels(page);
+  const texts = labels.map((l) => l.text);
+  // fetch's AbortSignal total defaults to 0; the body timeout was set to 0 in the link.
+  for (const off of ['total off', 'body off']) assert.ok(texts.includes(off), `${off}: ${texts.join(' | ')}`);
+  for (const on of ['headers', 'connect']) assert.ok(texts.includes(on) && !texts.includes(`${on} off`), `${on}: ${texts.join(' | ')}`);
+  assert.deepEqual(timelineProblems({ labels, w, h }), []);
+  await page.goto(`${server.base}/?sim=which-timeout&embed=1&preset=fetch-silent&total_timeout_ms=2000&body_timeout_ms=2000`);
+  await ready(page);
+  await skipToEnd(page);
+  const armed = (await timelineLabels(page)).labels.map((l) => l.text);
+  assert.ok(!armed.some((t) => t.endsWith(' off')), `every timer set: ${armed.join(' | ')}`);
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});

@@ -216,6 +216,12 @@ impl WhichTimeout {
         }
     }
 
+    /// The timers this client has that are set to 0: off, never armed (undici and node:http
+    /// both read 0 as "no timeout").
+    pub fn timers_off(&self) -> impl Iterator<Item = TimerKind> + '_ {
+        self.possible_timers().iter().copied().filter(|&k| self.timeout_of(k) == 0)
+    }
+
     fn first_fired_fact(&self) -> Option<FirstFired> {
         let (kind, fired) = self.first_fired()?;
         let t = self.timer(kind).expect("a fired timer was armed");

@@ -79,6 +79,9 @@ pub struct Lane {
     pub meters: Vec<Meter>,
     /// Lines for labels under each row's bar (0: labels go beside the bars and above them).
     pub lines_below: usize,
+    /// Names alone, a short line each under the rows, for what has no row because it is not
+    /// there: a timer set to 0 reads "total off".
+    pub notes: Vec<String>,
 }
 
 /// A point on a lane's row at a time.

@@ -153,27 +153,29 @@ impl Plan {
     }
 }
 
-/// The rows' geometry and the canvas height for `lanes`.
+/// The rows' geometry and the canvas height for `lanes`: each lane's rows, then its notes.
 fn rows(lanes: &[Lane]) -> (Vec<Vec<RowBox>>, f64) {
     let mut y = TOP;
-    let rows = lanes
-        .iter()
-        .map(|lane| {
-            let meter = !lane.meters.is_empty();
-            (0..lane.rows.len().max(1))
-                .map(|_| {
-                    let top = y;
-                    let bar = top + LINE;
-                    let meter_top = meter.then_some(bar + BAR + 2.0);
-                    let below = bar + BAR + if meter { METER } else { 0.0 };
-                    let bottom = below + lane.lines_below as f64 * LINE + ROW_PAD;
-                    y = bottom;
-                    RowBox { top, bar, meter: meter_top, below, lines_below: lane.lines_below, bottom }
-                })
-                .collect()
-        })
-        .collect();
-    (rows, y)
+    let mut all = Vec::with_capacity(lanes.len());
+    for lane in lanes {
+        let meter = !lane.meters.is_empty();
+        let mut boxes = Vec::with_capacity(lane.rows.len().max(1) + lane.notes.len());
+        for _ in 0..lane.rows.len().max(1) {
+            let top = y;
+            let bar = top + LINE;
+            let meter_top = meter.then_some(bar + BAR + 2.0);
+            let below = bar + BAR + if meter { METER } else { 0.0 };
+            y = below + lane.lines_below as f64 * LINE + ROW_PAD;
+            boxes.push(RowBox { top, bar, meter: meter_top, below, lines_below: lane.lines_below, bottom: y });
+        }
+        for _ in &lane.notes {
+            let top = y;
+            y += LINE + ROW_PAD;
+            boxes.push(RowBox { top, bar: top, meter: None, below: y, lines_below: 0, bottom: y });
+        }
+        all.push(boxes);
+    }
+    (all, y)
 }
 
 /// The canvas height the data needs.
@@ -230,7 +232,8 @@ pub fn plan(d: &TimelineData, width: f64, measure: &dyn Fn(&str, Font) -> f64) -
         .lanes
         .iter()
         .flat_map(|l| {
-            std::iter::once(measure(&l.label, Font::Bold)).chain(l.rows.iter().map(|r| measure(r, Font::Plain)))
+            let names = l.rows.iter().chain(&l.notes).map(|r| measure(r, Font::Plain));
+            std::iter::once(measure(&l.label, Font::Bold)).chain(names)
         })
         .fold(0.0, f64::max);
     let left = if gutter > 0.0 { (gutter + 10.0).min(width * 0.4).ceil() } else { 6.0 };
@@ -277,7 +280,9 @@ fn names(plan: &Plan, d: &TimelineData, p: &mut Placer) {
         if !lane.label.is_empty() && p.free(&Rect { x: 4.0, y, w, h: LABEL_H }, 0.0) {
             p.put(&lane.label, (4.0, y, w), Font::Bold, Ink::Fg);
         }
-        for (r, name) in lane.rows.iter().enumerate() {
+        // The notes' boxes follow the rows' (at least one row, named or not).
+        let notes = lane.notes.iter().enumerate().map(|(k, n)| (lane.rows.len().max(1) + k, n));
+        for (r, name) in lane.rows.iter().enumerate().chain(notes) {
             let (Some(row), false) = (plan.row(i, r), name.is_empty()) else { continue };
             let w = (p.measure)(name, Font::Plain).ceil();
             if p.free(&Rect { x: 4.0, y: row.bar, w, h: LABEL_H }, 0.0) {

@@ -78,7 +78,7 @@ fn call_lane(s: &WhichTimeout, now: Micros) -> Lane {
     lane
 }
 
-/// One row per armed timer, in the order armed.
+/// One row per armed timer, in the order armed, then a line per timer set to 0 ("off").
 fn timer_lane(s: &WhichTimeout, now: Micros) -> Lane {
     let timers = s.timers();
     let mut lane = Lane {
@@ -90,7 +90,9 @@ fn timer_lane(s: &WhichTimeout, now: Micros) -> Lane {
     for (row, t) in timers.iter().enumerate() {
         timer_row(&mut lane, row, t, now);
     }
-    if timers.is_empty() {
+    // A timer set to 0 is off: named on a short line of its own, with nothing counting.
+    lane.notes = s.timers_off().map(|k| format!("{} off", row_name(k))).collect();
+    if lane.rows.is_empty() && lane.notes.is_empty() {
         lane.rows.push("none".into());
     }
     lane
