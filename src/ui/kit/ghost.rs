@@ -70,12 +70,17 @@ where
     ghost.into()
 }
 
-/// The name of the run on screen: its preset's label while its parameters are the preset's.
+/// The name of the run on screen: its preset's label while its parameters are the preset's,
+/// the pressed one first. A figure whose controls set a preset's parameters (cascade's Fix,
+/// slow-server's policy) names that preset even though no preset button was pressed.
 fn label(state: &SimState) -> String {
-    state
-        .preset
-        .get_untracked()
-        .filter(|id| state.is_preset_untracked(id))
+    let pressed = state.preset.get_untracked().filter(|id| state.is_preset_untracked(id));
+    let matching = || {
+        let params = state.params.get_untracked();
+        state.scenario.presets.iter().map(|p| p.id).find(|&id| state.preset_params(id) == params)
+    };
+    pressed
+        .or_else(matching)
         .and_then(|id| state.scenario.preset(id))
         .map_or_else(|| "before your change".to_string(), |p| p.label.to_string())
 }
