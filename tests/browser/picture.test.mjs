@@ -1,10 +1,11 @@
 // Issue 44: a figure's headline is a picture of the mechanism, drawn from the run's own state.
 // What the picture says it draws (`data-drawn`) at a paused moment is what `run --at-ms` says
-// the model held then: each server's requests, B's queue, the timeouts so far. Screenshots of
-// the pictures at 360, 412 and 720 px, light and dark, go to target/screenshots.
+// the model held then: each server's requests, B's queue, the timeouts so far. Switching policy
+// keeps the earlier run as a ghost (`data-ghost`): each server's longest line, dashed. Screenshots
+// of the pictures at 360, 412 and 720 px, light and dark, go to target/screenshots.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, pausedPicture, cliAt, screenshot } from './harness.mjs';
+import { serve, launch, openPage, ready, pausedPicture, pictureLabels, timelineProblems, cliAt, cliRun, screenshot } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -62,6 +63,63 @@ test('slow-server: the picture is the figure\'s headline, and chart= still picks
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
+
+const FIGURE = 'sim=slow-server&embed=1&speed=4&presets=chapter,least-outstanding,timeout,timeout-cancel';
+const clockMs = async (page) => Math.round(Number(await page.getAttribute('.play-controls .clock', 'data-value')) * 1e6) / 1000;
+const maxQueues = (servers) => servers.map((s) => [s.name, s.max_queue]);
+
+/** Presses preset `id` and returns the ghost the picture then carries (null: none). */
+async function press(page, id) {
+  await page.click(`[data-preset="${id}"]`);
+  await page.clock.runFor(300);
+  return JSON.parse(await page.getAttribute('[data-picture] canvas', 'data-ghost'));
+}
+
+test('slow-server: switching round robin to least outstanding keeps round robin\'s lines as a ghost, and the clock', async () => {
+  const page = await openPage(browser, { width: 412, height: 900 });
+  await pausedPicture(page, server.base, FIGURE, 2000);
+  const atMs = await clockMs(page);
+  assert.equal(await page.getAttribute('[data-picture] canvas', 'data-ghost'), null, 'no ghost before a change');
+  // The figure opens on the chapter's settings without naming a preset: the ghost names it.
+  const ghost = await press(page, 'least-outstanding');
+  assert.equal(ghost.label, 'Round robin (the chapter)');
+  const chapter = cliRun(['run', 'slow-server', '--preset', 'chapter', '--json']);
+  assert.deepEqual(maxQueues(ghost.servers), maxQueues(chapter.servers), 'the ghost is the chapter\'s whole run');
+  assert.equal(await clockMs(page), atMs, 'the clock stayed');
+  const b = ghost.servers[1].max_queue;
+  // The ghost's two labels come last, each in as many rows as it needs beside the balancer.
+  const said = (await pictureLabels(page)).labels.map((l) => l.text).join(' ');
+  assert.ok(said.endsWith(`dashed: Round robin (the chapter) B's queue peaked at ${b}`), said);
+  await screenshot(page, 'slow-server-picture-ghost-412');
+  // A timeout, then the same timeout with cancellation: B's line of work nobody waits for.
+  await press(page, 'timeout');
+  // Presses less than a second apart are one change (a drag): let one pass.
+  await page.clock.runFor(1500);
+  const timeout = await press(page, 'timeout-cancel');
+  assert.equal(timeout.label, 'Timeout, no cancellation');
+  assert.deepEqual(maxQueues(timeout.servers), maxQueues(cliRun(['run', 'slow-server', '--preset', 'timeout', '--json']).servers));
+  await screenshot(page, 'slow-server-picture-ghost-timeout-412');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+for (const width of [360, 412, 720]) for (const scheme of ['light', 'dark']) {
+  test(`slow-server's ghost at ${width} px, ${scheme}: its labels inside the canvas, none overlapping`, async () => {
+    const page = await openPage(browser, { width, height: 900, colorScheme: scheme });
+    await pausedPicture(page, server.base, `${FIGURE}&preset=least-outstanding`, 2000);
+    for (const id of ['chapter', 'timeout']) {
+      await page.clock.runFor(1500);
+      const ghost = await press(page, id);
+      const drawn = await pictureLabels(page);
+      const said = drawn.labels.map((l) => l.text).join(' ');
+      assert.match(said, new RegExp(`dashed: ${ghost.label.replace(/[()]/g, '.')} B's queue peaked at ${ghost.servers[1].max_queue}$`));
+      assert.deepEqual(timelineProblems(drawn), [], id);
+      await screenshot(page, `slow-server-picture-ghost-${id}-${width}-${scheme}`);
+    }
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  });
+}
 
 for (const width of [360, 412, 720]) for (const scheme of ['light', 'dark']) {
   test(`slow-server's picture at ${width} px, ${scheme}: every label inside the canvas, none overlapping`, async () => {

@@ -84,7 +84,7 @@ fn SlowServerPage(state: SimState) -> impl IntoView {
         if ratio.is_empty() { metrics.said(|w| &w.answer) } else { ratio }
     });
     let parts = vec![
-        Part::new("picture", Role::Chart, move || view! { <picture::QueuePicture runner/> }),
+        Part::new("picture", Role::Chart, move || view! { <picture::QueuePicture state runner/> }),
         Part::new("cards", Role::Cards, move || view! { <Stats metrics/> }),
         Part::new("queues", Role::Chart, move || view! { <QueueChart runner/> }).in_group("charts-grid"),
         Part::new("latency", Role::Chart, move || view! { <LatencyChart runner metrics config/> }).in_group("charts-grid"),

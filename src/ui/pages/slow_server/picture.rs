@@ -3,7 +3,9 @@
 //! the line at the bottom, next to the workers), in service in a worker's slot. A dot whose client
 //! gave up is a ring (the server still has the work), and the give-up itself goes back up the lane
 //! in red. The count of each line is written over it. Everything is the model's state now
-//! (`SlowServer::picture`).
+//! (`SlowServer::picture`). After the reader switches policy (or any setting), the run before
+//! stays as a ghost: each server's longest line in that run as a dashed outline on its column,
+//! on the same dots, its name at the top left and B's peak at the top right.
 
 use leptos::prelude::*;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
@@ -13,19 +15,42 @@ use crate::scenarios::slow_server::{Picture as Moment, ServerPicture, SlowServer
 use crate::ui::kit::chart::labels::{Labels, Spot};
 use crate::ui::kit::chart::{Theme, color, slot};
 use crate::ui::kit::canvas::context;
+use crate::ui::kit::ghost::{Ghost, previous_run};
 use crate::ui::kit::picture::dots;
-use crate::ui::kit::{Mark, Picture};
+use crate::ui::kit::{Mark, Picture, SimState};
 use crate::sim::{Host, Model, Simulation};
 use crate::ui::runner::Runner;
 
-/// The moment drawn, and the balancer's policy it is drawn with.
+/// The moment drawn, the balancer's policy it is drawn with, and the run before the reader's
+/// last change.
 #[derive(Clone, PartialEq)]
 pub struct Scene {
     moment: Moment,
     policy: &'static str,
+    ghost: Option<Ghost<Trace>>,
+}
+
+/// What a ghost keeps of its run: each server's most requests at once (the `servers` metric's
+/// `max_queue`: waiting and in service), and the workers, to draw its longest line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trace {
+    max_queue: Vec<u32>,
+    workers: u32,
+}
+
+fn trace(run: &Host<SlowServer>) -> Trace {
+    Trace { max_queue: run.servers().iter().map(|s| s.max_outstanding()).collect(), workers: run.config().workers }
+}
+
+impl Trace {
+    /// The longest line server `i` had: with more requests than workers, every worker was busy.
+    fn most_waiting(&self, i: usize) -> Option<u32> {
+        self.max_queue.get(i).map(|&q| q.saturating_sub(self.workers))
+    }
 }
 
 const FONT: &str = "11px system-ui, sans-serif";
+const PAD: f64 = 6.0;
 /// A dot's pitch in a line, and its radius.
 const PITCH: f64 = 6.0;
 const RADIUS: f64 = 2.3;
@@ -46,9 +71,11 @@ const LEGEND: &[(&str, Mark)] = &[
 ];
 
 #[component]
-pub fn QueuePicture(runner: Runner<SlowServer>) -> impl IntoView {
+pub fn QueuePicture(state: SimState, runner: Runner<SlowServer>) -> impl IntoView {
+    let ghost = previous_run::<SlowServer, Trace>(state, trace);
     let data = Signal::derive(move || {
-        runner.track(|s| Scene { moment: s.picture(s.now()), policy: s.config().policy.label() })
+        let ghost = ghost.get();
+        runner.track(|s| Scene { moment: s.picture(s.now()), policy: s.config().policy.label(), ghost })
     });
     let summary = Signal::derive(move || runner.track(at_each_server));
     view! {
@@ -60,8 +87,22 @@ pub fn QueuePicture(runner: Runner<SlowServer>) -> impl IntoView {
             drawn=|scene: &Scene| scene.moment.drawn_json()
             summary
             legend=LEGEND
+            ghost=ghost_json
         />
     }
+}
+
+/// The ghost as `run --json` names it: each server's `max_queue`, as in the `servers` metric.
+fn ghost_json(scene: &Scene) -> Option<String> {
+    let g = scene.ghost.as_ref()?;
+    let servers: Vec<String> = g
+        .trace
+        .max_queue
+        .iter()
+        .enumerate()
+        .map(|(i, q)| format!("{{\"name\":\"{}\",\"max_queue\":{q}}}", server_name(i)))
+        .collect();
+    Some(format!("{{\"label\":\"{}\",\"servers\":[{}]}}", g.label.replace('"', "'"), servers.join(",")))
 }
 
 /// The requests at each server now, for screen readers: "Requests at each server at 4.2 s: A 0,
@@ -82,26 +123,32 @@ fn draw(el: &HtmlCanvasElement, w: f64, h: f64, scene: &Scene) {
     let Some(ctx) = context(el, w, h) else { return };
     let theme = Theme::now();
     let n = scene.moment.servers.len().max(1);
-    let pad = 6.0;
-    let column_w = (w - 2.0 * pad) / n as f64;
+    let column_w = (w - 2.0 * PAD) / n as f64;
     let columns: Vec<Column> = (0..n)
-        .map(|i| Column { centre: pad + column_w * (i as f64 + 0.5), width: (column_w - 8.0).min(132.0) })
+        .map(|i| Column { centre: PAD + column_w * (i as f64 + 0.5), width: (column_w - 8.0).min(132.0) })
         .collect();
     let mut labels = Labels::new(&ctx, FONT, w, h, theme.bg);
-    let balancer = balancer(&ctx, &mut labels, &theme, w, scene.policy);
+    let (balancer, balancer_left) = balancer(&ctx, &mut labels, &theme, w, scene.policy);
     let server_top = h - SERVER_H - 4.0;
-    for (server, column) in scene.moment.servers.iter().zip(&columns) {
+    for (i, (server, column)) in scene.moment.servers.iter().zip(&columns).enumerate() {
         lane(&ctx, &theme, balancer, column);
         let line_bottom = slots(&ctx, &theme, server, column, server_top);
         line(&ctx, &theme, &mut labels, server, column, line_bottom);
+        if let Some(n) = scene.ghost.as_ref().and_then(|g| g.trace.most_waiting(i)) {
+            ghost_line(&ctx, &theme, n, column, line_bottom);
+        }
         server_box(&ctx, &theme, &mut labels, server, column, server_top);
     }
     on_their_way(&ctx, &theme, balancer, &columns, &scene.moment);
+    if let Some(g) = &scene.ghost {
+        ghost_label(&mut labels, &theme, g, (balancer_left - 2.0 * PAD, w));
+    }
     labels.publish(el);
 }
 
-/// The balancer's box at the top, centred; returns the point its lanes leave from.
-fn balancer(ctx: &CanvasRenderingContext2d, labels: &mut Labels, theme: &Theme, w: f64, policy: &str) -> (f64, f64) {
+/// The balancer's box at the top, centred; returns the point its lanes leave from, and the
+/// box's left edge.
+fn balancer(ctx: &CanvasRenderingContext2d, labels: &mut Labels, theme: &Theme, w: f64, policy: &str) -> ((f64, f64), f64) {
     let text = format!("Balancer: {}", policy.to_ascii_lowercase());
     let box_w = (labels.width_of(&text) + 16.0).min(w - 8.0);
     let left = (w - box_w) / 2.0;
@@ -109,7 +156,7 @@ fn balancer(ctx: &CanvasRenderingContext2d, labels: &mut Labels, theme: &Theme, 
     ctx.set_line_width(1.0);
     ctx.stroke_rect(left + 0.5, 2.5, box_w - 1.0, BALANCER_H);
     labels.place(&text, theme.fg, [Spot { x: left + 8.0, y: 2.0 + BALANCER_H / 2.0 + 4.0 }]);
-    (w / 2.0, 2.0 + BALANCER_H)
+    ((w / 2.0, 2.0 + BALANCER_H), left)
 }
 
 /// A faint lane from the balancer to a server's column.
@@ -218,4 +265,84 @@ fn on_their_way(ctx: &CanvasRenderingContext2d, theme: &Theme, from: (f64, f64),
     };
     dots(ctx, color(slot::BLUE, theme.dark), moment.sent.iter().map(|&(s, p)| along(s, p, 0.0)), RADIUS, true);
     dots(ctx, color(slot::RED, theme.dark), moment.timed_out.iter().map(|&(s, p)| along(s, 1.0 - p, 5.0)), RADIUS, true);
+}
+
+/// The ghost's longest line at a server, `waiting` requests, as a dashed outline of the pile
+/// they would make on its column (open at the top when it would not fit, as the line's count
+/// says "over the top").
+fn ghost_line(ctx: &CanvasRenderingContext2d, theme: &Theme, waiting: u32, column: &Column, bottom: f64) {
+    if waiting == 0 {
+        return;
+    }
+    let across = across(column);
+    let (n, rows) = (waiting as usize, (((bottom - LINE_TOP) / PITCH) as usize).max(1));
+    let left = column.centre - (across as f64 * PITCH) / 2.0;
+    let right = left + across as f64 * PITCH;
+    let (full, rest) = (n / across, n % across);
+    let row_y = |r: usize| bottom - r as f64 * PITCH;
+    ctx.set_stroke_style_str(theme.fg);
+    ctx.set_global_alpha(0.7);
+    ctx.set_line_dash(&js_sys::Array::of2(&3.0.into(), &2.0.into())).ok();
+    ctx.begin_path();
+    ctx.move_to(left, bottom);
+    if n.div_ceil(across) > rows {
+        ctx.line_to(left, LINE_TOP);
+        ctx.move_to(right, LINE_TOP);
+    } else if rest == 0 {
+        ctx.line_to(left, row_y(full));
+        ctx.line_to(right, row_y(full));
+    } else {
+        // The top row is partly filled from the left, as the line's dots are.
+        let step_x = left + rest as f64 * PITCH;
+        ctx.line_to(left, row_y(full + 1));
+        ctx.line_to(step_x, row_y(full + 1));
+        ctx.line_to(step_x, row_y(full));
+        if full > 0 {
+            ctx.line_to(right, row_y(full));
+        }
+    }
+    if full > 0 || n.div_ceil(across) > rows {
+        ctx.line_to(right, bottom);
+    } else {
+        ctx.line_to(left + rest as f64 * PITCH, bottom);
+    }
+    ctx.stroke();
+    ctx.set_line_dash(&js_sys::Array::new()).ok();
+    ctx.set_global_alpha(1.0);
+}
+
+/// What the dashed outlines are, beside the balancer (`room` wide each side): at the left the
+/// run's name, at the right B's longest queue in it (A's when there is no B), each in at most
+/// three rows, shorter when even those are too narrow.
+fn ghost_label(labels: &mut Labels, theme: &Theme, g: &Ghost<Trace>, (room, w): (f64, f64)) {
+    const ROWS: [f64; 3] = [12.0, 26.0, 40.0];
+    let short = g.label.split(" (").next().unwrap_or(&g.label);
+    let names = [format!("dashed: {}", g.label), format!("dashed: {short}"), "dashed: before".to_string()];
+    if let Some(rows) = names.iter().find_map(|t| wrap(labels, t, room, ROWS.len())) {
+        for (text, y) in rows.iter().zip(ROWS) {
+            labels.place(text, theme.fg, [Spot { x: PAD, y }]);
+        }
+    }
+    let i = usize::from(g.trace.max_queue.len() > 1);
+    let Some(&most) = g.trace.max_queue.get(i) else { return };
+    let (server, n) = (server_name(i), format::count(u64::from(most)));
+    let peaks = [format!("{server}'s queue peaked at {n}"), format!("{server}'s peak: {n}")];
+    if let Some(rows) = peaks.iter().find_map(|t| wrap(labels, t, room, ROWS.len())) {
+        for (text, y) in rows.iter().zip(ROWS) {
+            labels.place(text, theme.fg, [Spot { x: w - PAD - labels.width_of(text), y }]);
+        }
+    }
+}
+
+/// `text` in rows no wider than `room`, broken at spaces; None when it takes more than `most`.
+fn wrap(labels: &Labels, text: &str, room: f64, most: usize) -> Option<Vec<String>> {
+    let mut rows: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match rows.last_mut() {
+            Some(row) if labels.width_of(&format!("{row} {word}")) <= room => *row = format!("{row} {word}"),
+            _ if labels.width_of(word) <= room => rows.push(word.to_string()),
+            _ => return None,
+        }
+    }
+    (rows.len() <= most).then_some(rows)
 }
