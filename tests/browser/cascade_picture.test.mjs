@@ -1,11 +1,12 @@
 // Issue 44: cascade's figure is headed by a picture of the pool, drawn from the run's own state.
 // What the picture says it draws (`data-drawn`) at a paused moment is what `run --at-ms` says the
 // model held then: each pool's counts (the facts' shared_now, recs_pool_now), when the shared
-// pool filled, the requests in flight. Screenshots at 360, 412 and 720 px, light and dark, go to
+// pool filled, the requests in flight. Switching fix keeps the earlier run as a ghost
+// (`data-ghost`) on the shared pool. Screenshots at 360, 412 and 720 px, light and dark, go to
 // target/screenshots.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, pausedPicture, cliRun, screenshot, cliAt } from './harness.mjs';
+import { serve, launch, openPage, ready, pausedPicture, pictureLabels, timelineProblems, cliRun, screenshot, cliAt } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -90,6 +91,73 @@ test('cascade: the picture is the figure\'s headline, and chart=home still picks
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
+
+const clockMs = async (page) => Math.round(Number(await page.getAttribute('.play-controls .clock', 'data-value')) * 1e6) / 1000;
+const GHOST_KEYS = ['pool_full_at_ms', 'pool_in_use_max', 'pool_waiting_max', 'checkout_ok', 'checkout_arrived'];
+
+/** Picks fix `id` in the figure's Fix control and returns the ghost the picture then carries. */
+async function pickFix(page, id) {
+  await page.click(`label:has(> input[name="variant"][value="${id}"])`);
+  await page.clock.runFor(300);
+  return JSON.parse(await page.getAttribute('[data-picture] canvas', 'data-ghost'));
+}
+
+/** The ghost's numbers, as `run cascade --preset <id> --json` gives them. */
+const cliGhost = (id) => {
+  const run = cliRun(['run', 'cascade', '--preset', id, '--json']);
+  return Object.fromEntries(GHOST_KEYS.map((k) => [k, run[k]]));
+};
+const ghostNumbers = (ghost) => Object.fromEntries(GHOST_KEYS.map((k) => [k, ghost[k]]));
+
+test('cascade: picking Timeout after No timeout keeps No timeout\'s pool and line as a ghost, and the clock', async () => {
+  const page = await openPage(browser, { width: 412, height: 900 });
+  const { atMs } = await pausedPicture(page, server.base, 'sim=cascade&embed=1', 1500);
+  const canvas = page.locator('[data-picture] canvas');
+  assert.equal(await canvas.getAttribute('data-ghost'), null, 'no ghost before a change');
+  // The figure opens on the chapter's run without naming a preset; the Fix control's setting
+  // is the No timeout preset's, so the ghost takes its name.
+  const ghost = await pickFix(page, 'timeout');
+  assert.equal(ghost.label, 'No timeout');
+  assert.deepEqual(ghostNumbers(ghost), cliGhost('no-timeout'), 'the ghost is No timeout\'s whole run');
+  const drawn = JSON.parse(await canvas.getAttribute('data-drawn'));
+  assert.equal(drawn.at_ms, atMs, 'the clock stayed');
+  assert.equal(await clockMs(page), atMs);
+  const texts = (await pictureLabels(page)).labels.map((l) => l.text);
+  const full = `full at ${(ghost.pool_full_at_ms / 1000).toFixed(2).replace(/0+$/, '').replace(/\.$/, '')} s`;
+  const said = `dashed: No timeout: ${full}, ${ghost.checkout_ok} of ${ghost.checkout_arrived} checkouts succeeded`;
+  assert.ok(texts.includes(said), `${said} in ${texts.join(' | ')}`);
+  assert.ok(texts.includes(`dashed: up to ${ghost.pool_waiting_max.toLocaleString('en-US')} waiting`), texts.join(' | '));
+  await screenshot(page, 'cascade-picture-ghost-412');
+  // Separate pool after Timeout: a ghost whose pool never filled.
+  await page.clock.runFor(1500);
+  const timeout = await pickFix(page, 'bulkhead');
+  assert.equal(timeout.label, '300 ms timeout');
+  assert.deepEqual(ghostNumbers(timeout), cliGhost('timeout'));
+  const then = (await pictureLabels(page)).labels.map((l) => l.text);
+  assert.ok(then.some((t) => t.startsWith('dashed: 300 ms timeout: never full, 99 of 99 checkouts')), then.join(' | '));
+  await screenshot(page, 'cascade-picture-ghost-bulkhead-412');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});
+
+for (const width of [360, 412, 720]) for (const scheme of ['light', 'dark']) {
+  test(`cascade's ghost at ${width} px, ${scheme}: its label inside the canvas, none overlapping`, async () => {
+    const page = await openPage(browser, { width, height: 900, colorScheme: scheme });
+    await pausedPicture(page, server.base, 'sim=cascade&embed=1&preset=timeout&presets=no-timeout,timeout,bulkhead', 1500);
+    for (const id of ['no-timeout', 'bulkhead', 'timeout']) {
+      await page.clock.runFor(1500);
+      await page.click(`[data-preset="${id}"]`);
+      await page.clock.runFor(300);
+      const drawn = await pictureLabels(page);
+      const texts = drawn.labels.map((l) => l.text);
+      assert.ok(texts.some((t) => /^dashed: .*checkouts (succeeded|ok)$/.test(t)), `${id}: ${texts.join(' | ')}`);
+      assert.deepEqual(timelineProblems(drawn), [], id);
+      await screenshot(page, `cascade-picture-ghost-${id}-${width}-${scheme}`);
+    }
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  });
+}
 
 const shown = [
   ['no-timeout', 1500],

@@ -121,7 +121,7 @@ fn CascadePage(state: SimState) -> impl IntoView {
     let verdict = metrics.said_signal(|w| &w.verdict);
     let parts = vec![
         // The figure's headline: the pool itself, slot by slot (`chart=home` picks the chart).
-        Part::new("picture", Role::Chart, move || view! { <picture::PoolPicture runner/> }),
+        Part::new("picture", Role::Chart, move || view! { <picture::PoolPicture state runner/> }),
         Part::new("cards", Role::Cards, move || view! { <Cards metrics cards=HEADLINE/> }),
         Part::new("home", Role::Chart, move || view! { <charts::HomeChart runner/> }),
         Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} figure=state.embed {..} data-reading="verdict"/> }),
