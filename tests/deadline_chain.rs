@@ -454,6 +454,22 @@ proptest! {
     }
 }
 
+/// The timeline's whole-run axis is the run length, a function of the settings: every preset,
+/// in either mode, settles within it, and at the defaults they share one (4 s), so switching
+/// presets does not rescale the timeline.
+#[test]
+fn every_preset_in_either_mode_settles_within_one_shared_run_length() {
+    for preset in SPEC.presets {
+        for mode in ["fixed", "propagated"] {
+            let p = params(preset.id, &[("mode", mode)]);
+            assert_eq!(SPEC.duration_for(&p), 4000, "{} {mode}", preset.id);
+            let sim = run(&p, 1, 4000);
+            assert!(sim.lanes().iter().all(|l| matches!(l.phase, Phase::Idle | Phase::Done)), "{} {mode}", preset.id);
+            assert!(sim.user().done().is_some() && sim.messages().iter().all(|m| m.delivered <= sim.end()));
+        }
+    }
+}
+
 // ---- Chapter 1, Break 3: the browser gave up after 2 s ----
 
 fn finished(preset: &str, sets: &[(&str, &str)]) -> DeadlineChain {

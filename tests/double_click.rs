@@ -13,6 +13,10 @@ use resilience_lab::sim::{Config, Host, MS, Params, Simulation, Value};
 #[path = "double_click/breaks.rs"]
 mod breaks;
 
+/// The timeline's axis: the latest moment a run can reach, from its settings.
+#[path = "double_click/axis.rs"]
+mod axis;
+
 type DoubleClick = Host<double_click::DoubleClick>;
 
 const SEEDS: [u64; 8] = [1, 2, 3, 7, 42, 99, 1234, 987_654_321];

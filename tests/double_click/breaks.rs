@@ -226,7 +226,7 @@ fn the_provider_charges_once_per_derived_key_within_its_window() {
 }
 
 /// The new settings drawn over their ranges, with the timings of the other property tests.
-fn provider_settings() -> impl Strategy<Value = Vec<(&'static str, String)>> {
+pub(super) fn provider_settings() -> impl Strategy<Value = Vec<(&'static str, String)>> {
     (
         prop_oneof![Just(0u32), 1u32..=300],
         prop::sample::select(vec!["derived", "per-attempt"]),
@@ -255,7 +255,7 @@ fn provider_settings() -> impl Strategy<Value = Vec<(&'static str, String)>> {
         })
 }
 
-fn joined(a: &[(&'static str, String)], b: &[(&'static str, String)], fix: &str) -> Params {
+pub(super) fn joined(a: &[(&'static str, String)], b: &[(&'static str, String)], fix: &str) -> Params {
     let mut p = with(a, &[("fix", fix)]);
     for (k, v) in b {
         p.set_text(k, v).unwrap();

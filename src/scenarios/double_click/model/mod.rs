@@ -12,7 +12,7 @@ pub use records::{
     ProviderCallKey, RecoveryRecord, ServerRecord, ServerResult, Timeline,
 };
 
-use super::spec::{DEFAULT_DURATION_MS, DoubleClickConfig, FirstTxn, MAX_BACKOFF_DOUBLINGS};
+use super::spec::{DEFAULT_DURATION_MS, DoubleClickConfig, FirstTxn, Fix, KeyClaim, KeyStore, MAX_BACKOFF_DOUBLINGS};
 use crate::sim::rng::{SimRng, ms_to_us};
 use crate::sim::{EventQueue, Micros, Model};
 
@@ -281,29 +281,54 @@ impl Model for DoubleClick {
         &self.config
     }
 
-    /// Long enough for the last attempt to be answered: the last click, every retry's wait for
-    /// its attempt and its backoff (at least the 409's Retry-After), then the longer of the last
-    /// attempt's timeout and a held claim and a handler run with its answer; with a recovery
-    /// job, also its call on the last claim; in whole seconds, and never shorter than the
-    /// default 8 s.
+    /// Long enough for the last attempt to be answered (see [`settled_ms`]), in whole seconds,
+    /// and never shorter than the default 8 s.
     fn run_length_ms(c: &DoubleClickConfig) -> Option<u64> {
-        let last_click = if c.second_click { c.second_click_ms } else { 0.0 };
-        let retries: f64 = (1..=c.retries)
-            .map(|n| {
-                let backoff = c.backoff_ms * (1u64 << (n - 1).min(MAX_BACKOFF_DOUBLINGS)) as f64;
-                c.attempt_timeout_ms + backoff.max(c.retry_after_ms)
-            })
-            .sum();
-        // A claim's wait ends by the holder's commit, which is inside the holder's own answer.
-        let answered = 2.0 * c.network_ms + c.claim_gap_ms + c.claim_hold_ms + c.handler_ms + c.handler_spread_ms;
-        let mut last = last_click + retries + c.attempt_timeout_ms.max(answered);
-        if c.recovery_after_ms > 0.0 {
-            let claimed = last_click + retries + c.network_ms + c.claim_gap_ms + c.claim_hold_ms;
-            last = last.max(claimed + c.recovery_after_ms + c.handler_ms);
-        }
-        let seconds = libm::ceil((last + 500.0) / 1000.0) as u64;
+        let seconds = libm::ceil((settled_ms(c, c.retry_after_ms) + 500.0) / 1000.0) as u64;
         Some((seconds * 1000).max(DEFAULT_DURATION_MS))
     }
+}
+
+impl DoubleClick {
+    /// The latest moment anything happens in a run at these settings, for any seed (ms): a
+    /// retry waits at least the 409's Retry-After only where a 409 can come (a key whose claim
+    /// is visible before the charge commits, or a lock timeout).
+    pub fn last_moment_bound_ms(c: &DoubleClickConfig) -> f64 {
+        let keyed = !matches!(c.fix, Fix::None | Fix::Disable);
+        let conflicts = keyed && (c.key_claim == KeyClaim::CommittedFirst || c.key_store == KeyStore::Separate || c.lock_timeout_ms > 0.0);
+        settled_ms(c, if conflicts { c.retry_after_ms } else { 0.0 })
+    }
+
+    /// The latest moment a run at these settings can reach under any fix: the axis a figure
+    /// that compares the fixes keeps while the reader switches between them.
+    pub fn last_moment_any_fix_ms(c: &DoubleClickConfig) -> f64 {
+        Fix::ALL.iter().map(|&fix| Self::last_moment_bound_ms(&DoubleClickConfig { fix, ..c.clone() })).fold(0.0, f64::max)
+    }
+}
+
+/// When the last attempt has been answered, at the latest (ms): the last click, every retry's
+/// wait for its attempt and its backoff (at least `min_wait`), then the longer of the last
+/// attempt's timeout and a held claim and a handler run with its answer (two runs when the
+/// first rolls back and a waiting request takes the key over); with a recovery job, also its
+/// call on the last claim.
+fn settled_ms(c: &DoubleClickConfig, min_wait: f64) -> f64 {
+    let last_click = if c.second_click { c.second_click_ms } else { 0.0 };
+    let retries: f64 = (1..=c.retries)
+        .map(|n| {
+            let backoff = c.backoff_ms * (1u64 << (n - 1).min(MAX_BACKOFF_DOUBLINGS)) as f64;
+            c.attempt_timeout_ms + backoff.max(min_wait)
+        })
+        .sum();
+    // A claim's wait ends by the holder's commit, which is inside the holder's own answer.
+    let run = c.handler_ms + c.handler_spread_ms;
+    let runs = if c.first_txn == FirstTxn::RollsBack { 2.0 * run } else { run };
+    let answered = 2.0 * c.network_ms + c.claim_gap_ms + c.claim_hold_ms + runs;
+    let mut last = last_click + retries + c.attempt_timeout_ms.max(answered);
+    if c.recovery_after_ms > 0.0 {
+        let claimed = last_click + retries + c.network_ms + c.claim_gap_ms + c.claim_hold_ms;
+        last = last.max(claimed + c.recovery_after_ms + c.handler_ms);
+    }
+    last
 }
 
 /// What the buyer saw against what the card shows, from the buyer's outcome, the receipt, the
