@@ -190,9 +190,10 @@ export async function pictureLabels(page) {
 
 /**
  * What is wrong with a canvas's labels (a timeline's, a picture's): a name of `names` not
- * drawn, a box cut by the canvas, two boxes overlapping.
+ * drawn, a box cut by the canvas, two boxes overlapping or, on one line, closer than `apart` px
+ * (the kit's timeline keeps 8: closer, "caller left, ignored" and "gives up" read as one phrase).
  */
-export function timelineProblems({ labels, w, h }, names = []) {
+export function timelineProblems({ labels, w, h }, names = [], apart = 0) {
   const problems = [];
   const texts = labels.map((l) => l.text);
   for (const name of names) if (!texts.includes(name)) problems.push(`the lane name ${name} is not drawn (${texts.join(' | ')})`);
@@ -204,8 +205,8 @@ export function timelineProblems({ labels, w, h }, names = []) {
   for (let i = 0; i < labels.length; i++) {
     for (let j = i + 1; j < labels.length; j++) {
       const [a, b] = [labels[i], labels[j]];
-      if (a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h) {
-        problems.push(`"${a.text}" (${a.x},${a.y} ${a.w}) overlaps "${b.text}" (${b.x},${b.y} ${b.w})`);
+      if (a.x < b.x + b.w + apart && b.x < a.x + a.w + apart && a.y < b.y + b.h && b.y < a.y + a.h) {
+        problems.push(`"${a.text}" (${a.x},${a.y} ${a.w}) overlaps or is within ${apart} px of "${b.text}" (${b.x},${b.y} ${b.w})`);
       }
     }
   }

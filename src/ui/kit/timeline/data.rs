@@ -82,6 +82,18 @@ pub struct Lane {
     /// Names alone, a short line each under the rows, for what has no row because it is not
     /// there: a timer set to 0 reads "total off".
     pub notes: Vec<String>,
+    /// The run before the reader's last change, to compare with.
+    pub ghost: Option<Ghost>,
+}
+
+/// An earlier run kept on a lane to compare with (issue 44's ghost): its moments drawn faded
+/// behind this run's, and one line naming it.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Ghost {
+    /// Unlabelled; their shapes and colours as this run's would be.
+    pub marks: Vec<Mark>,
+    /// On the line above its first mark's row, at the right end.
+    pub label: String,
 }
 
 /// A point on a lane's row at a time.

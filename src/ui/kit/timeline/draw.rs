@@ -56,6 +56,7 @@ pub fn draw(el: &HtmlCanvasElement, css_w: f64, _measured_h: f64, d: &TimelineDa
 
     shading(&pen, &plan, d);
     grid_and_lanes(&pen, &plan);
+    ghosts(&pen, &plan, d);
     bars(&pen, &plan, d);
     meters(&pen, &plan, d);
     marks(&pen, &plan, d);
@@ -193,6 +194,19 @@ fn marks(pen: &Pen, plan: &Plan, d: &TimelineData) {
             shape(pen, m.shape, plan.px(m.at), row.bar, pen.slot(m.color));
         }
     }
+}
+
+/// The earlier runs' marks, faded, behind this run's.
+fn ghosts(pen: &Pen, plan: &Plan, d: &TimelineData) {
+    pen.ctx.set_global_alpha(0.6);
+    for (i, lane) in d.lanes.iter().enumerate() {
+        for m in lane.ghost.iter().flat_map(|g| &g.marks) {
+            if let Some(row) = plan.row(i, m.row).filter(|_| m.at >= plan.x0 && m.at <= plan.x1) {
+                shape(pen, m.shape, plan.px(m.at), row.bar, pen.slot(m.color));
+            }
+        }
+    }
+    pen.ctx.set_global_alpha(1.0);
 }
 
 /// A mark's shape at `x` on the bar line whose top is `y`.

@@ -21,8 +21,9 @@ pub const METER: f64 = 7.0;
 const ROW_PAD: f64 = 1.0;
 /// The time axis under the lanes.
 pub const AXIS: f64 = 20.0;
-/// Room kept between two labels on one line.
-const GAP: f64 = 4.0;
+/// Room kept between two labels on one line: at 4 px, "caller left, ignored" and "gives up
+/// 2,512 ms" beside it read as one phrase.
+const GAP: f64 = 10.0;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Font {
@@ -259,6 +260,7 @@ pub fn plan(d: &TimelineData, width: f64, measure: &dyn Fn(&str, Font) -> f64) -
     names(&plan, d, &mut p);
     axis(&mut plan, &mut p);
     playhead(&plan, d, &mut p);
+    ghosts(&plan, d, &mut p);
     inside_bars(&plan, d, &mut p);
     block_bodies(&plan, d, &mut p);
     outcomes_and_marks(&plan, d, &mut p);
@@ -361,6 +363,18 @@ fn playhead(plan: &Plan, d: &TimelineData, p: &mut Placer) {
     }
 }
 
+/// An earlier run's name, on the line above its row, as far right as it fits: placed before
+/// this run's labels so it stays put while the run plays.
+fn ghosts(plan: &Plan, d: &TimelineData, p: &mut Placer) {
+    for (i, lane) in d.lanes.iter().enumerate() {
+        let Some(g) = &lane.ghost else { continue };
+        let Some(row) = plan.row(i, g.marks.first().map_or(0, |m| m.row)) else { continue };
+        let w = (p.measure)(&g.label, Font::Italic).ceil();
+        let xs = (0..).map(|k| plan.right - w - 6.0 * k as f64).take_while(|x| *x >= plan.left);
+        p.place(&g.label, Font::Italic, Ink::Muted, xs.map(|x| (x, row.top)).collect::<Vec<_>>());
+    }
+}
+
 fn bar_span(plan: &Plan, from: f64, to: f64) -> (f64, f64) {
     let a = plan.px(from);
     (a, plan.px(to).max(a + 2.0))
@@ -396,7 +410,7 @@ fn block_bodies(plan: &Plan, d: &TimelineData, p: &mut Placer) {
                 p.blocked.push(Rect { x: a, y: row.bar + 1.0, w: z - a, h: BAR - 2.0 });
             }
         }
-        for m in &lane.marks {
+        for m in lane.marks.iter().chain(lane.ghost.iter().flat_map(|g| &g.marks)) {
             if let Some(row) = plan.row(i, m.row) {
                 p.blocked.push(Rect { x: plan.px(m.at) - 7.0, y: row.bar, w: 14.0, h: BAR });
             }

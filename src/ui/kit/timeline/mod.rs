@@ -17,7 +17,7 @@ mod layout;
 
 use leptos::prelude::*;
 
-pub use data::{At, Bar, Fill, Key, Lane, LegendItem, Link, Mark, Meter, Shape, Span, TimelineData};
+pub use data::{At, Bar, Fill, Ghost, Key, Lane, LegendItem, Link, Mark, Meter, Shape, Span, TimelineData};
 
 use super::canvas::drawn_canvas;
 use super::chart::{color, prefers_dark, spoken_summary};
@@ -29,6 +29,10 @@ pub fn Timeline(
     /// What the timeline shows now, in words, for screen readers.
     summary: Signal<String>,
     #[prop(optional)] id: &'static str,
+    /// The earlier run drawn behind this one, as JSON for the canvas's `data-ghost` (none: no
+    /// ghost now).
+    #[prop(optional, into)]
+    ghost: Option<Signal<Option<String>>>,
 ) -> impl IntoView {
     let (canvas, data) = drawn_canvas(data, draw::draw);
     // At most once a second while the run plays, as a chart's.
@@ -52,7 +56,12 @@ pub fn Timeline(
     view! {
         <figure class="chart timeline" id=id>
             <figcaption>{title}</figcaption>
-            <canvas node_ref=canvas role="img" aria-label=move || format!("{title}. {}", spoken.get())></canvas>
+            <canvas
+                node_ref=canvas
+                role="img"
+                aria-label=move || format!("{title}. {}", spoken.get())
+                data-ghost=move || ghost.and_then(|g| g.get())
+            ></canvas>
             <ul class="legend">{legend}</ul>
         </figure>
     }
