@@ -9,7 +9,7 @@ mod timeline;
 use leptos::prelude::*;
 
 use crate::scenarios::deadline_chain::{CWork, DeadlineChain, DeadlineChainConfig, DeadlineChainMetrics};
-use crate::sim::{Config, Simulation};
+use crate::sim::{Config, Params, Simulation};
 use crate::format;
 use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone, Verdict};
 use crate::ui::runner::Runner;
@@ -108,6 +108,14 @@ fn Stats(metrics: Metrics<DeadlineChain>, runner: Runner<DeadlineChain>) -> impl
     }
 }
 
+/// The whole-run axis: the longest run of the figure's settings and of its presets (each
+/// settles within its run length), so switching between them does not rescale it.
+fn whole_ms(state: &SimState) -> f64 {
+    let length = |p: &Params| state.duration_ms.unwrap_or_else(|| state.scenario.duration_for(p)) as f64;
+    let own = state.params.with(length);
+    state.preset_choice().into_iter().map(|id| length(&state.preset_params(id))).fold(own, f64::max)
+}
+
 /// The timeline, over the whole run or zoomed on where the chain unwinds.
 #[component]
 fn TimelineView(state: SimState, runner: Runner<DeadlineChain>, verdict: Signal<String>) -> impl IntoView {
@@ -117,11 +125,13 @@ fn TimelineView(state: SimState, runner: Runner<DeadlineChain>, verdict: Signal<
         let config = runner.config();
         timeline::unwind_window(config, state.seed.get(), end)
     });
+    let whole = Memo::new(move |_| whole_ms(&state));
     let zoom = RwSignal::new(false);
     let zoom_label = Signal::derive(move || timeline::window_words(window.get()));
     let data = Signal::derive(move || {
         let range = zoom.get().then(|| window.get());
-        runner.track(|s| timeline::data(s, range))
+        let whole = whole.get();
+        runner.track(|s| timeline::data(s, whole, range))
     });
     view! {
         <Timeline id="timeline" title="One request through A, B and C" data summary=verdict/>

@@ -75,8 +75,8 @@ pub fn window_words((a, b): (f64, f64)) -> String {
     format!("{} to {}", format::count(a as u64), format::ms(b))
 }
 
-/// The timeline at the run's current time, over the whole run or `zoom`.
-pub fn data(s: &Host<DeadlineChain>, zoom: Option<(f64, f64)>) -> TimelineData {
+/// The timeline at the run's current time, over `0..whole_ms` or `zoom`.
+pub fn data(s: &Host<DeadlineChain>, whole_ms: f64, zoom: Option<(f64, f64)>) -> TimelineData {
     let now = s.now();
     let mut lanes = vec![user_lane(s, now)];
     lanes.extend(s.lanes().iter().enumerate().map(|(h, hop)| hop_lane(s, h, hop, now)));
@@ -92,7 +92,7 @@ pub fn data(s: &Host<DeadlineChain>, zoom: Option<(f64, f64)>) -> TimelineData {
         })
         .unwrap_or_default();
     TimelineData {
-        x_range: zoom.unwrap_or((0.0, ms(s.end()))),
+        x_range: zoom.unwrap_or((0.0, whole_ms)),
         lanes,
         links: links(s),
         spans,
