@@ -10,7 +10,8 @@ use leptos::prelude::*;
 
 use crate::format;
 use crate::scenarios::double_click::{AMOUNT_CENTS, ButtonState, DoubleClick, DoubleClickConfig, DoubleClickMetrics};
-use crate::sim::{Config, Model, Simulation};
+use crate::sim::{Config, Model, Params, Simulation};
+use crate::ui::kit::ghost::previous_run;
 use crate::ui::kit::speed::link_sets_speed;
 use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone};
 use crate::ui::runner::Runner;
@@ -125,23 +126,36 @@ fn Board(runner: Runner<DoubleClick>, metrics: Metrics<DoubleClick>) -> impl Int
     }
 }
 
+/// The latest moment any fix can reach at the figure's settings or at any of its presets: the
+/// timeline's axis, so switching between them does not rescale it.
+fn reach_ms(state: &SimState) -> f64 {
+    let reach = |p: &Params| DoubleClick::last_moment_any_fix_ms(&DoubleClickConfig::from_params(p));
+    let own = state.params.with(reach);
+    state.preset_choice().into_iter().map(|id| reach(&state.preset_params(id))).fold(own, f64::max)
+}
+
 #[component]
 fn TimelineView(state: SimState, runner: Runner<DoubleClick>) -> impl IntoView {
-    // The scale and the rows come from this run played to its end, so they stay put.
+    // The rows come from this run played to its end, so they stay put.
     let ext = Memo::new(move |_| {
         let end = runner.track(|s| s.end());
         let config = runner.config();
-        timeline::extent(config, state.seed.get(), end)
+        timeline::extent(config, state.seed.get(), end, reach_ms(&state))
     });
+    let ghost = previous_run::<DoubleClick, timeline::Trace>(state, timeline::trace);
     let data = Signal::derive(move || {
         let e = ext.get();
-        runner.track(|s| timeline::data(s, e))
+        ghost.with(|g| runner.track(|s| timeline::data(s, e, g.as_ref())))
     });
+    let ghost_json = Signal::derive(move || ghost.with(|g| g.as_ref().map(timeline::ghost_json)));
     let summary = Signal::derive(move || {
+        let before = ghost.with(|g| {
+            g.as_ref().map_or(String::new(), |g| format!(" Before your last change: {}.", g.trace.summary()))
+        });
         runner.track(|s| {
             let t = s.timeline();
             format!(
-                "At {}: {}, {}, {}, {}.",
+                "At {}: {}, {}, {}, {}.{before}",
                 format::us_as_ms(s.now()),
                 format::counted(t.clicks.len() as u64, "click", "clicks"),
                 format::counted(t.attempts.len() as u64, "attempt sent", "attempts sent"),
@@ -150,7 +164,7 @@ fn TimelineView(state: SimState, runner: Runner<DoubleClick>) -> impl IntoView {
             )
         })
     });
-    view! { <Timeline id="timeline" title="Every click, attempt, server run and charge" data summary/> }
+    view! { <Timeline id="timeline" title="Every click, attempt, server run and charge" data summary ghost=ghost_json/> }
 }
 
 /// The other counts; 422s, resets, the claim's wait and the recovery job's charges only where

@@ -2,9 +2,11 @@
 //! server's runs and the card's charges as lanes; requests and answers as links.
 
 use crate::scenarios::double_click::{
-    AttemptOutcome, BuyerOutcome, ClickEffect, DoubleClick, DoubleClickConfig, ServerResult, Timeline as Records,
+    AttemptOutcome, BuyerOutcome, ClickEffect, DoubleClick, DoubleClickConfig, DoubleClickMetrics, Fix, ServerResult,
+    Timeline as Records,
 };
 use crate::sim::{Host, Micros, Model, Simulation};
+use crate::ui::kit::ghost::Ghost;
 use crate::ui::kit::chart::slot::{self, GRAY, GREEN, ORANGE, PINK, RED};
 use crate::ui::kit::timeline::{At, Bar, Key, Lane, LegendItem, Link, Mark, Shape, Span, TimelineData};
 
@@ -54,8 +56,9 @@ fn server_rows(t: &Records) -> Vec<usize> {
         .collect()
 }
 
-/// What the whole run will need, from the run played to its end: the time axis and the rows,
-/// so the timeline's scale and height stay still while it plays.
+/// What the timeline keeps still while the run plays: the time axis, from the settings (the
+/// latest moment any fix, or any of the figure's presets, can reach: switching between them
+/// does not rescale it), and the rows, from this run played to its end.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Extent {
     x_max_ms: f64,
@@ -65,25 +68,77 @@ pub struct Extent {
     recovery: bool,
 }
 
-pub fn extent(config: DoubleClickConfig, seed: u64, end: Micros) -> Extent {
+/// `reach_ms`: the latest moment the runs compared on this axis can reach.
+pub fn extent(config: DoubleClickConfig, seed: u64, end: Micros, reach_ms: f64) -> Extent {
     let mut sim = Host::<DoubleClick>::start(config, seed, end);
     sim.run_to_end();
     let t = sim.timeline();
-    let last_said = sim.happenings(end).last().map_or(0, |h| h.at);
-    let timeout = crate::sim::rng::ms_to_us(sim.config().attempt_timeout_ms);
-    let last_timer = t.attempts.iter().map(|a| a.start + timeout).max().unwrap_or(0).min(end);
-    let last = ms(last_said.max(last_timer));
-    // Up to the next half second, with a little room for the last labels.
-    let x_max_ms = (libm::ceil((last * 1.04 + 100.0) / 500.0) * 500.0).min(ms(end));
     Extent {
-        x_max_ms,
+        // Up to the next half second, with a little room for the last labels.
+        x_max_ms: libm::ceil((reach_ms * 1.04 + 100.0) / 500.0) * 500.0,
         clicks: t.clicks.len().max(1),
         server_rows: server_rows(&t).iter().max().map_or(1, |m| m + 1),
         recovery: !t.recoveries.is_empty(),
     }
 }
 
-pub fn data(sim: &Host<DoubleClick>, ext: Extent) -> TimelineData {
+/// What the ghost keeps of an earlier run: its fix, its charges and the counts `run --json`
+/// gives for it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trace {
+    fix: Fix,
+    /// When each charge committed (ms), by its id.
+    ledger: Vec<(f64, u32)>,
+    metrics: DoubleClickMetrics,
+}
+
+impl Trace {
+    /// What its buyer saw against what its card shows.
+    pub fn summary(&self) -> &str {
+        &self.metrics.summary
+    }
+}
+
+pub fn trace(run: &Host<DoubleClick>) -> Trace {
+    let ledger = run.timeline().ledger.iter().map(|c| (ms(c.at), c.id)).collect();
+    Trace { fix: run.config().fix, ledger, metrics: run.metrics_now() }
+}
+
+/// `data-ghost`: the ghost's name and its numbers, named as `run double-click --json` names them.
+pub fn ghost_json(g: &Ghost<Trace>) -> String {
+    let m = &g.trace.metrics;
+    format!(
+        "{{\"label\":\"{}\",\"fix\":\"{}\",\"charges\":{},\"card_charged\":{},\"client_outcome\":\"{}\",\"server_requests\":{},\"timeouts_seen\":{}}}",
+        g.label.replace('"', "'"),
+        g.trace.fix.id(),
+        m.charges,
+        m.card_charged,
+        m.client_outcome,
+        m.server_requests,
+        m.timeouts_seen
+    )
+}
+
+/// The ghost on the card's ledger: its charges as faded rings, named by its fix when this run's
+/// differs ("before: None, 3 charges").
+fn ghost_on_ledger(g: &Ghost<Trace>, fix: Fix) -> crate::ui::kit::timeline::Ghost {
+    let marks = g
+        .trace
+        .ledger
+        .iter()
+        .map(|&(at, id)| Mark { row: 0, at, color: charge_color(id), shape: Shape::Ring, label: String::new() })
+        .collect();
+    let name = if g.trace.fix != fix { g.trace.fix.label() } else { "before your change" };
+    let n = g.trace.metrics.card_charged;
+    let label = format!("rings: {name}, {n} {}", if n == 1 { "charge" } else { "charges" });
+    crate::ui::kit::timeline::Ghost { marks, label }
+}
+
+fn charge_color(id: u32) -> usize {
+    if id == 1 { GREEN } else { RED }
+}
+
+pub fn data(sim: &Host<DoubleClick>, ext: Extent, ghost: Option<&Ghost<Trace>>) -> TimelineData {
     let t = sim.timeline();
     let now = sim.now();
     let rows = server_rows(&t);
@@ -91,7 +146,8 @@ pub fn data(sim: &Host<DoubleClick>, ext: Extent) -> TimelineData {
     let (page, spans) = page_lane(&t, now);
     let helper = helper_lane(&t, ext, now);
     let server = server_lane(&t, &rows, ext, now, sim.config().network_ms, &mut links);
-    let card = card_lane(&t, &rows, ext, now, &mut links);
+    let mut card = card_lane(&t, &rows, ext, now, &mut links);
+    card.ghost = ghost.map(|g| ghost_on_ledger(g, sim.config().fix));
     TimelineData {
         x_range: (0.0, ext.x_max_ms),
         lanes: vec![page, helper, server, card],
@@ -267,7 +323,7 @@ fn card_lane(t: &Records, rows: &[usize], ext: Extent, now: Micros, links: &mut 
         });
     }
     for c in t.ledger {
-        let color = if c.id == 1 { GREEN } else { RED };
+        let color = charge_color(c.id);
         let label = format!("ch_{}", c.id);
         lane.marks.push(Mark { row: 0, at: ms(c.at), color, shape: Shape::Dot, label });
         let from = if c.by_recovery { At { lane: CARD, row: 1, t: ms(c.at) } } else { At { lane: SERVER, row: rows[c.server], t: ms(c.at) } };
