@@ -254,11 +254,11 @@ test('deadline-chain: the timeline names its lanes User, A, B and C, at 1,280 an
     for (const run of ['', '&preset=propagated', '&a_to_b_timeout_ms=0&b_to_c_timeout_ms=0']) {
       const moments = await timelineMoments(page, `${server.base}/?sim=deadline-chain${run}`);
       for (const [moment, drawn] of Object.entries(moments)) {
-        assert.deepEqual(timelineProblems(drawn, ['User', 'A', 'B', 'C']), [], `${run || 'defaults'} at ${width} px, ${moment}`);
+        assert.deepEqual(timelineProblems(drawn, ['User', 'A', 'B', 'C'], 8), [], `${run || 'defaults'} at ${width} px, ${moment}`);
       }
       await page.click('[data-zoom="end"]');
       await page.waitForSelector('[data-zoom="end"][aria-pressed="true"]');
-      assert.deepEqual(timelineProblems(await timelineLabels(page), ['User', 'A', 'B', 'C']), [], `${run || 'defaults'} at ${width} px, zoomed`);
+      assert.deepEqual(timelineProblems(await timelineLabels(page), ['User', 'A', 'B', 'C'], 8), [], `${run || 'defaults'} at ${width} px, zoomed`);
     }
     assert.deepEqual(page.problems(), []);
     await page.context().close();

@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { serve, launch, openPage, ready, screenshot, shots, stat, scenarios, timelineMoments, timelineProblems, untilFinished, coreRun, plain, says } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, shots, stat, scenarios, timelineMoments, timelineProblems, untilFinished, coreRun, plain, says, playFor, cliRun } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -255,10 +255,45 @@ test('double-click: the timeline names its lanes Page, Helper, Server and Card, 
     for (const run of ['', '&preset=key', '&preset=same-ms-race']) {
       const moments = await timelineMoments(page, `${server.base}/?sim=double-click${run}`);
       for (const [moment, drawn] of Object.entries(moments)) {
-        assert.deepEqual(timelineProblems(drawn, ['Page', 'Helper', 'Server', 'Card']), [], `${run || 'defaults'} at ${width} px, ${moment}`);
+        assert.deepEqual(timelineProblems(drawn, ['Page', 'Helper', 'Server', 'Card'], 8), [], `${run || 'defaults'} at ${width} px, ${moment}`);
       }
     }
     assert.deepEqual(page.problems(), []);
     await page.context().close();
   }
+});
+
+// Issue 44, item 3: the chapter compares None, Disable and Key; switching keeps the run before
+// on the timeline, its charges as rings on the card's ledger, named, with its numbers as
+// `run --json` gives them in data-ghost.
+test('double-click: switching None, Disable, Key keeps the run before as rings, with the CLI\'s numbers, and the clock', async () => {
+  const page = await openPage(browser, { width: 412, height: 900 });
+  await page.clock.install();
+  await page.goto(`${server.base}/?sim=double-click&embed=1&presets=double-click,disable,key&preset=double-click`);
+  await ready(page);
+  await playFor(page, 3000);
+  await page.clock.runFor(300);
+  const canvas = page.locator('#timeline canvas');
+  const clock = () => page.getAttribute('.play-controls .clock', 'data-value');
+  const at = await clock();
+  assert.ok(Number(at) > 1, `played to ${at} s`);
+  assert.equal(await canvas.getAttribute('data-ghost'), null, 'no ghost before a change');
+  const label = (id) => scenarios().find((s) => s.id === 'double-click').presets.find((p) => p.id === id).label;
+  for (const [preset, before, fix, name] of [['disable', 'double-click', 'none', 'None'], ['key', 'disable', 'disable', 'Disable']]) {
+    await page.click(`[data-preset="${preset}"]`);
+    // Past the kit's gesture (1 s): the next press is a change of its own.
+    await page.clock.runFor(1500);
+    const ghost = JSON.parse(await canvas.getAttribute('data-ghost'));
+    const run = cliRun(['run', 'double-click', '--preset', before, '--json']);
+    assert.equal(ghost.label, label(before));
+    assert.equal(ghost.fix, fix);
+    for (const key of ['charges', 'card_charged', 'client_outcome', 'server_requests', 'timeouts_seen']) assert.equal(ghost[key], run[key], `${before}'s ${key}`);
+    assert.equal(await clock(), at, 'the clock stayed');
+    const texts = JSON.parse(await canvas.getAttribute('data-labels')).map((l) => l.text);
+    assert.ok(texts.includes(`rings: ${name}, ${run.card_charged} charges`), texts.join(' | '));
+  }
+  await screenshot(page, 'double-click-ghost-412');
+  await page.locator('#timeline').screenshot({ path: join(shots, 'double-click-timeline-ghost-412.png') });
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
 });
