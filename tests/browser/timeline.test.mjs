@@ -32,12 +32,12 @@ for (const s of scenarios()) {
       for (const preset of [null, ...s.presets.map((p) => p.id)]) {
         const run = `${s.id}${preset ? ` preset=${preset}` : ''}`;
         const moments = await timelineMoments(page, `${server.base}/?sim=${s.id}${preset ? `&preset=${preset}` : ''}`);
-        for (const [moment, drawn] of Object.entries(moments)) assert.deepEqual(timelineProblems(drawn), [], `${run} ${moment}`);
+        for (const [moment, drawn] of Object.entries(moments)) assert.deepEqual(timelineProblems(drawn, [], 8), [], `${run} ${moment}`);
         assert.ok(moments['at the end'].labels.length > 4, `${run}: labels drawn at the end`);
         for (const zoom of await page.$$eval('[data-zoom]', (els) => els.map((e) => e.dataset.zoom))) {
           await page.click(`[data-zoom="${zoom}"]`);
           await page.waitForSelector(`[data-zoom="${zoom}"][aria-pressed="true"]`);
-          assert.deepEqual(timelineProblems(await timelineLabels(page)), [], `${run} zoomed: ${zoom}`);
+          assert.deepEqual(timelineProblems(await timelineLabels(page), [], 8), [], `${run} zoomed: ${zoom}`);
         }
       }
       await page.locator('#timeline').screenshot({ path: join(shots, `timeline-${s.id}-${width}.png`) });
