@@ -68,14 +68,18 @@ pub struct Extent {
     recovery: bool,
 }
 
+/// Up to the next half second after `reach_ms`, with a little room for the last labels.
+fn axis_end(reach_ms: f64) -> f64 {
+    libm::ceil((reach_ms * 1.04 + 100.0) / 500.0) * 500.0
+}
+
 /// `reach_ms`: the latest moment the runs compared on this axis can reach.
 pub fn extent(config: DoubleClickConfig, seed: u64, end: Micros, reach_ms: f64) -> Extent {
     let mut sim = Host::<DoubleClick>::start(config, seed, end);
     sim.run_to_end();
     let t = sim.timeline();
     Extent {
-        // Up to the next half second, with a little room for the last labels.
-        x_max_ms: libm::ceil((reach_ms * 1.04 + 100.0) / 500.0) * 500.0,
+        x_max_ms: axis_end(reach_ms),
         clicks: t.clicks.len().max(1),
         server_rows: server_rows(&t).iter().max().map_or(1, |m| m + 1),
         recovery: !t.recoveries.is_empty(),
@@ -148,8 +152,10 @@ pub fn data(sim: &Host<DoubleClick>, ext: Extent, ghost: Option<&Ghost<Trace>>) 
     let server = server_lane(&t, &rows, ext, now, sim.config().network_ms, &mut links);
     let mut card = card_lane(&t, &rows, ext, now, &mut links);
     card.ghost = ghost.map(|g| ghost_on_ledger(g, sim.config().fix));
+    // Longer when the ghost came from settings that ran later, so its every charge shows.
+    let ghost_end = ghost.and_then(|g| g.trace.ledger.last()).map_or(0.0, |&(t, _)| axis_end(t));
     TimelineData {
-        x_range: (0.0, ext.x_max_ms),
+        x_range: (0.0, ext.x_max_ms.max(ghost_end)),
         lanes: vec![page, helper, server, card],
         links,
         spans,
