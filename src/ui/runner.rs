@@ -17,6 +17,11 @@ use crate::sim::{Explain, Host, Micros, Simulation};
 
 /// The most events one animation frame may process, so no setting can freeze the page.
 pub const EVENTS_PER_FRAME: u64 = 200_000;
+/// The wall time a playing frame may spend simulating: the rest of a 16.7 ms frame is for
+/// drawing (the phone profile, 4× slower, draws a picture in about 5 ms).
+const WORK_PER_FRAME_MS: f64 = 6.0;
+/// Events simulated between two looks at the clock while a frame plays.
+const EVENTS_PER_CHUNK: u64 = 2_000;
 /// The most events "skip to end", or bringing a rebuilt run to the reader's moment, processes
 /// in one frame (a few tens of milliseconds).
 pub const EVENTS_PER_SKIP_CHUNK: u64 = 400_000;
@@ -286,7 +291,7 @@ impl Playback {
             if let Some(next) = s.next_event_time().filter(|&t| skip_idle && t > s.now() + longest_wait) {
                 target = target.max(next);
             }
-            s.advance(target, EVENTS_PER_FRAME);
+            advance_within(&mut **s, target, now);
             s.finished()
         });
         match finished {
@@ -299,6 +304,21 @@ impl Playback {
                 self.moved();
                 request_animation_frame(move || self.tick(generation, now));
             }
+        }
+    }
+}
+
+/// Moves `s` toward `target` in small chunks until the frame that began at `frame_start` has
+/// spent [`WORK_PER_FRAME_MS`] on it (and never more than [`EVENTS_PER_FRAME`] events): a setting
+/// too heavy for the device at the chosen speed then plays slower, its clock honest, instead of
+/// dropping frames. The run is the same; only how fast it is shown changes.
+fn advance_within(s: &mut dyn Simulation, target: Micros, frame_start: f64) {
+    let mut events = 0;
+    while events < EVENTS_PER_FRAME {
+        let out = s.advance(target, EVENTS_PER_CHUNK);
+        events += out.events;
+        if out.reached || now_ms() - frame_start > WORK_PER_FRAME_MS {
+            return;
         }
     }
 }
