@@ -574,6 +574,7 @@ mod picture {
     use super::*;
     use proptest::prelude::*;
     use proptest::test_runner::TestCaseError;
+    use resilience_lab::scenarios::slow_server::MOST_PER_LANE;
     use resilience_lab::sim::{MS, Model};
     use strategies::any_params;
 
@@ -593,6 +594,17 @@ mod picture {
             prop_assert!((server as usize) < rows.len());
             prop_assert!((0.0..=1.0).contains(&along), "{along}");
         }
+        // Every move of the window is drawn, or a sample of at most MOST_PER_LANE per lane.
+        for (drawn, recent) in [(&picture.sent, picture.sent_recent), (&picture.timed_out, picture.timed_out_recent)] {
+            prop_assert!(drawn.len() <= recent);
+            for lane in 0..rows.len() as u8 {
+                let on_lane = drawn.iter().filter(|(s, _)| *s == lane).count();
+                prop_assert!(on_lane <= MOST_PER_LANE, "{} on lane {}", on_lane, lane);
+            }
+            if recent <= MOST_PER_LANE {
+                prop_assert_eq!(drawn.len(), recent, "a quiet window is drawn whole");
+            }
+        }
         // No client gives up without a timeout, and none is drawn leaving before it could.
         if sim.config().timeout_ms == 0.0 {
             prop_assert!(picture.timed_out.is_empty());
@@ -611,6 +623,25 @@ mod picture {
                 sim.advance(sim.now() + 450 * MS, u64::MAX);
                 check(&sim)?;
             }
+        }
+    }
+
+    /// At 3,000 req/s a lane would hold about 300 dots: it draws a sample of at most
+    /// MOST_PER_LANE, and says so; at the chapter's 150 req/s every request is drawn.
+    #[test]
+    fn a_busy_lane_draws_a_sample_and_a_quiet_one_every_request() {
+        let mut p = SPEC.defaults();
+        p.set("rate", 3000.0);
+        let mut busy = start(&p, 1, 5);
+        busy.advance(2 * SEC, u64::MAX);
+        let picture = busy.picture(busy.now());
+        assert!(picture.sampled() && picture.sent_recent > 800, "{} sent", picture.sent_recent);
+        assert_eq!(picture.sent.len(), 3 * MOST_PER_LANE, "a full sample on each of the three lanes");
+        let mut quiet = start(&SPEC.defaults(), 1, 20);
+        for _ in 0..40 {
+            quiet.advance(quiet.now() + 450 * MS, u64::MAX);
+            let picture = quiet.picture(quiet.now());
+            assert!(!picture.sampled(), "at {} µs: {} of {}", quiet.now(), picture.sent.len(), picture.sent_recent);
         }
     }
 

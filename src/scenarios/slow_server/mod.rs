@@ -32,7 +32,7 @@ mod spec;
 pub use charts::{Charts, InFlightSample, LatencySample, QueueSample};
 pub use facts::{BChange, Busiest, SlowServerFacts, Spread, Why};
 pub use model::{Event, SAMPLE_EVERY, SlowServer};
-pub use picture::{Picture, ServerPicture};
+pub use picture::{MOST_PER_LANE, Picture, ServerPicture};
 pub use reading::{prediction, sweep_knee};
 pub use request::RequestKey;
 pub use server::{Server, server_name};

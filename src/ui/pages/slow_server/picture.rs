@@ -128,7 +128,7 @@ fn draw(el: &HtmlCanvasElement, w: f64, h: f64, scene: &Scene) {
         .map(|i| Column { centre: PAD + column_w * (i as f64 + 0.5), width: (column_w - 8.0).min(132.0) })
         .collect();
     let mut labels = Labels::new(&ctx, FONT, w, h, theme.bg);
-    let (balancer, balancer_left) = balancer(&ctx, &mut labels, &theme, w, scene.policy);
+    let (balancer, balancer_left) = balancer(&ctx, &mut labels, &theme, w, scene.policy, scene.moment.sampled());
     let server_top = h - SERVER_H - 4.0;
     for (i, (server, column)) in scene.moment.servers.iter().zip(&columns).enumerate() {
         lane(&ctx, &theme, balancer, column);
@@ -147,9 +147,17 @@ fn draw(el: &HtmlCanvasElement, w: f64, h: f64, scene: &Scene) {
 }
 
 /// The balancer's box at the top, centred; returns the point its lanes leave from, and the
-/// box's left edge.
-fn balancer(ctx: &CanvasRenderingContext2d, labels: &mut Labels, theme: &Theme, w: f64, policy: &str) -> ((f64, f64), f64) {
-    let text = format!("Balancer: {}", policy.to_ascii_lowercase());
+/// box's left edge. `sampled`: its lanes draw a sample of the requests on their way.
+fn balancer(
+    ctx: &CanvasRenderingContext2d,
+    labels: &mut Labels,
+    theme: &Theme,
+    w: f64,
+    policy: &str,
+    sampled: bool,
+) -> ((f64, f64), f64) {
+    let policy = policy.to_ascii_lowercase();
+    let text = if sampled { format!("Balancer: {policy} (lanes: a sample)") } else { format!("Balancer: {policy}") };
     let box_w = (labels.width_of(&text) + 16.0).min(w - 8.0);
     let left = (w - box_w) / 2.0;
     ctx.set_stroke_style_str(theme.muted);
