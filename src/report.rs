@@ -5,6 +5,7 @@
 use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 
+use crate::sim::params::OnlyWith;
 use crate::sim::{ChoiceOption, MetricSpec, ParamKind, ParamSpec, Params, Preset, Reading, ScenarioSpec, Value};
 use crate::sweep::{Point, Summary, Sweep};
 use crate::url::State;
@@ -155,6 +156,10 @@ pub struct ParamDescription {
     /// A choice's options with their labels and help.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub choices: Option<&'static [ChoiceOption]>,
+    /// When the model reads it: only while `param` is one of `values`; otherwise its control is
+    /// disabled, saying `why`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub only_with: Option<OnlyWith>,
 }
 
 #[derive(Serialize)]
@@ -172,6 +177,16 @@ impl Serialize for MetricSpec {
         map.serialize_entry("label", self.label)?;
         map.serialize_entry("unit", self.unit)?;
         map.serialize_entry("help", self.help)?;
+        map.end()
+    }
+}
+
+impl Serialize for OnlyWith {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(3))?;
+        map.serialize_entry("param", self.param)?;
+        map.serialize_entry("values", self.values)?;
+        map.serialize_entry("why", self.why)?;
         map.end()
     }
 }
@@ -221,6 +236,7 @@ impl ParamDescription {
             help: p.help,
             options: choices.map(|o| o.iter().map(|o| o.id).collect()),
             choices,
+            only_with: p.only_with,
         }
     }
 }

@@ -22,6 +22,17 @@ pub struct ChoiceOption {
     pub help: &'static str,
 }
 
+/// When a parameter is used: only while another one (a choice or a toggle) holds one of
+/// `values` (option ids, or "true"/"false"), and why not otherwise. Its control is disabled
+/// the rest of the time, keeping its value.
+#[derive(Clone, Copy, Debug)]
+pub struct OnlyWith {
+    pub param: &'static str,
+    pub values: &'static [&'static str],
+    /// The reason in the reader's words, true for every other value: "the fix has no timeout".
+    pub why: &'static str,
+}
+
 /// One parameter of a scenario.
 #[derive(Clone, Copy, Debug)]
 pub struct ParamSpec {
@@ -37,6 +48,8 @@ pub struct ParamSpec {
     /// What 0 means where it is not a quantity (a timer at 0 is "off"): its slider says this
     /// word instead of "0 ms".
     pub zero: Option<&'static str>,
+    /// When the model reads it at all (see [`OnlyWith`]); `None`: always.
+    pub only_with: Option<OnlyWith>,
 }
 
 impl ParamSpec {
@@ -49,7 +62,7 @@ impl ParamSpec {
         (min, max, step): (f64, f64, f64),
         help: &'static str,
     ) -> Self {
-        Self { id, label, unit, kind: ParamKind::Number, default, min, max, step, help, zero: None }
+        Self { id, label, unit, kind: ParamKind::Number, default, min, max, step, help, zero: None, only_with: None }
     }
 
     /// The same parameter, 0 meaning `word` ("off") rather than a quantity.
@@ -57,10 +70,37 @@ impl ParamSpec {
         Self { zero: Some(word), ..self }
     }
 
+    /// The same parameter, read by the model only while `param` is one of `values`: the
+    /// others make it do nothing, `why`.
+    pub const fn only_with(self, param: &'static str, values: &'static [&'static str], why: &'static str) -> Self {
+        Self { only_with: Some(OnlyWith { param, values, why }), ..self }
+    }
+
+    /// How a value reads in a sentence: a choice by its label, a toggle as "<label> on/off".
+    pub fn value_label(&self, value: f64) -> String {
+        match self.kind {
+            ParamKind::Choice(options) => options[(value as usize).min(options.len() - 1)].label.to_string(),
+            ParamKind::Toggle => format!("{} {}", self.label, if value >= 0.5 { "on" } else { "off" }),
+            ParamKind::Number => with_unit(value, self.unit),
+        }
+    }
+
     /// An on/off parameter.
     pub const fn toggle(id: &'static str, label: &'static str, default: bool, help: &'static str) -> Self {
         let default = if default { 1.0 } else { 0.0 };
-        Self { id, label, unit: "", kind: ParamKind::Toggle, default, min: 0.0, max: 1.0, step: 1.0, help, zero: None }
+        Self {
+            id,
+            label,
+            unit: "",
+            kind: ParamKind::Toggle,
+            default,
+            min: 0.0,
+            max: 1.0,
+            step: 1.0,
+            help,
+            zero: None,
+            only_with: None,
+        }
     }
 
     /// A choice among declared options; `default` is the index of the default option.
@@ -83,6 +123,7 @@ impl ParamSpec {
             step: 1.0,
             help,
             zero: None,
+            only_with: None,
         }
     }
 
@@ -336,6 +377,19 @@ impl Params {
             ParamKind::Choice(options) => options[(self.values[i] as usize).min(options.len() - 1)].id,
             _ => panic!("parameter '{id}' is not a choice"),
         }
+    }
+
+    /// Why the `i`th parameter does nothing with the other values as they are ("Not used with
+    /// Separate pool: the fix has no timeout."), or `None` when the model reads it. A parameter
+    /// that depends on an unused one is unused too.
+    pub fn unused_because(&self, i: usize) -> Option<String> {
+        let when = self.specs[i].only_with?;
+        let j = self.index_of(when.param)?;
+        let on = &self.specs[j];
+        if !when.values.contains(&on.format(self.values[j]).as_str()) {
+            return Some(format!("Not used with {}: {}.", on.value_label(self.values[j]), when.why));
+        }
+        self.unused_because(j)
     }
 
     /// Applies a preset's values on top of the current ones.

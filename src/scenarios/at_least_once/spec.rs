@@ -73,7 +73,8 @@ crate::config! {
              (as SQS's redrive does), after the wait below."),
         pub redrive_after_ms: f64 = ParamSpec::number("redrive_after_ms", "Re-drive after", "ms", HOUR_MS,
             (0.0, 14.0 * DAY_MS, 60_000.0),
-            "How long a message waits in the dead-letter queue before it is re-driven (SQS keeps a message 14 days at most)."),
+            "How long a message waits in the dead-letter queue before it is re-driven (SQS keeps a message 14 days at most).")
+            .only_with(AtLeastOnceConfig::redrive, &["true"], "nothing is re-driven"),
         pub late_redelivery_rate: f64 = ParamSpec::number("late_redelivery_rate", "Late redeliveries", "%", 0.0,
             (0.0, 100.0, 1.0),
             "Share of acked messages the broker delivers once more, much later (a replica that missed the delete, a replay)."),
@@ -97,10 +98,12 @@ crate::config! {
         pub order: Order = ParamSpec::choice("order", "Order of operations", Order::OPTIONS,
             Order::ProcessThenAck as usize, "What the consumer does first: ack, or the work."),
         pub dedupe_on: DedupeOn = ParamSpec::choice("dedupe_on", "Dedupe on", DedupeOn::OPTIONS,
-            DedupeOn::EventId as usize, "Which ID the dedupe record keeps (with 'Process + record the ID' only)."),
+            DedupeOn::EventId as usize, "Which ID the dedupe record keeps (with 'Process + record the ID' only).")
+            .only_with(AtLeastOnceConfig::order, &["txn-dedupe"], "no dedupe record is kept"),
         pub dedupe_window_ms: f64 = ParamSpec::number("dedupe_window_ms", "Dedupe window", "ms", DAY_MS,
             (0.0, 30.0 * DAY_MS, 60_000.0),
-            "How long the dedupe store keeps an ID. A copy that comes back later is not recognised."),
+            "How long the dedupe store keeps an ID. A copy that comes back later is not recognised.")
+            .only_with(AtLeastOnceConfig::order, &["txn-dedupe"], "no dedupe record is kept"),
     }
 }
 

@@ -52,11 +52,13 @@ crate::config! {
             "What protects /checkout when recommendations stops answering."),
         pub recs_timeout_ms: f64 = ParamSpec::number("recs_timeout_ms", "Recommendations timeout", "ms", 300.0, (10.0, 120_000.0, 10.0),
             "Used when the fix has a timeout: how long /home waits for recommendations, the wait for a \
-             connection included. Then the call is cancelled, its connection closed, and the page renders without them."),
+             connection included. Then the call is cancelled, its connection closed, and the page renders without them.")
+            .only_with(CascadeConfig::variant, &["timeout", "both"], "the fix has no timeout"),
         pub pool_size: u32 = ParamSpec::number("pool_size", "Pool size", "connections", 20.0, (1.0, 200.0, 1.0),
             "How many connections the shared pool may open to the downstream host (the chapter's run had 20)."),
         pub recs_pool_size: u32 = ParamSpec::number("recs_pool_size", "Recommendations pool size", "connections", 20.0, (1.0, 200.0, 1.0),
-            "Used when the fix has a separate pool: how many connections recommendations' own pool may open."),
+            "Used when the fix has a separate pool: how many connections recommendations' own pool may open.")
+            .only_with(CascadeConfig::variant, &["bulkhead", "both"], "the fix has no separate pool"),
         pub unbounded_pool: bool = ParamSpec::toggle("unbounded_pool", "Unbounded pool", false,
             "No limit on connections, as with Node's built-in HTTP client by default: a call that finds no \
              free connection opens a new one, so every hung call is one more open connection on the downstream."),

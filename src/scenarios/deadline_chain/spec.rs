@@ -33,10 +33,12 @@ crate::config! {
              'Propagated budget' turns on both switches below, 'Fixed timeouts' leaves them to you."),
         pub budget_header: bool = ParamSpec::toggle("budget_header", "Send the budget on", false,
             "With fixed timeouts: each hop still sends the time left in a header, makes it its deadline and waits \
-             at most that long for its call (always on with a propagated budget)."),
+             at most that long for its call (always on with a propagated budget).")
+            .only_with(DeadlineChainConfig::mode, &["fixed"], "a propagated budget always sends it"),
         pub listen_for_close: bool = ParamSpec::toggle("listen_for_close", "Stop when the caller leaves", false,
             "With fixed timeouts: each hop still listens for its caller's connection closing and aborts its work or \
-             its call (always on with a propagated budget)."),
+             its call (always on with a propagated budget).")
+            .only_with(DeadlineChainConfig::mode, &["fixed"], "a propagated budget always listens"),
         pub user_budget_ms: f64 = ParamSpec::number("user_budget_ms", "User's budget", "ms", 2000.0,
             (100.0, 10_000.0, 50.0),
             "How long the user waits for the answer. With a propagated budget A (the edge) starts the \

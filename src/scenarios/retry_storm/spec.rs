@@ -86,12 +86,15 @@ crate::config! {
         pub mode: Mode = ParamSpec::choice("mode", "Retry backoff", Mode::OPTIONS, Mode::Fixed as usize,
             "How long a client waits after a failed call before it tries again."),
         pub fixed_ms: f64 = ParamSpec::number("fixed_ms", "Fixed delay", "ms", 1000.0, (10.0, 60_000.0, 10.0),
-            "The wait between attempts with Fixed backoff (the chapter's 'Fixed 1 s')."),
+            "The wait between attempts with Fixed backoff (the chapter's 'Fixed 1 s').")
+            .only_with(RetryStormConfig::mode, &["fixed"], "only Fixed waits a fixed delay"),
         pub base_ms: f64 = ParamSpec::number("base_ms", "Base delay", "ms", 100.0, (10.0, 10_000.0, 10.0),
-            "The first wait of the exponential and jittered backoffs (one tick); it doubles with every attempt."),
+            "The first wait of the exponential and jittered backoffs (one tick); it doubles with every attempt.")
+            .only_with(RetryStormConfig::mode, &["exponential", "jitter", "decorrelated", "equal"], "every wait is the fixed delay"),
         pub cap_ms: f64 = ParamSpec::number("cap_ms", "Cap", "ms", 2000.0, (10.0, 120_000.0, 10.0),
             "The longest wait of the exponential and jittered backoffs. About one call, so a 20 s run shows \
-             the whole recovery."),
+             the whole recovery.")
+            .only_with(RetryStormConfig::mode, &["exponential", "jitter", "decorrelated", "equal"], "every wait is the fixed delay"),
         pub max_attempts: u32 = ParamSpec::number("max_attempts", "Max attempts", "", 10.0, (1.0, 20.0, 1.0),
             "Attempts the client makes per user action, the first included. 10 is enough that no client gives \
              up before the provider is back in the chapter's runs (fixed 1 s needs 5, exponential 7)."),
@@ -108,9 +111,11 @@ crate::config! {
         pub retry_after_kind: RetryAfterKind = ParamSpec::choice("retry_after_kind", "Retry-After value",
             RetryAfterKind::OPTIONS, RetryAfterKind::UniformSeconds as usize,
             "What the 503's Retry-After says: whole seconds, the same for every caller (what servers send), or \
-             an ideal tick with room for each caller."),
+             an ideal tick with room for each caller.")
+            .only_with(RetryStormConfig::retry_after, &["true"], "clients wait their own backoff"),
         pub retry_after_s: f64 = ParamSpec::number("retry_after_s", "Retry-After seconds", "s", 1.0, (1.0, 59.0, 1.0),
-            "The whole seconds a 503 names, the same for every caller. The SDKs honour values under a minute."),
+            "The whole seconds a 503 names, the same for every caller. The SDKs honour values under a minute.")
+            .only_with(RetryStormConfig::retry_after_kind, &["uniform-seconds"], "the ideal provider names a tick, not seconds"),
         pub layers: usize = ParamSpec::number("layers", "Retrying layers", "", 1.0, (1.0, MAX_LAYERS as f64, 1.0),
             "With 1 only the client retries. 2 and 3 add layers below it (an SDK, a proxy) that each retry \
              every attempt from above, with the same backoff."),
@@ -123,36 +128,44 @@ crate::config! {
         pub breaker_trip: BreakerTrip = ParamSpec::choice("breaker_trip", "Breaker opens on", BreakerTrip::OPTIONS,
             BreakerTrip::Ratio as usize,
             "What opens the breaker: a share of failed calls within its window (Hystrix, Polly v8, resilience4j), \
-             or failures in a row (Polly's classic breaker)."),
+             or failures in a row (Polly's classic breaker).")
+            .only_with(RetryStormConfig::breaker, &["true"], "there is no breaker"),
         pub breaker_failure_pct: f64 = ParamSpec::number("breaker_failure_pct", "Breaker opens at", "% failed",
             50.0, (1.0, 100.0, 1.0),
             "With a share of failed calls: the share of the calls within the window that must have failed \
-             (Hystrix's error threshold, 50%; Polly v8's failure ratio, 10%)."),
+             (Hystrix's error threshold, 50%; Polly v8's failure ratio, 10%).")
+            .only_with(RetryStormConfig::breaker_trip, &["ratio"], "it counts failures in a row"),
         pub breaker_min_calls: u32 = ParamSpec::number("breaker_min_calls", "Breaker's minimum calls", "calls",
             20.0, (1.0, 1000.0, 1.0),
             "With a share of failed calls: fewer calls than this within the window never open it, whatever their \
-             failures (Hystrix's request volume threshold, 20; Polly v8's minimum throughput, 100)."),
+             failures (Hystrix's request volume threshold, 20; Polly v8's minimum throughput, 100).")
+            .only_with(RetryStormConfig::breaker_trip, &["ratio"], "it counts failures in a row"),
         pub breaker_failures: u32 = ParamSpec::number("breaker_failures", "Breaker opens after", "failures in a row",
             5.0, (1.0, 100.0, 1.0),
             "With failures in a row: the failures (resets, calls failed while down, 503s) that open it; a success \
-             starts the count again."),
+             starts the count again.")
+            .only_with(RetryStormConfig::breaker_trip, &["consecutive"], "it counts a share of failed calls"),
         pub breaker_window_ms: f64 = ParamSpec::number("breaker_window_ms", "Breaker window", "ms", 10_000.0,
             (100.0, 60_000.0, 100.0),
             "With a share of failed calls: how far back the breaker counts calls (Hystrix and opossum roll 10 s, \
-             Polly v8 samples 30 s)."),
+             Polly v8 samples 30 s).")
+            .only_with(RetryStormConfig::breaker_trip, &["ratio"], "it counts failures in a row"),
         pub breaker_cooldown_ms: f64 = ParamSpec::number("breaker_cooldown_ms", "Breaker cool-down", "ms", 5_000.0,
             (100.0, 120_000.0, 100.0), "How long the breaker stays open before one probe may go through \
-             (Hystrix's sleep window and Polly's break duration: 5 s)."),
+             (Hystrix's sleep window and Polly's break duration: 5 s).")
+            .only_with(RetryStormConfig::breaker, &["true"], "there is no breaker"),
         pub pending: bool = ParamSpec::toggle("pending", "Accept as pending", false,
             "An action whose attempts all failed is accepted as a pending order instead of failing, and a worker \
              charges the backlog, oldest first, one call every 1 / drain rate, until each order's call succeeds."),
         pub drain_rate: f64 = ParamSpec::number("drain_rate", "Drain rate", "orders/s", 20.0, (1.0, 500.0, 1.0),
             "Calls a second the pending-order worker makes at most: set it below what the provider admits \
-             (capacity × 10 a second) so the backlog does not become a storm of its own."),
+             (capacity × 10 a second) so the backlog does not become a storm of its own.")
+            .only_with(RetryStormConfig::pending, &["true"], "no order is accepted as pending"),
         pub drain_ramp: DrainRamp = ParamSpec::choice("drain_ramp", "Drain ramp", DrainRamp::OPTIONS,
             DrainRamp::Aimd as usize,
             "How the pending-order worker reaches its drain rate: ramping up while its calls succeed and backing \
-             off when one fails (the chapter's \"ramping up, not all at once\"), or at the full rate at once."),
+             off when one fails (the chapter's \"ramping up, not all at once\"), or at the full rate at once.")
+            .only_with(RetryStormConfig::pending, &["true"], "no order is accepted as pending"),
     }
 }
 

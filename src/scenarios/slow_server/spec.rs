@@ -53,7 +53,8 @@ crate::config! {
         pub b_fails: bool = ParamSpec::toggle("b_fails", "B fails instead of slowing", false,
             "B refuses connections: the balancer picks again, by its policy, among the servers it has not tried, and health checks eject B."),
         pub eject_after_ms: f64 = ParamSpec::number("eject_after_ms", "Health checks eject B after", "ms", 2000.0, (0.0, 60_000.0, 100.0),
-            "With 'B fails': how long failing health checks take to remove B from the pool."),
+            "With 'B fails': how long failing health checks take to remove B from the pool.")
+            .only_with(SlowServerConfig::b_fails, &["true"], "B passes its health checks"),
         pub timeout_ms: f64 = ParamSpec::number("timeout_ms", "Client timeout", "ms", 0.0, (0.0, 30_000.0, 10.0),
             "0 means no timeout. A timed-out request fails for the client; the server still works on it.").zero_means("off"),
         pub cancel_on_timeout: bool = ParamSpec::toggle("cancel_on_timeout", "Cancel work on timeout", false,

@@ -67,15 +67,18 @@ crate::config! {
         pub connect_timeout_ms: f64 = ParamSpec::number("connect_timeout_ms", "Connect timeout (undici)", "ms",
             10_000.0, (0.0, 600_000.0, 100.0),
             "fetch only: undici's connect.timeout. It covers DNS, TCP and the TLS handshake. 0 turns it off; \
-             undici's default is 10,000.").zero_means("off"),
+             undici's default is 10,000.").zero_means("off")
+            .only_with(WhichTimeoutConfig::client, &["fetch"], "undici's timers are fetch's"),
         pub headers_timeout_ms: f64 = ParamSpec::number("headers_timeout_ms", "Headers timeout (undici)", "ms",
             300_000.0, (0.0, 600_000.0, 100.0),
             "fetch only: undici's headersTimeout, from sending the request to the response headers. 0 turns it \
-             off; the default is 300,000.").zero_means("off"),
+             off; the default is 300,000.").zero_means("off")
+            .only_with(WhichTimeoutConfig::client, &["fetch"], "undici's timers are fetch's"),
         pub body_timeout_ms: f64 = ParamSpec::number("body_timeout_ms", "Body timeout (undici)", "ms",
             300_000.0, (0.0, 600_000.0, 100.0),
             "fetch only: undici's bodyTimeout, the longest silence between two chunks of the body (every chunk \
-             resets it). 0 turns it off; the default is 300,000.").zero_means("off"),
+             resets it). 0 turns it off; the default is 300,000.").zero_means("off")
+            .only_with(WhichTimeoutConfig::client, &["fetch"], "undici's timers are fetch's"),
         pub total_timeout_ms: f64 = ParamSpec::number("total_timeout_ms", "Total timeout (AbortSignal)", "ms",
             0.0, (0.0, 600_000.0, 100.0),
             "AbortSignal.timeout passed as the call's signal, created before the call: it covers the pool wait, \
@@ -83,10 +86,12 @@ crate::config! {
         pub http_timeout_ms: f64 = ParamSpec::number("http_timeout_ms", "timeout option (node:http)", "ms",
             0.0, (0.0, 600_000.0, 100.0),
             "node:http only: the request's timeout option, an idle timer on the socket that every read or write \
-             resets. It only emits a 'timeout' event. 0 means none.").zero_means("off"),
+             resets. It only emits a 'timeout' event. 0 means none.").zero_means("off")
+            .only_with(WhichTimeoutConfig::client, &["node-http"], "this is a node:http option"),
         pub destroy_on_timeout: bool = ParamSpec::toggle("destroy_on_timeout", "Destroy on 'timeout'", false,
             "node:http only: the 'timeout' handler calls req.destroy(). Off, the request stays open after the \
-             event."),
+             event.")
+            .only_with(WhichTimeoutConfig::client, &["node-http"], "this is a node:http option"),
         pub pool_size: u32 = ParamSpec::number("pool_size", "Connections per host", "", 10.0, (1.0, 100.0, 1.0),
             "How many connections the client's pool may open to this host. With 'Pool full', all of them are held \
              by hung calls. fetch's own pool has no limit (undici's Agent sets none by default), nor has node:http's \
@@ -95,29 +100,36 @@ crate::config! {
             "Whose kernel gives up on a connect that is never answered."),
         pub syn_retries: u32 = ParamSpec::number("syn_retries", "tcp_syn_retries (Linux)", "", 6.0, (1.0, 12.0, 1.0),
             "Linux: how many times an unanswered SYN is resent before connect fails; the waits double from 1 s, \
-             none longer than 120 s (Linux 6.5 and later first add 4 more, 1 s apart)."),
+             none longer than 120 s (Linux 6.5 and later first add 4 more, 1 s apart).")
+            .only_with(WhichTimeoutConfig::os, &["linux"], "the kernel gives up after 75 s"),
         pub syn_schedule: SynSchedule = ParamSpec::choice("syn_schedule", "SYN schedule (Linux)", SynSchedule::OPTIONS,
             SynSchedule::Exponential as usize,
             "Linux: which kernel resends the SYN. Before 6.5 the waits double from 1 s (127 s to give up with 6 \
-             retries); 6.5 and later first send 4 more SYNs 1 s apart (131 s)."),
+             retries); 6.5 and later first send 4 more SYNs 1 s apart (131 s).")
+            .only_with(WhichTimeoutConfig::os, &["linux"], "the kernel gives up after 75 s"),
         pub server_ms: f64 = ParamSpec::number("server_ms", "Server time (slow)", "ms", 5_000.0,
             (0.0, 600_000.0, 100.0),
-            "With 'Slow server': how long the handler works before it answers."),
+            "With 'Slow server': how long the handler works before it answers.")
+            .only_with(WhichTimeoutConfig::fault, &["slow"], "only a slow server takes this time"),
         pub dns_ms: f64 = ParamSpec::number("dns_ms", "DNS time (slow DNS)", "ms", 15_000.0, (0.0, 120_000.0, 100.0),
-            "With 'Slow DNS': how long the resolver takes to answer."),
+            "With 'Slow DNS': how long the resolver takes to answer.")
+            .only_with(WhichTimeoutConfig::fault, &["dns-slow"], "the resolver answers in one round trip"),
         pub trickle_ms: f64 = ParamSpec::number("trickle_ms", "Gap between bytes (trickle)", "ms", 1_000.0,
             (100.0, 60_000.0, 100.0),
-            "With 'Body trickles': the server sends one byte this often."),
+            "With 'Body trickles': the server sends one byte this often.")
+            .only_with(WhichTimeoutConfig::fault, &["trickle"], "no body trickles"),
         pub rtt_ms: f64 = ParamSpec::number("rtt_ms", "Network round trip", "ms", 1.0, (0.0, 500.0, 0.1),
             "One round trip to the server (and to the resolver). DNS, the TCP connect and the TLS 1.3 handshake \
              take one each."),
         pub other_calls: bool = ParamSpec::toggle("other_calls", "Other calls keep undici's clock running", false,
             "fetch only: other requests in the process have undici timers armed, so undici's 499 ms clock ticks \
-             on its own rhythm instead of restarting with this call's first timer."),
+             on its own rhythm instead of restarting with this call's first timer.")
+            .only_with(WhichTimeoutConfig::client, &["fetch"], "undici's clock is fetch's"),
         pub tick_phase_ms: f64 = ParamSpec::number("tick_phase_ms", "undici's next tick", "ms", 250.0,
             (0.0, 499.0, 1.0),
             "With other calls: how long after this call starts undici's clock ticks next (0: just after its \
-             first timer is armed)."),
+             first timer is armed).")
+            .only_with(WhichTimeoutConfig::other_calls, &["true"], "undici's clock starts with this call's first timer"),
         pub timer_late_ms: f64 = ParamSpec::number("timer_late_ms", "Node timer lateness", "ms", 1.0,
             (0.0, 50.0, 0.1),
             "How late Node's own timers fire: AbortSignal.timeout, the socket's idle timer and undici's 499 ms \

@@ -1,5 +1,7 @@
 //! Controls generated from a scenario's declaration: a labelled slider per number, a checkbox
 //! per toggle, a segmented choice per option list. Every input carries `name="<param id>"`.
+//! A control whose parameter the model does not read with the other values as they are is
+//! disabled, keeping its value, with the reason after its help.
 
 use leptos::prelude::*;
 
@@ -15,13 +17,20 @@ pub fn ParamControl(spec: &'static ParamSpec, params: RwSignal<Params>, on_chang
     let value = move || params.with(|p| p.values()[index]);
     let help_id = format!("help-{}", spec.id);
     let input_id = format!("param-{}", spec.id);
+    let unused = Signal::derive(move || params.with(|p| p.unused_because(index)));
+    let off = move || unused.with(Option::is_some);
+    let why_id = format!("why-{}", spec.id);
+    let described = {
+        let (help_id, why_id) = (help_id.clone(), why_id.clone());
+        move || if off() { format!("{help_id} {why_id}") } else { help_id.clone() }
+    };
     let set = move |v: f64| {
         params.update(|p| p.set_at(index, v));
         on_change.run(());
     };
     match spec.kind {
         ParamKind::Number => view! {
-            <div class="slider">
+            <div class="slider" class:unused=off title=move || unused.get()>
                 <label for=input_id.clone()>{spec.label}</label>
                 <output for=input_id.clone() aria-hidden="true">{move || format::param_value(spec, value())}</output>
                 <input
@@ -33,7 +42,9 @@ pub fn ParamControl(spec: &'static ParamSpec, params: RwSignal<Params>, on_chang
                     step=shortest(spec.step)
                     prop:value=move || shortest(value())
                     aria-valuetext=move || format::param_value(spec, value())
-                    aria-describedby=help_id.clone()
+                    aria-describedby=described.clone()
+                    disabled=off
+                    aria-disabled=move || off().then_some("true")
                     on:input=move |ev| {
                         if let Some(v) = decimal::parse(&event_target_value(&ev)) {
                             set(v);
@@ -41,22 +52,26 @@ pub fn ParamControl(spec: &'static ParamSpec, params: RwSignal<Params>, on_chang
                     }
                 />
                 <p class="help" id=help_id>{spec.help}</p>
+                <Unused id=why_id unused/>
             </div>
         }
         .into_any(),
         ParamKind::Toggle => view! {
-            <div class="toggle">
+            <div class="toggle" class:unused=off title=move || unused.get()>
                 <input
                     type="checkbox"
                     id=input_id.clone()
                     name=spec.id
                     prop:checked=move || { value() >= 0.5 }
-                    aria-describedby=help_id.clone()
+                    aria-describedby=described.clone()
+                    disabled=off
+                    aria-disabled=move || off().then_some("true")
                     on:change=move |ev| set(f64::from(u8::from(event_target_checked(&ev))))
                 />
                 <div>
                     <label for=input_id>{spec.label}</label>
                     <p class="help" id=help_id>{spec.help}</p>
+                <Unused id=why_id unused/>
                 </div>
             </div>
         }
@@ -67,6 +82,7 @@ pub fn ParamControl(spec: &'static ParamSpec, params: RwSignal<Params>, on_chang
                 legend=spec.label
                 help=spec.help
                 options=options
+                unused
                 selected=Signal::derive(move || value() as usize)
                 on_select=Callback::new(move |i: usize| set(i as f64))
             />
@@ -76,19 +92,26 @@ pub fn ParamControl(spec: &'static ParamSpec, params: RwSignal<Params>, on_chang
 }
 
 /// A segmented choice: a radio group that looks like a row of buttons (arrow keys move it),
-/// with what the chosen option does written under it.
+/// with what the chosen option does written under it; disabled, saying why, while `unused`.
 #[component]
 pub fn Segmented(
     name: &'static str,
     legend: &'static str,
     #[prop(optional)] help: &'static str,
     options: &'static [ChoiceOption],
+    unused: Signal<Option<String>>,
     selected: Signal<usize>,
     on_select: Callback<usize>,
 ) -> impl IntoView {
     let chosen_help = move || options.get(selected.get()).map_or("", |o| o.help);
     view! {
-        <fieldset class="segmented">
+        <fieldset
+            class="segmented"
+            class:unused=move || unused.with(Option::is_some)
+            title=move || unused.get()
+            disabled=move || unused.with(Option::is_some)
+            aria-disabled=move || unused.with(Option::is_some).then_some("true")
+        >
             <legend>{legend}</legend>
             <div class="segments">
                 {options
@@ -112,8 +135,15 @@ pub fn Segmented(
             </div>
             {(!help.is_empty()).then(|| view! { <p class="help">{help}</p> })}
             <p class="help chosen" aria-live="polite">{chosen_help}</p>
+            <Unused id=format!("why-{name}") unused/>
         </fieldset>
     }
+}
+
+/// Why a control is disabled, under its help; shown in a figure too, where help is hidden.
+#[component]
+fn Unused(id: String, unused: Signal<Option<String>>) -> impl IntoView {
+    move || unused.get().map(|why| view! { <p class="help unused-why" id=id.clone()>{why}</p> })
 }
 
 /// All of a scenario's controls, or only those named in `shown` (the embed's `controls=`).
