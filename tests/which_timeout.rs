@@ -728,3 +728,33 @@ fn no_failover_no_calls() {
     assert_eq!(metric(&sim, "failover_pool_full_at_ms"), Value::Null);
     assert_eq!(sim.facts_now().failover, None, "no failover facts, so no failover words");
 }
+
+fn first_sentence(sim: &WhichTimeout) -> String {
+    let words = sim.reading().into_iter().find(|(k, _)| *k == "first").expect("a first").1;
+    resilience_lab::format::first_sentences(&words, 1)
+}
+
+/// Issue 45, case 10: the verdict a figure shows (the first sentence of `first`) names the
+/// caller's moment as its "Gave up at" card shows it, apart from the timer's own moment, and an
+/// undici timer's lateness is told by the ticks that made it, not by one 499 ms tick.
+#[test]
+fn the_verdict_names_the_cards_moment_and_the_ticks() {
+    for preset in ["abort-trickle", "fetch-silent", "abort-silent", "undici-headers-timeout", "fetch-blackhole"] {
+        let sim = run(&params(preset, &[]));
+        let card = resilience_lab::format::quantity_text(&metric(&sim, "gave_up_ms"), "ms");
+        let first = first_sentence(&sim);
+        assert!(first.contains(&format!("the caller saw the error at {card}.")), "{preset}: {first}");
+    }
+    let trickle = first_sentence(&run(&params("abort-trickle", &[])));
+    assert!(trickle.contains("at 3,001 ms: 1 ms after its deadline") && trickle.contains("at 3,003 ms."), "{trickle}");
+    let silent = run(&params("fetch-silent", &[]));
+    let words = silent.reading().into_iter().find(|(k, _)| *k == "first").unwrap().1;
+    assert!(!words.contains("only on its own 499 ms tick"), "{words}");
+    for says in [
+        "997 ms after its deadline, on tick 602 of undici's clock",
+        "(602 × 499 ms = 300,398 ms)",
+        "its ticks came 500 ms apart (Node's timer fires 1 ms late each time), the first 497 ms after",
+    ] {
+        assert!(words.contains(says), "{says}: {words}");
+    }
+}

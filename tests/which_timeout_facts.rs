@@ -7,8 +7,8 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use resilience_lab::scenarios::which_timeout::{
     CallError, Caller, Ending, FailoverFacts, Fault, FaultRow, Hangs, Lookup, NotFirst, Outcome, Phase, Retry,
-    RetryCell, SPEC, Server, TimerClock, TimerKind, WhichTimeout as Model, WhichTimeoutConfig, WhichTimeoutFacts,
-    WhyThen, Work, every_fault, measured_with,
+    RetryCell, SPEC, Server, TICK_MS, TimerClock, TimerKind, WhichTimeout as Model, WhichTimeoutConfig,
+    WhichTimeoutFacts, WhyThen, Work, every_fault, measured_with,
 };
 use resilience_lab::sim::base::MAX_DURATION_MS;
 use resilience_lab::sim::params::Config;
@@ -66,6 +66,10 @@ fn undici_timers_fire_late_because_of_the_tick() {
         assert!(first.late_us > 400 * MS as i64, "{preset}: {}", first.late_us);
     }
     assert_eq!(facts_at("fetch-blackhole").first.map(|t| t.fired_at_us), Some(10_500 * MS));
+    // Issue 45, case 10: 997 ms late is 602 ticks of 499 ms (398 ms over 300 s), each tick 1 ms
+    // late (602 ms), the first 3 ms short of a whole tick.
+    let silent = facts_at("fetch-silent").first.and_then(|t| t.ticks).expect("undici's ticks");
+    assert_eq!((silent.count, silent.first_after_us, silent.period_us), (602, 497 * MS, 500 * MS));
 }
 
 #[test]
@@ -182,6 +186,19 @@ fn check_first(sim: &WhichTimeout, f: &WhichTimeoutFacts) -> Result<(), TestCase
         Some(WhyThen::FellOnUndiciTick) => prop_assert!(clock == TimerClock::UndiciTick && first.on_time),
         Some(WhyThen::NodeTimerLate) => prop_assert!(clock == TimerClock::NodeTimer && !first.on_time),
         None => prop_assert!(clock == TimerClock::Kernel || (clock == TimerClock::NodeTimer && first.on_time)),
+    }
+    // Issue 45, case 10: the ticks that fired an undici timer add up to when it fired, and are
+    // the fewest whole ticks of 499 ms, after the one that takes it in, that cover its timeout.
+    match first.ticks {
+        Some(t) => {
+            prop_assert_eq!(clock, TimerClock::UndiciTick);
+            let started = timer.fired_deadline.expect("it fired") - first.timeout_us;
+            prop_assert_eq!(first.fired_at_us, started + t.first_after_us + (t.count - 1) * t.period_us);
+            prop_assert!(t.first_after_us <= t.period_us, "{:?}", t);
+            prop_assert!(t.count >= 2 && t.count * TICK_MS * MS >= first.timeout_us, "{:?}", t);
+            prop_assert!(t.count == 2 || (t.count - 1) * TICK_MS * MS < first.timeout_us, "{:?}", t);
+        }
+        None => prop_assert!(clock != TimerClock::UndiciTick),
     }
     // "It only emitted 'timeout'" is node:http's idle timer, and only it.
     let ended_it = matches!(f.outcome, Some(Outcome::Failed { by: Some(k), .. }) if k == first.kind);

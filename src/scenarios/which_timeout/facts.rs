@@ -7,6 +7,7 @@
 use super::failover_facts::FailoverFacts;
 use super::model::{ArmedTimer, CallError, Outcome, Phase, TimerClock, TimerKind, WhichTimeout};
 use super::spec::{Client, Fault};
+use super::undici_clock::ticks_for;
 use crate::sim::{MS, Micros};
 
 /// What a which-timeout run shows (times in µs from the start of the call).
@@ -67,6 +68,21 @@ pub struct FirstFired {
     pub counted_from_us: Option<Micros>,
     /// Its firing ended the call (node:http's 'timeout' does not).
     pub ended_call: bool,
+    /// An undici timer: the ticks of undici's clock that fired it.
+    pub ticks: Option<UndiciTicks>,
+}
+
+/// How undici's clock fired a fast timer: on the `count`th of its ticks since the timer started
+/// counting (the first whole number of 499 ms ticks, after the tick that takes it in, that
+/// covers its timeout), the first tick `first_after_us` after that start, the rest `period_us`
+/// apart. So it fired `first_after_us + (count - 1) × period_us` after it started counting.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
+pub struct UndiciTicks {
+    pub count: u64,
+    pub first_after_us: Micros,
+    /// 499 ms plus how late Node's timer fires each time.
+    pub period_us: Micros,
 }
 
 /// Why the first timer fired when it did.
@@ -243,7 +259,20 @@ impl WhichTimeout {
             why,
             counted_from_us: t.fired_deadline.map(|d| d - t.timeout).filter(|&from| from > t.armed_at),
             ended_call: t.ended_call,
+            ticks: self.undici_ticks(t, fired),
         })
+    }
+
+    /// The ticks that fired undici timer `t` at `fired` (None for any other clock).
+    fn undici_ticks(&self, t: &ArmedTimer, fired: Micros) -> Option<UndiciTicks> {
+        if t.kind.clock() != TimerClock::UndiciTick {
+            return None;
+        }
+        let count = ticks_for(t.timeout / MS);
+        let period_us = self.undici_clock().period();
+        let started = t.fired_deadline? - t.timeout;
+        let first_after_us = (fired - (count - 1) * period_us).checked_sub(started)?;
+        Some(UndiciTicks { count, first_after_us, period_us })
     }
 
     fn other_timers(&self) -> Vec<OtherTimer> {

@@ -74,7 +74,7 @@ mod undici_clock;
 pub use chapter::{Ending, FaultRow, MEASURED, Measured, RetryCell, every_fault, measured_with};
 pub use fault_words::{caller_cell, chapter_cell, first_fired_cell, retry_cell, work_cell};
 pub use facts::{
-    Caller, FirstFired, NextTimer, NotFirst, OtherTimer, Retry, Server, WhichTimeoutFacts, WhyThen, Work,
+    Caller, FirstFired, NextTimer, NotFirst, OtherTimer, Retry, Server, UndiciTicks, WhichTimeoutFacts, WhyThen, Work,
 };
 pub use failover::{Failover, FleetSample, HangEnd, MAX_ATTEMPTS, RequestEnd};
 pub use failover_facts::{Answered, FailoverFacts, Hangs, Lookup, PoolFull, Pooled};

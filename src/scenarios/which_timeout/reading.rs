@@ -10,12 +10,15 @@
 //! (the same without its setting).
 
 use super::failover_words::failover_words;
-use super::facts::{Caller, FirstFired, NextTimer, NotFirst, OtherTimer, Retry, Server, WhichTimeoutFacts, WhyThen, Work};
+use super::facts::{
+    Caller, FirstFired, NextTimer, NotFirst, OtherTimer, Retry, Server, UndiciTicks, WhichTimeoutFacts, WhyThen, Work,
+};
+use super::undici_clock::TICK_MS;
 use super::model::{CallError, Outcome, Phase, TimerKind, WhichTimeout};
 use super::spec::{Client, WhichTimeoutConfig};
 use crate::format;
 use crate::sim::Explain;
-use crate::sim::{MS, Micros, SEC};
+use crate::sim::{MS, Micros, SEC, Value};
 
 crate::words! {
     /// What a which-timeout run means, in words (the keys above).
@@ -76,7 +79,7 @@ impl WhichTimeout {
 /// What fired first (or that nothing did), and why each other timer did not.
 pub fn first_sentence(f: &WhichTimeoutFacts) -> String {
     let head = match &f.first {
-        Some(first) => fired_first(first),
+        Some(first) => fired_first(first, &f.caller),
         None => nothing_fired(f),
     };
     let others: Vec<String> = f.others.iter().map(why_not).collect();
@@ -92,30 +95,62 @@ pub fn first_sentence(f: &WhichTimeoutFacts) -> String {
     }
 }
 
-fn fired_first(t: &FirstFired) -> String {
+fn fired_first(t: &FirstFired, caller: &Caller) -> String {
     let off_by = format::us_as_ms(t.late_us.unsigned_abs());
     let off = match (t.on_time, t.late_us >= 0) {
         (true, _) => "on its deadline".to_string(),
         (false, true) => format!("{off_by} after its deadline"),
         (false, false) => format!("{off_by} before its deadline"),
     };
-    let why = match t.why {
-        Some(WhyThen::UndiciTick) => ", because undici checks its timers only on its own 499 ms tick",
-        Some(WhyThen::FellOnUndiciTick) => ", which fell on one of the 499 ms ticks undici checks its timers on",
-        Some(WhyThen::NodeTimerLate) => ", as Node's own timers do",
-        None => "",
+    let ticks = t.ticks.filter(|_| t.why == Some(WhyThen::UndiciTick));
+    let why = match (t.why, ticks) {
+        (Some(WhyThen::UndiciTick), Some(ticks)) => format!(", on tick {} of undici's clock", format::count(ticks.count)),
+        (Some(WhyThen::FellOnUndiciTick), _) => ", which fell on one of undici's ticks".into(),
+        (Some(WhyThen::NodeTimerLate), _) => ", as Node's own timers do".into(),
+        _ => String::new(),
+    };
+    // The moment the caller's code saw the error, as its card ("Gave up at") shows it.
+    let seen = match caller {
+        Caller::Failed { seen_at_us: Some(seen), .. } if t.ended_call => {
+            format!("; the caller saw the error at {}", as_card(*seen))
+        }
+        _ => String::new(),
     };
     let what = if t.ended_call { "" } else { " It only emitted 'timeout': nothing destroyed the request." };
     let counted = match t.counted_from_us {
         Some(from) => format!(" (counting from the last activity at {})", at(from)),
         None => String::new(),
     };
+    let how = ticks.map_or(String::new(), |ticks| format!(" {}", tick_count(ticks)));
     format!(
-        "First to fire: {} ({}), at {}{counted}: {off}{why}.{what}",
+        "First to fire: {} ({}), at {}{counted}: {off}{why}{seen}.{how}{what}",
         t.kind.label(),
         limit(t.timeout_us),
         at(t.fired_at_us),
     )
+}
+
+/// Why an undici timer fired when it did: it counts whole ticks of 499 ms, but the ticks come
+/// as Node's timer fires them, and the first whenever the clock's phase puts it.
+fn tick_count(ticks: UndiciTicks) -> String {
+    let counted = ticks.count * TICK_MS * MS;
+    let late = ticks.period_us.saturating_sub(TICK_MS * MS);
+    let node = if late > 0 { format!(" (Node's timer fires {} late each time)", format::us_as_ms(late)) } else { String::new() };
+    format!(
+        "That clock fires a timer once the ticks counted since the timer started, 499 ms each, cover its timeout \
+         ({} × 499 ms = {}), never on the tick that takes it in; its ticks came {} apart{node}, the first {} after \
+         the timer started.",
+        format::count(ticks.count),
+        format::us_as_ms(counted),
+        format::us_as_ms(ticks.period_us),
+        format::us_as_ms(ticks.first_after_us),
+    )
+}
+
+/// A moment as its stat card shows it, with the card's own function: a sentence that names
+/// the same moment reads the same.
+fn as_card(t: Micros) -> String {
+    format::quantity_text(&Value::num(t as f64 / 1000.0), "ms")
 }
 
 fn nothing_fired(f: &WhichTimeoutFacts) -> String {
