@@ -89,7 +89,8 @@ pub struct UndiciTicks {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "kebab-case"))]
 pub enum WhyThen {
-    /// Late or early: undici checks its timers only on its own 499 ms tick.
+    /// Late or early: undici fires a timer only on a tick of its own clock, once whole 499 ms
+    /// ticks cover its timeout; the ticks come late as Node's timer does (see `ticks`).
     UndiciTick,
     /// On time: its deadline fell on one of undici's ticks.
     FellOnUndiciTick,
