@@ -627,7 +627,8 @@ mod picture {
     }
 
     /// At 3,000 req/s a lane would hold about 300 dots: it draws a sample of at most
-    /// MOST_PER_LANE, and says so; at the chapter's 150 req/s every request is drawn.
+    /// MOST_PER_LANE, and says so; at the chapter's 150 req/s every request is drawn, and
+    /// every client giving up at B with the chapter's timeout.
     #[test]
     fn a_busy_lane_draws_a_sample_and_a_quiet_one_every_request() {
         let mut p = SPEC.defaults();
@@ -636,12 +637,19 @@ mod picture {
         busy.advance(2 * SEC, u64::MAX);
         let picture = busy.picture(busy.now());
         assert!(picture.sampled() && picture.sent_recent > 800, "{} sent", picture.sent_recent);
-        assert_eq!(picture.sent.len(), 3 * MOST_PER_LANE, "a full sample on each of the three lanes");
-        let mut quiet = start(&SPEC.defaults(), 1, 20);
-        for _ in 0..40 {
-            quiet.advance(quiet.now() + 450 * MS, u64::MAX);
-            let picture = quiet.picture(quiet.now());
-            assert!(!picture.sampled(), "at {} µs: {} of {}", quiet.now(), picture.sent.len(), picture.sent_recent);
+        for lane in 0..3u8 {
+            let drawn = picture.sent.iter().filter(|(s, _)| *s == lane).count();
+            assert!(drawn > MOST_PER_LANE / 2 && drawn <= MOST_PER_LANE, "lane {lane}: {drawn}");
+        }
+        for preset in ["chapter", "timeout", "timeout-cancel", "least-outstanding"] {
+            let mut quiet = start(&params(preset, &[]), 1, 20);
+            for _ in 0..40 {
+                quiet.advance(quiet.now() + 450 * MS, u64::MAX);
+                let picture = quiet.picture(quiet.now());
+                let (sent, gave_up) =
+                    ((picture.sent.len(), picture.sent_recent), (picture.timed_out.len(), picture.timed_out_recent));
+                assert!(!picture.sampled(), "{preset} at {} µs: sent {sent:?}, gave up {gave_up:?}", quiet.now());
+            }
         }
     }
 

@@ -19,7 +19,7 @@ pub const MOST_WAITING_DRAWN: usize = 600;
 /// The most dots of one kind on one lane. At thousands of requests a second a lane draws a
 /// sample (and the picture says so) instead of 900 dots that overlap and that a phone cannot
 /// draw in a frame; at the chapter's 150 req/s every request is drawn.
-pub const MOST_PER_LANE: usize = 24;
+pub const MOST_PER_LANE: usize = 60;
 /// One server as the picture draws it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ServerPicture {
