@@ -99,6 +99,31 @@ impl Histogram {
     pub fn quantile_ms(&self, q: f64) -> Option<f64> {
         self.quantile(q).map(|us| us as f64 / 1000.0)
     }
+
+    /// The `q` quantile of these values and `more` together, in microseconds, without recording
+    /// `more`: a percentile that also counts values not final yet (a wait so far). Its scratch
+    /// counts live on the stack, so a page may ask every frame. None when both are empty.
+    pub fn quantile_with(&self, q: f64, more: impl Iterator<Item = u64>) -> Option<u64> {
+        let mut extra = [0u32; BUCKETS];
+        let (mut total, mut max) = (self.total, self.max);
+        for v in more {
+            extra[bucket_of(v)] += 1;
+            total += 1;
+            max = max.max(v);
+        }
+        if total == 0 {
+            return None;
+        }
+        let target = rank(q, total);
+        let mut seen = 0;
+        for (i, (c, e)) in self.counts.iter().zip(&extra).enumerate() {
+            seen += c + *e as u64;
+            if seen >= target {
+                return Some(bucket_value(i).min(max));
+            }
+        }
+        Some(max)
+    }
 }
 
 /// Percentiles over a sliding window of recent slices (e.g. the last second in ten 100 ms
@@ -307,6 +332,34 @@ mod tests {
         assert!((p99 - 99_000.0).abs() / 99_000.0 < 0.01, "p99 {p99}");
         assert_eq!(h.mean(), Some(50_005.0));
         assert_eq!(Histogram::new().quantile(0.5), None);
+    }
+
+    /// Counting more values without recording them is the quantile of all of them recorded.
+    #[test]
+    fn quantile_with_is_the_quantile_of_both() {
+        let mut h = Histogram::new();
+        for v in 1..=900u64 {
+            h.record(v * 37);
+        }
+        let more = || (1..=100u64).map(|v| v * 1_000);
+        let mut all = h.clone();
+        more().for_each(|v| all.record(v));
+        for q in [0.0, 0.5, 0.9, 0.99, 1.0] {
+            assert_eq!(h.quantile_with(q, more()), all.quantile(q), "q {q}");
+            assert_eq!(h.quantile_with(q, std::iter::empty()), h.quantile(q), "q {q}, nothing more");
+        }
+        // A value counted so far can only grow: raising it never lowers the quantile, so the
+        // quantile of the values so far is the least the final one will be.
+        for q in [0.5, 0.99] {
+            let mut last = 0;
+            for raise in [0, 10, 1_000, 100_000] {
+                let now = h.quantile_with(q, more().map(|v| v + raise)).unwrap();
+                assert!(now >= last, "q {q}: raising by {raise} lowered it to {now}");
+                last = now;
+            }
+        }
+        assert_eq!(Histogram::new().quantile_with(0.99, std::iter::empty()), None);
+        assert_eq!(Histogram::new().quantile_with(0.99, [5_000].into_iter()), Some(5_000));
     }
 
     #[test]
