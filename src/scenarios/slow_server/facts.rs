@@ -4,6 +4,7 @@
 use super::model::SlowServer;
 use super::server::server_name;
 use super::spec::Policy;
+use super::tail::{p99_ratio, p99_with_waiting};
 use crate::sim::Micros;
 
 /// What happens to B at `slow_at`.
@@ -123,13 +124,18 @@ pub struct SlowServerFacts {
     pub eject_after: Micros,
     /// p99 before B's change (ms).
     pub p99_before_ms: Option<f64>,
-    /// p99 after it (ms).
+    /// p99 after it (ms), of the requests that finished or timed out.
     pub p99_after_ms: Option<f64>,
+    /// p99 after it (ms), each request still waited for counted at its wait so far: the
+    /// number the card and the sentence quote.
+    pub p99_after_with_waiting_ms: Option<f64>,
     /// Requests recorded before the change (the window starts at 0, from empty queues).
     pub before_count: u64,
-    /// Requests recorded after it.
+    /// Requests recorded after it (finished or timed out).
     pub after_count: u64,
-    /// p99 after over p99 before, to 0.1.
+    /// Requests sent after it whose client still waits, counted in `p99_after_with_waiting_ms`.
+    pub after_waiting: u64,
+    /// p99 after (the waiting counted) over p99 before, as their cards show them, to 0.1.
     pub p99_ratio: Option<f64>,
     /// Whether the tail is still getting worse.
     pub still_growing: bool,
@@ -166,6 +172,7 @@ impl SlowServer {
         let pool = healthy * (servers - 1.0) + b;
         let without_b = healthy * (servers - 1.0);
         let q99 = |h: &crate::sim::stats::Histogram| h.quantile_ms(0.99);
+        let (p99_after_with_waiting, after_waiting) = p99_with_waiting(&self.after, &self.requests, self.slow_at, now);
         SlowServerFacts {
             b_change: match (c.b_fails, c.slowdown > 1.0) {
                 (true, _) => BChange::Fails,
@@ -197,9 +204,11 @@ impl SlowServer {
             eject_after: self.eject_after,
             p99_before_ms: q99(&self.before),
             p99_after_ms: q99(&self.after),
+            p99_after_with_waiting_ms: p99_after_with_waiting,
             before_count: self.before.count(),
             after_count: self.after.count(),
-            p99_ratio: self.p99_ratio(),
+            after_waiting,
+            p99_ratio: p99_ratio(q99(&self.before), p99_after_with_waiting),
             still_growing: self.still_growing(),
             timeout: (self.timeout > 0).then_some(self.timeout),
             timed_out: self.timed_out,

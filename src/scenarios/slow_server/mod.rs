@@ -28,6 +28,7 @@ mod reading;
 mod request;
 mod server;
 mod spec;
+mod tail;
 
 pub use charts::{Charts, InFlightSample, LatencySample, QueueSample};
 pub use facts::{BChange, Busiest, SlowServerFacts, Spread, Why};

@@ -10,6 +10,7 @@ use super::charts::{Charts, InFlightSample, LatencySample, QueueSample};
 use super::moves::Moves;
 use super::request::{Request, RequestKey, Stage};
 use super::server::{Server, server_name};
+use super::tail::{p99_ratio, p99_with_waiting};
 use super::spec::{
     DEFAULT_DURATION_MS, SHOWN_AFTER_EJECTION_MS, SHOWN_AFTER_SLOWDOWN_MS, ServiceDist,
     SlowServerConfig,
@@ -103,14 +104,6 @@ impl SlowServer {
         self.config.rate * (1.0 - refused)
     }
 
-    /// p99 of the requests that arrived after the slowdown over p99 of those before it, to the
-    /// 0.1 the page shows, so that the card, the sentence and the prediction's verdict agree.
-    pub fn p99_ratio(&self) -> Option<f64> {
-        let before = self.before.quantile(0.99)? as f64;
-        let after = self.after.quantile(0.99)? as f64;
-        (before > 0.0).then(|| libm::round(after / before * 10.0) / 10.0)
-    }
-
     /// Timed-out requests as a share of those that finished or timed out.
     pub fn timed_out_pct(&self) -> Option<f64> {
         let ended = self.completed + self.timed_out;
@@ -193,6 +186,7 @@ impl Model for SlowServer {
 
     fn metrics(&self, now: Micros) -> Self::Metrics {
         let ms = |h: &Histogram, q: f64| h.quantile_ms(q);
+        let (p99_after_with_waiting, after_waiting) = p99_with_waiting(&self.after, &self.requests, self.slow_at, now);
         // The area so far, plus the stretch since the last change.
         let area = self.in_flight_area + self.in_flight as u128 * (now - self.last_change) as u128;
         let mean_in_flight = if now > 0 { area as f64 / now as f64 } else { 0.0 };
@@ -208,6 +202,7 @@ impl Model for SlowServer {
             p99_ms_before: ms(&self.before, 0.99),
             p50_ms_after: ms(&self.after, 0.5),
             p99_ms_after: ms(&self.after, 0.99),
+            p99_ms_after_with_waiting: p99_after_with_waiting,
             p99_ms_now: self.live.quantile_ms(0.99),
             p99_ms_recent: self.recent.quantile_ms(0.99),
             b_queue: self.servers.get(1).map(|b| b.outstanding as u64),
@@ -217,8 +212,9 @@ impl Model for SlowServer {
             servers: Value::List(self.servers.iter().enumerate().map(|(i, s)| server_record(i, s)).collect()),
             before_count: self.before.count(),
             after_count: self.after.count(),
+            after_waiting,
             timed_out_pct: self.timed_out_pct(),
-            p99_ratio: self.p99_ratio(),
+            p99_ratio: p99_ratio(ms(&self.before, 0.99), p99_after_with_waiting),
             backlog_full: self.backlog_full,
             b_ejected_at_ms: self.ejected_by(now).map(|t| t as f64 / 1000.0),
         }

@@ -11,6 +11,7 @@
 use super::facts::{BChange, SlowServerFacts, Spread, Why};
 use super::model::SlowServer;
 use super::spec::SlowServerConfig;
+use super::tail::card_ms;
 use crate::format;
 use crate::sim::Micros;
 use crate::sim::Explain;
@@ -68,20 +69,32 @@ fn backlog_sentence(f: &SlowServerFacts) -> String {
 }
 
 fn ratio_sentence(f: &SlowServerFacts, ratio: f64) -> String {
-    let q = |p99: Option<f64>| p99.map_or("—".into(), format::ms);
-    let (before, after) = (
-        format::counted(f.before_count, "request", "requests"),
-        format::counted(f.after_count, "request", "requests"),
-    );
+    // Each p99 as its card shows it: the same number, rendered the same way.
+    let q = |p99: Option<f64>| card_ms(p99).map_or("—".into(), format::ms);
+    let before = format::counted(f.before_count, "request", "requests");
+    let after = format::counted(f.after_count + f.after_waiting, "request", "requests");
+    // Its own sentence, so that a figure's verdict leads with the numbers and says this under "Why?".
+    let waiting = match f.after_waiting {
+        0 => String::new(),
+        1 => format!(
+            " 1 of the {} is still waiting, counted at its wait so far: the least it will be.",
+            format::count(f.after_count + 1)
+        ),
+        n => format!(
+            " {} of the {} are still waiting, each counted at its wait so far: the least it will be.",
+            format::count(n),
+            format::count(f.after_count + n)
+        ),
+    };
     let event = match f.b_change {
         // Nothing changes at "the slowdown": the two windows differ only in that the first
         // starts from empty queues.
         BChange::Unchanged => {
             return format!(
-                "B does not slow down (×1). p99 was {} in the first {} ({before}), from empty queues, and {} after ({after}): {}.",
+                "B does not slow down (×1). p99 was {} in the first {} ({before}), from empty queues, and {} after ({after}): {}.{waiting}",
                 q(f.p99_before_ms),
                 format::seconds(f.slow_at),
-                q(f.p99_after_ms),
+                q(f.p99_after_with_waiting_ms),
                 format::times(ratio)
             );
         }
@@ -89,9 +102,9 @@ fn ratio_sentence(f: &SlowServerFacts, ratio: f64) -> String {
         BChange::Slows => "the slowdown",
     };
     format!(
-        "p99 went from {} before {event} ({before}) to {} after it ({after}): {}.",
+        "p99 went from {} before {event} ({before}) to {} after it ({after}): {}.{waiting}",
         q(f.p99_before_ms),
-        q(f.p99_after_ms),
+        q(f.p99_after_with_waiting_ms),
         format::times(ratio)
     )
 }

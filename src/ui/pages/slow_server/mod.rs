@@ -105,9 +105,13 @@ fn SlowServerPage(state: SimState) -> impl IntoView {
 fn Stats(metrics: Metrics<SlowServer>) -> impl IntoView {
     let ratio_note = Signal::derive(move || {
         let ratio = metrics.num(SlowServerMetrics::p99_ratio).map(|r| format!("{} of before", format::times(r)));
+        let waiting = metrics
+            .num(SlowServerMetrics::after_waiting)
+            .filter(|n| *n > 0.0)
+            .map(|n| format!("counts {} still waiting", format::count(n as u64)));
         let timeouts =
             metrics.num(SlowServerMetrics::timed_out_pct).filter(|p| *p > 0.0).map(|p| format!("{} timed out", format::pct(p)));
-        [ratio, timeouts].into_iter().flatten().collect::<Vec<_>>().join("; ")
+        [ratio, waiting, timeouts].into_iter().flatten().collect::<Vec<_>>().join("; ")
     });
     let before_note = Signal::derive(move || match metrics.num(SlowServerMetrics::before_count) {
         Some(n) if n > 0.0 => format!("from {}", format::counted(n as u64, "request", "requests")),
@@ -122,7 +126,7 @@ fn Stats(metrics: Metrics<SlowServer>) -> impl IntoView {
         <div class="stats">
             <StatCard metrics key=SlowServerMetrics::p99_ms_now/>
             <StatCard metrics key=SlowServerMetrics::p99_ms_before note=before_note/>
-            <StatCard metrics key=SlowServerMetrics::p99_ms_after note=ratio_note/>
+            <StatCard metrics key=SlowServerMetrics::p99_ms_after_with_waiting note=ratio_note/>
             <StatCard metrics key=SlowServerMetrics::b_queue tone=b_tone/>
             <StatCard metrics key=SlowServerMetrics::in_flight_end note=little_note/>
             <StatCard metrics key=SlowServerMetrics::timed_out/>
