@@ -54,6 +54,10 @@ pub fn StatCard<M: Explain>(
     #[prop(optional_no_strip, into)]
     reading: Option<&'static str>,
     #[prop(optional, into)] tone: Option<Signal<Tone>>,
+    /// A number the words quote: it changes at the words' pace (a few times a second while
+    /// the run plays), so the card and the sentence that quotes it show the same moment.
+    #[prop(optional)]
+    quoted: bool,
     /// The headline card of a page, drawn larger.
     #[prop(optional)]
     big: bool,
@@ -63,7 +67,7 @@ pub fn StatCard<M: Explain>(
     lead: bool,
 ) -> impl IntoView {
     let spec = key.spec;
-    let value = metrics.signal(key);
+    let value = if quoted { metrics.paced(move || metrics.value(key)) } else { metrics.signal(key) };
     // A note is words: it changes a few times a second while the run plays, as the page's other
     // words do, however often the metrics it is made from change.
     let note = note.map(|n| metrics.paced(move || n.get()));
