@@ -1245,3 +1245,16 @@ mod traffic_note {
         assert_eq!(five.words_now().traffic_note, "36.2 attempts per tick, 0 reached the provider");
     }
 }
+
+/// Issue 45, case 5: the attempts chart's accessible text names the failures "while the
+/// provider was down" for a tick in the outage, and not for a tick after it was back.
+#[test]
+fn the_chart_text_says_down_only_while_it_was() {
+    let mut sim = RetryStorm::new(&params("fixed", &[]), 1, SPEC.default_duration_ms * MS);
+    sim.advance(3_000 * MS, u64::MAX);
+    let during = sim.attempts_chart_words();
+    assert!(during.starts_with("Tick at 2.8 s:") && during.contains("failed while the provider was down"), "{during}");
+    sim.run_to_end();
+    let after = sim.attempts_chart_words();
+    assert!(after.starts_with("Tick at 19.8 s:") && !after.contains("down"), "{after}");
+}

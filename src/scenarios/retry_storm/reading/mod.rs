@@ -20,6 +20,7 @@
 mod backoff;
 mod breaker;
 mod budget;
+mod chart;
 mod layers;
 mod notes;
 mod verdict;

@@ -56,19 +56,7 @@ pub fn attempts_chart(s: &Host<RetryStorm>, y_top: f64) -> ChartData {
 #[component]
 pub fn AttemptsChart(runner: Runner<RetryStorm>) -> impl IntoView {
     let data = Signal::derive(move || runner.track(|s| attempts_chart(s, 0.0)));
-    let summary = Signal::derive(move || {
-        runner.track(|s| match s.ticks().last() {
-            Some((t, r)) => format!(
-                "Tick at {}: {} served, {} rejected, {} failed while the provider was down; capacity {} per tick.",
-                format::secs(t / 1000.0),
-                format::number(r.served),
-                format::number(r.rejected),
-                format::number(r.failed),
-                s.capacity()
-            ),
-            None => "No tick has finished yet.".to_string(),
-        })
-    });
+    let summary = Signal::derive(move || runner.track(|s| s.attempts_chart_words()));
     // A long run charts a bar per few ticks, each as tall as the busiest of them.
     let per_bar = Memo::new(move |_| {
         runner.track(|s| match s.ticks_per_row() {
