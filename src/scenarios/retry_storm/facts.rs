@@ -260,7 +260,13 @@ impl RetryStormFacts {
     /// Whether the backoff sentence says the clients came back in waves: a backoff without
     /// jitter kept clients that failed together in step, and some tick went over capacity.
     pub fn in_waves(&self) -> bool {
-        matches!(self.lined_up, LinedUp::Together { calls } if calls > 0) && self.waves > 0
+        matches!(self.lined_up, LinedUp::Together { calls } if calls > 0) && self.waves > 0 && !self.overloaded_before()
+    }
+
+    /// Whether the provider got more calls per tick than its capacity before the outage: then
+    /// ticks over capacity after it are that load, and say nothing of retries the outage lined up.
+    pub fn overloaded_before(&self) -> bool {
+        self.load_before_vs_capacity.is_some_and(|l| l > 1.0)
     }
 
     /// Whether the outage has begun and time has passed in it.

@@ -22,6 +22,9 @@ pub(super) fn waves_note(f: &RetryStormFacts) -> String {
     if f.peak_after_recovery.is_none() {
         return "after recovery".to_string();
     }
+    if f.overloaded_before() && f.over_capacity {
+        return "over capacity before the outage too".to_string();
+    }
     let starts = &f.wave_starts;
     let gaps: Vec<Micros> = starts.windows(2).map(|w| w[1] - w[0]).collect();
     match (starts.first(), gaps.first()) {

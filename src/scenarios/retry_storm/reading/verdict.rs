@@ -1,7 +1,7 @@
 //! The verdict: the peak after recovery against the capacity, the waves, when the clients were
 //! done retrying; and the one line for a comparison column.
 
-use super::words::round1;
+use super::words::{per_tick, round1};
 use crate::format;
 use crate::scenarios::retry_storm::facts::{Phase, RetriesEnded, RetryStormFacts};
 use crate::sim::Micros;
@@ -53,6 +53,17 @@ fn waves_sentence(f: &RetryStormFacts) -> String {
     if !f.over_capacity {
         return "No tick went over capacity after the provider came back.".to_string();
     }
+    if let Some(before) = f.calls_per_tick_before.filter(|_| f.overloaded_before()) {
+        let from = f.wave_starts.first().map(|t| format!(" (from {})", format::seconds(*t))).unwrap_or_default();
+        return format!(
+            "The provider was over capacity before the outage too: {} calls per tick against its {}. That load \
+             alone goes over, so the {} over capacity after it came back{from} are not a sign of retries lined \
+             up by the outage.",
+            per_tick(before),
+            f.capacity,
+            format::counted(f.waves, "run of ticks", "runs of ticks"),
+        );
+    }
     let listed: Vec<String> = f.wave_starts.iter().take(LISTED_WAVES).map(|t| format::seconds(*t)).collect();
     let more = if f.waves as usize > listed.len() { ", …" } else { "" };
     let gaps: Vec<Micros> = f.wave_starts.windows(2).map(|w| w[1] - w[0]).collect();
@@ -100,9 +111,10 @@ pub(super) fn summary(f: &RetryStormFacts) -> String {
         RetriesEnded::NotByTheEnd => "still retrying at the end".to_string(),
         RetriesEnded::NotYet => "still retrying".to_string(),
     };
-    format!(
-        "{} of capacity · {} over capacity · {done}",
-        format::times(round1(peak as f64 / f.capacity as f64)),
-        format::counted(f.waves, "wave", "waves")
-    )
+    let over = if f.overloaded_before() {
+        "over capacity before the outage too".to_string()
+    } else {
+        format!("{} over capacity", format::counted(f.waves, "wave", "waves"))
+    };
+    format!("{} of capacity · {over} · {done}", format::times(round1(peak as f64 / f.capacity as f64)))
 }
