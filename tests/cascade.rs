@@ -889,3 +889,18 @@ mod picture {
         assert!(sim.picture(sim.now()).drawn_json().contains("\"capped\":true"));
     }
 }
+
+/// A parameter the fix does not read does not make the run another than the chapter's: the
+/// recommendations timeout under No timeout or Separate pool, its pool size under Timeout.
+#[test]
+fn chapter_row_ignores_unused_parameters() {
+    let row = |preset: &str, sets: &[(&str, &str)]| CascadeConfig::from_params(&params(preset, sets)).chapter_row();
+    let no_timeout = CascadeConfig::from_params(&params("no-timeout", &[("recs_timeout_ms", "5000")]));
+    assert!(std::ptr::eq(no_timeout.chapter_row().unwrap(), &CHAPTER_TABLE[0]));
+    assert!(no_timeout.is_chapter_timeline());
+    assert!(std::ptr::eq(row("timeout", &[("recs_pool_size", "3")]).unwrap(), &CHAPTER_TABLE[1]));
+    assert!(std::ptr::eq(row("bulkhead", &[("recs_timeout_ms", "5000")]).unwrap(), &CHAPTER_TABLE[2]));
+    // A parameter the fix reads still does.
+    assert!(row("timeout", &[("recs_timeout_ms", "5000")]).is_none());
+    assert!(row("bulkhead", &[("recs_pool_size", "3")]).is_none());
+}

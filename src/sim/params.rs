@@ -392,6 +392,16 @@ impl Params {
         self.unused_because(j)
     }
 
+    /// These values with every parameter the others leave unused (see [`Self::unused_because`])
+    /// at its default: two runs the model cannot tell apart compare equal.
+    pub fn with_unused_at_defaults(&self) -> Params {
+        let mut read = self.clone();
+        for i in (0..self.values.len()).filter(|i| self.unused_because(*i).is_some()) {
+            read.values[i] = self.specs[i].default;
+        }
+        read
+    }
+
     /// Applies a preset's values on top of the current ones.
     pub fn apply_preset(&mut self, preset: &Preset) -> Result<(), SetError> {
         for (id, text) in preset.values {
@@ -483,6 +493,11 @@ pub trait Config: Clone + PartialEq + std::fmt::Debug + 'static {
     /// The declared defaults.
     fn defaults() -> Self {
         Self::from_params(&Params::defaults(Self::specs()))
+    }
+
+    /// This configuration with the parameters it leaves unused at their defaults.
+    fn as_read(&self) -> Self {
+        Self::from_params(&self.to_params().with_unused_at_defaults())
     }
 
     /// These values as parameters, each snapped to its range and step.

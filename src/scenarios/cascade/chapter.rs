@@ -130,10 +130,11 @@ pub static CHAPTER_TABLE: [ChapterRow; 3] = [
 
 impl CascadeConfig {
     /// The row of the chapter's table this configuration reproduces: the chapter's settings in
-    /// every parameter but the fix, and a fix the table has a row for. None otherwise.
+    /// every parameter the fix reads but the fix itself, and a fix the table has a row for (a
+    /// timeout moved under No timeout changes nothing). None otherwise.
     pub fn chapter_row(&self) -> Option<&'static ChapterRow> {
         let chapter = CascadeConfig { variant: self.variant, ..CascadeConfig::defaults() };
-        if *self != chapter {
+        if self.as_read() != chapter.as_read() {
             return None;
         }
         CHAPTER_TABLE.iter().find(|r| r.variant == self.variant)
@@ -141,6 +142,6 @@ impl CascadeConfig {
 
     /// Whether this is the run the chapter's timeline (the guided tour) describes.
     pub fn is_chapter_timeline(&self) -> bool {
-        *self == CascadeConfig::defaults()
+        self.as_read() == CascadeConfig::defaults().as_read()
     }
 }
