@@ -160,15 +160,31 @@ fn raw_pairs(query: &str) -> impl Iterator<Item = (&str, &str)> {
     query.split('&').filter(|p| !p.is_empty()).map(|part| part.split_once('=').unwrap_or((part, "")))
 }
 
+/// The notice for a link whose `&` were escaped twice: a chapter's Markdown renderer turned the
+/// snippet's `&amp;` into `&amp;amp;`, so the browser's link has `&amp;` and every key after the
+/// first starts with `amp;`.
+pub const ESCAPED_TWICE: &str = "This link's & were escaped twice (&amp;amp;): read as meant.";
+
+/// A key as the author meant it: percent-decoded, without the `amp;` that escaping its `&` twice
+/// (or more) left before it; true when there was one. No key the codec knows contains `;`.
+fn meant_key(raw: &str) -> (String, bool) {
+    let decoded = percent_decode(raw);
+    let mut key = decoded.as_str();
+    while let Some(rest) = key.strip_prefix("amp;") {
+        key = rest;
+    }
+    (key.to_string(), key.len() != decoded.len())
+}
+
 /// Whether a query string names `key`, as [`decode`] reads it (a page with its own speed
 /// policy keeps a speed the link sets).
 pub fn names(query: &str, key: &str) -> bool {
-    raw_pairs(query).any(|(k, _)| percent_decode(k) == key)
+    raw_pairs(query).any(|(k, _)| meant_key(k).0 == key)
 }
 
 /// The query's `key=value` pairs, decoded as [`decode`] reads them, in order.
 pub fn pairs(query: &str) -> Vec<(String, String)> {
-    raw_pairs(query).map(|(k, v)| (percent_decode(k), percent_decode(v))).collect()
+    raw_pairs(query).map(|(k, v)| (meant_key(k).0, percent_decode(v))).collect()
 }
 
 /// Decodes a query string (with or without the leading `?`). `default_scenario` is used when
@@ -176,6 +192,7 @@ pub fn pairs(query: &str) -> Vec<(String, String)> {
 pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (Option<State>, Vec<String>) {
     let mut notices = Vec::new();
     let mut pairs: Vec<(String, String)> = Vec::new();
+    let mut escaped_twice = false;
     for (n, (k, v)) in raw_pairs(query).enumerate() {
         if n == MAX_PAIRS {
             notices.push(format!("The link has more than {MAX_PAIRS} settings; the rest were ignored."));
@@ -189,7 +206,12 @@ pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (
             ));
             continue;
         }
-        pairs.push((percent_decode(k), percent_decode(v)));
+        let (k, escaped) = meant_key(k);
+        escaped_twice |= escaped;
+        pairs.push((k, percent_decode(v)));
+    }
+    if escaped_twice {
+        notices.insert(0, ESCAPED_TWICE.to_string());
     }
     let find = |key: &str| pairs.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
 

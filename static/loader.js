@@ -8,9 +8,10 @@
 (() => {
   const modules = __MODULES__;
   const [homeList, homeStyle] = __HOME__;
-  const query = new URLSearchParams(location.search);
-  // The last value wins, as in the module's own URL decoding (src/url.rs).
-  const last = (key) => query.getAll(key).pop();
+  // Keys as the module's own URL decoding reads them (src/url.rs): a link whose `&` a chapter's
+  // Markdown escaped twice has `amp;` before its keys. The last value wins.
+  const query = [...new URLSearchParams(location.search)].map(([k, v]) => [k.replace(/^(amp;)+/, ''), v]);
+  const last = (key) => query.filter(([k]) => k === key).pop()?.[1];
   const sim = last('sim');
   const onLoad = (f) => document.addEventListener('DOMContentLoaded', f, { once: true });
   // An element with its attributes, then its text or children.

@@ -5,6 +5,7 @@ use std::process::Command;
 
 use resilience_lab::scenarios::{self, ALL};
 use resilience_lab::sim::{ParamKind, ScenarioSpec};
+use resilience_lab::url;
 use serde_json::{Value as Json, json};
 
 struct Output {
@@ -396,6 +397,12 @@ fn url_takes_what_an_author_pastes() {
     let pasted = "https://example.org/lab/?sim=slow-server&amp;embed=1&amp;controls=policy,slowdown&amp;rate=60#figure";
     assert_eq!(ok(&["run", "slow-server", "--json", "--url", pasted]), by_set);
     assert_eq!(ok(&["run", "--url", pasted, "--json"]), by_set);
+    // Issue 46: the src of a chapter whose Markdown escaped it twice (`&amp;amp;`) gives the same
+    // run, with the page's one notice on stderr; a misspelt name in it is still an error.
+    let twice = pasted.replace("&amp;", "&amp;amp;");
+    let run = with_notices(&["run", "--url", &twice, "--json"], &[url::ESCAPED_TWICE]);
+    assert_eq!(run, serde_json::from_str::<Json>(&by_set).unwrap());
+    usage_error(&["run", "--url", "?sim=retry-storm&amp;preset=jiter"], &["unknown preset 'jiter'"]);
 }
 
 /// A run cut short of what its settings need says so; the longest run a preset needs is

@@ -373,3 +373,32 @@ fn a_query_names_a_key_as_the_decoder_reads_it() {
     assert!(!url::names("?sim=speed", "speed"), "a value is not a key");
     assert!(!url::names("", "speed"));
 }
+
+/// Issue 46: a chapter's Markdown renderer escapes a copied snippet's `&amp;` again, so the
+/// browser's link has `&amp;` and every key after the first starts with `amp;`. The link is read
+/// as its author meant it (an embed stays an embed), with one notice saying so.
+#[test]
+fn a_link_escaped_twice_is_read_as_meant() {
+    let meant = "?sim=slow-server&embed=1&controls=policy,slowdown,timeout_ms";
+    let (want, none) = decode(meant);
+    assert!(none.is_empty(), "{none:?}");
+    for query in [
+        meant.replace('&', "&amp;"),
+        meant.replace('&', "&amp;amp;"),
+        meant.replace('&', "&amp%3B"),
+        "?sim=slow-server&amp;embed&amp;controls=policy,slowdown,timeout_ms".to_string(),
+    ] {
+        let (state, notices) = decode(&query);
+        assert_eq!(state, want, "{query}");
+        assert!(state.embed, "{query}: still an embed");
+        assert_eq!(notices, [url::ESCAPED_TWICE], "{query}");
+        assert!(url::names(&query, "embed"), "{query}: names reads it too");
+        assert_eq!(url::pairs(&query)[1].0, "embed", "{query}: and pairs");
+    }
+    // The notice comes first, before any about the settings themselves.
+    let (state, notices) = decode("?sim=slow-server&amp;rate=99999&amp;bogus=1");
+    assert_eq!(state.params.get("rate"), 3000.0);
+    assert_eq!(notices.len(), 3, "{notices:?}");
+    assert_eq!(notices[0], url::ESCAPED_TWICE);
+    assert!(notices[2].contains("'bogus'"), "{notices:?}");
+}

@@ -27,11 +27,18 @@ pub fn App() -> impl IntoView {
         embed::report_height();
         let _ = document().body().map(|b| b.class_list().add_1("embed"));
     }
-    let notice_view = (!notices.is_empty()).then(|| {
+    // A link escaped twice was still read in full: that notice stands apart from any setting
+    // that was not used.
+    let escaped = notices.first().is_some_and(|n| n == url::ESCAPED_TWICE);
+    let unused: Vec<String> = notices.into_iter().skip(usize::from(escaped)).collect();
+    let notice_view = (escaped || !unused.is_empty()).then(|| {
         view! {
             <div class="notices" role="status" data-notices>
-                <strong>"Some of this link's settings were not used:"</strong>
-                <ul>{notices.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
+                {escaped.then(|| view! { <p>{url::ESCAPED_TWICE}</p> })}
+                {(!unused.is_empty()).then(|| view! {
+                    <strong>"Some of this link's settings were not used:"</strong>
+                    <ul>{unused.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
+                })}
             </div>
         }
     });

@@ -16,13 +16,10 @@ pub fn report_height() {
     let post = move || {
         let Some(body) = document().body() else { return };
         let height = body.scroll_height();
-        let sim = window()
-            .location()
-            .search()
-            .unwrap_or_default()
-            .trim_start_matches('?')
-            .split('&')
-            .find_map(|kv| kv.strip_prefix("sim=").map(str::to_string))
+        let sim = crate::url::pairs(&window().location().search().unwrap_or_default())
+            .into_iter()
+            .rev()
+            .find_map(|(k, v)| (k == "sim").then_some(v))
             .filter(|id| crate::scenarios::find(id).is_some())
             .unwrap_or_default();
         let msg = js_sys::Object::new();
