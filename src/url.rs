@@ -26,6 +26,7 @@ pub const RESERVED: &[&str] = &[
     "show",
     "chart",
     "autoplay",
+    "theme",
     "bench",
     "debug",
     "sweep",
@@ -64,6 +65,8 @@ pub struct State {
     /// The part an embed shows as its headline chart, when not the page's own.
     pub chart: Option<String>,
     pub autoplay: Autoplay,
+    /// The colour scheme the link asks for, whatever the reader's system uses.
+    pub theme: Theme,
     /// The sweep view, when open.
     pub sweep: Option<SweepView>,
 }
@@ -112,6 +115,7 @@ impl State {
             show: Vec::new(),
             chart: None,
             autoplay: Autoplay::Off,
+            theme: Theme::Auto,
             sweep: None,
         }
     }
@@ -276,6 +280,10 @@ pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (
             "sweep" | "by" | "sweep_metric" | "sweep_seeds" => {} // read together below
             "debug" | "bench" => {}                               // handled by the app before decoding
             "autoplay" => state.autoplay = Autoplay::read(text),
+            "theme" => match Theme::read(text) {
+                Some(theme) => state.theme = theme,
+                None => notices.push(format!("theme: '{}' is not light, dark or auto; using auto.", shorten(text))),
+            },
             "controls" => {
                 let mut shown = Vec::new();
                 for id in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -435,6 +443,11 @@ pub fn encode(state: &State) -> String {
         Autoplay::OnLoad => out.push("autoplay=1".into()),
         Autoplay::InView => out.push("autoplay=view".into()),
     }
+    match state.theme {
+        Theme::Auto => {}
+        Theme::Light => out.push("theme=light".into()),
+        Theme::Dark => out.push("theme=dark".into()),
+    }
     if let Some(v) = state.sweep {
         out.push(format!("sweep={}", v.x));
         let default = SweepView { x: v.x, ..SweepView::default_for(state.scenario) };
@@ -504,6 +517,28 @@ impl Autoplay {
             "view" => Autoplay::InView,
             t if truthy(t) => Autoplay::OnLoad,
             _ => Autoplay::Off,
+        }
+    }
+}
+
+/// The colour scheme a page or figure is drawn in (`theme=`): the reader's system's, or the one
+/// a chapter forces to match its own page.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Theme {
+    #[default]
+    Auto,
+    Light,
+    Dark,
+}
+
+impl Theme {
+    /// `light`, `dark` or `auto`; None for anything else.
+    fn read(text: &str) -> Option<Self> {
+        match text.trim() {
+            "auto" => Some(Theme::Auto),
+            "light" => Some(Theme::Light),
+            "dark" => Some(Theme::Dark),
+            _ => None,
         }
     }
 }

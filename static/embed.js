@@ -7,6 +7,11 @@
 // - Each lab posts {type: "resilience-lab:height", height} whenever its height changes; a message
 //   is used only when it comes from one of this page's iframes (its window is that frame's), and
 //   only its height, a finite number, is read. The frame is resized only when it differs.
+// - A lab frame (one with data-lab-heights, or whose src is the page beside this script) whose
+//   snippet sets no theme= gets the chapter's colour scheme, theme=dark or theme=light: the
+//   data-theme of the page's <html>, else its <meta name="color-scheme"> when that names one
+//   scheme, else its computed background when that is opaque. Otherwise (a page that says
+//   nothing) the figure follows the reader's system. It is read once, as each frame is added.
 (function () {
   'use strict';
   if (window.resilienceLabEmbeds) return;
@@ -14,6 +19,8 @@
   var NARROW_BELOW = 640;
   var WIDE_WIDTH = 720;
   var reported = [];
+  var script = document.currentScript && document.currentScript.src;
+  var labBase = script ? script.slice(0, script.lastIndexOf('/') + 1) : null;
 
   // The snippet's (width, height) pairs: the style's height at 720 px, then data-lab-heights.
   function heightsOf(frame) {
@@ -46,7 +53,46 @@
     if (frame.style.height !== px) frame.style.height = px;
   }
 
+  // The chapter's scheme: 'dark', 'light', or null when it does not say and paints no background.
+  function chapterTheme() {
+    var html = document.documentElement;
+    var set = html.getAttribute('data-theme');
+    if (set === 'dark' || set === 'light') return set;
+    var meta = document.querySelector('meta[name="color-scheme"]');
+    var schemes = ((meta && meta.getAttribute('content')) || '').split(/\s+/).filter(function (w) {
+      return w === 'dark' || w === 'light';
+    });
+    if (schemes.length === 1) return schemes[0];
+    var els = [document.body, html];
+    for (var i = 0; i < els.length; i++) {
+      var rgba = els[i] ? getComputedStyle(els[i]).backgroundColor.match(/[\d.]+/g) : null;
+      if (rgba && rgba.length >= 3 && (rgba.length < 4 || Number(rgba[3]) > 0.5)) {
+        var luma = 0.2126 * rgba[0] + 0.7152 * rgba[1] + 0.0722 * rgba[2];
+        return luma < 128 ? 'dark' : 'light';
+      }
+    }
+    return null;
+  }
+
+  // Whether the query names `key` as the lab reads it: a link escaped twice has `amp;` before it.
+  function names(query, key) {
+    return new RegExp('(^|&)(amp;)*' + key + '(=|&|$)').test(query);
+  }
+
+  // Adds the chapter's theme to a lab frame's src, unless the snippet set one.
+  function passTheme(frame) {
+    var src = frame.getAttribute('src') || '';
+    var hash = src.indexOf('#') < 0 ? src.length : src.indexOf('#');
+    var query = src.slice(0, hash).split('?')[1] || '';
+    var page = frame.src.split(/[?#]/)[0];
+    var lab = frame.hasAttribute('data-lab-heights') || page === labBase || page === labBase + 'index.html';
+    if (!lab || !names(query, 'sim') || names(query, 'theme')) return;
+    var theme = chapterTheme();
+    if (theme) frame.setAttribute('src', src.slice(0, hash) + (/&$/.test(query) ? '' : '&') + 'theme=' + theme + src.slice(hash));
+  }
+
   function reserve(frame) {
+    passTheme(frame);
     if (!frame.hasAttribute('data-lab-heights') || reported.indexOf(frame) >= 0) return;
     var width = frame.getBoundingClientRect().width;
     var height = width > 0 ? heightFor(heightsOf(frame), width) : null;

@@ -12,6 +12,10 @@
   // Markdown escaped twice has `amp;` before its keys. The last value wins.
   const query = [...new URLSearchParams(location.search)].map(([k, v]) => [k.replace(/^(amp;)+/, ''), v]);
   const last = (key) => query.filter(([k]) => k === key).pop()?.[1];
+  // `theme=light|dark` forces the colour scheme (style.css reads data-theme), set before the
+  // page is drawn so it never shows in the other one first; the module gives any notice.
+  const theme = last('theme')?.trim();
+  if (theme === 'light' || theme === 'dark') document.documentElement.dataset.theme = theme;
   const sim = last('sim');
   const onLoad = (f) => document.addEventListener('DOMContentLoaded', f, { once: true });
   // An element with its attributes, then its text or children.

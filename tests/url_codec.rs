@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use resilience_lab::scenarios::{self, ALL};
 use resilience_lab::sim::base::{MAX_DURATION_MS, MIN_DURATION_MS};
 use resilience_lab::sim::{ParamKind, ScenarioSpec};
-use resilience_lab::url::{self, Autoplay, DEFAULT_SEED, RESERVED, SPEEDS, State, SweepView};
+use resilience_lab::url::{self, Autoplay, DEFAULT_SEED, RESERVED, SPEEDS, State, SweepView, Theme};
 
 fn slow() -> &'static ScenarioSpec {
     scenarios::find("slow-server").unwrap()
@@ -210,7 +210,7 @@ fn hostile_input_is_contained() {
 
 /// A random state of a random scenario: preset or none, each parameter either the baseline's
 /// or a random value in range on the grid, any seed, a speed the player offers, a duration in
-/// range, embed and autoplay flags, and a random list of visible controls.
+/// range, embed and autoplay flags, a theme, and a random list of visible controls.
 fn states() -> impl Strategy<Value = State> {
     (0..ALL.len()).prop_flat_map(|i| {
         let spec = ALL[i];
@@ -220,7 +220,11 @@ fn states() -> impl Strategy<Value = State> {
             any::<u64>(),
             0..SPEEDS.len(),
             prop::option::of(MIN_DURATION_MS..=MAX_DURATION_MS),
-            (any::<bool>(), prop_oneof![Just(Autoplay::Off), Just(Autoplay::OnLoad), Just(Autoplay::InView)]),
+            (
+                any::<bool>(),
+                prop_oneof![Just(Autoplay::Off), Just(Autoplay::OnLoad), Just(Autoplay::InView)],
+                prop_oneof![Just(Theme::Auto), Just(Theme::Light), Just(Theme::Dark)],
+            ),
             prop::option::of(prop::collection::vec(0..spec.params.len(), 0..4)),
             prop::option::of((
                 any::<prop::sample::Index>(),
@@ -229,31 +233,34 @@ fn states() -> impl Strategy<Value = State> {
                 1..=50usize,
             )),
         )
-            .prop_map(move |(preset, values, seed, speed, duration_ms, (embed, autoplay), controls, sweep)| {
-                let mut state = State::new(spec);
-                state.preset = preset.and_then(|p| spec.presets.get(p)).map(|p| p.id);
-                state.params = state.baseline();
-                for (p, (change, f)) in spec.params.iter().zip(values) {
-                    if change {
-                        // `set` snaps to the step grid; choices and toggles to an index.
-                        state.params.set(p.id, p.min + f * (p.max - p.min));
+            .prop_map(
+                move |(preset, values, seed, speed, duration_ms, (embed, autoplay, theme), controls, sweep)| {
+                    let mut state = State::new(spec);
+                    state.preset = preset.and_then(|p| spec.presets.get(p)).map(|p| p.id);
+                    state.params = state.baseline();
+                    for (p, (change, f)) in spec.params.iter().zip(values) {
+                        if change {
+                            // `set` snaps to the step grid; choices and toggles to an index.
+                            state.params.set(p.id, p.min + f * (p.max - p.min));
+                        }
                     }
-                }
-                state.seed = seed;
-                state.speed = SPEEDS[speed];
-                state.duration_ms = duration_ms;
-                state.embed = embed;
-                state.autoplay = autoplay;
-                state.controls = controls.map(|c| c.into_iter().map(|i| spec.params[i].id).collect());
-                state.sweep = sweep.map(|(x, by, metric, seeds)| {
-                    let numeric: Vec<_> = spec.params.iter().filter(|p| p.kind == ParamKind::Number).collect();
-                    let choices: Vec<_> =
-                        spec.params.iter().filter(|p| matches!(p.kind, ParamKind::Choice(_))).collect();
-                    let by = (!choices.is_empty()).then(|| by.get(&choices).id).filter(|_| by.index(2) == 0);
-                    SweepView { x: x.get(&numeric).id, by, metric: metric.get(spec.metrics).key, seeds }
-                });
-                state
-            })
+                    state.seed = seed;
+                    state.speed = SPEEDS[speed];
+                    state.duration_ms = duration_ms;
+                    state.embed = embed;
+                    state.autoplay = autoplay;
+                    state.theme = theme;
+                    state.controls = controls.map(|c| c.into_iter().map(|i| spec.params[i].id).collect());
+                    state.sweep = sweep.map(|(x, by, metric, seeds)| {
+                        let numeric: Vec<_> = spec.params.iter().filter(|p| p.kind == ParamKind::Number).collect();
+                        let choices: Vec<_> =
+                            spec.params.iter().filter(|p| matches!(p.kind, ParamKind::Choice(_))).collect();
+                        let by = (!choices.is_empty()).then(|| by.get(&choices).id).filter(|_| by.index(2) == 0);
+                        SweepView { x: x.get(&numeric).id, by, metric: metric.get(spec.metrics).key, seeds }
+                    });
+                    state
+                },
+            )
     })
 }
 
@@ -401,4 +408,22 @@ fn a_link_escaped_twice_is_read_as_meant() {
     assert_eq!(notices.len(), 3, "{notices:?}");
     assert_eq!(notices[0], url::ESCAPED_TWICE);
     assert!(notices[2].contains("'bogus'"), "{notices:?}");
+}
+
+/// Issue 46: `theme=light|dark|auto` forces a page's colour scheme; anything else is auto, with a
+/// notice; the link keeps it.
+#[test]
+fn the_theme_is_in_the_link() {
+    for (query, theme) in
+        [("", Theme::Auto), ("&theme=auto", Theme::Auto), ("&theme=dark", Theme::Dark), ("&theme=light", Theme::Light)]
+    {
+        let (state, notices) = decode(&format!("?sim=slow-server&embed=1{query}"));
+        assert!(notices.is_empty(), "{query}: {notices:?}");
+        assert_eq!(state.theme, theme, "{query}");
+        assert_sane(&state, &notices);
+    }
+    let (state, _) = decode("?sim=slow-server&theme=dark");
+    assert_eq!(url::encode(&state), "sim=slow-server&theme=dark");
+    let state = one_notice("?sim=slow-server&theme=blue", &["theme", "'blue'", "light, dark or auto", "auto"]);
+    assert_eq!(state.theme, Theme::Auto);
 }

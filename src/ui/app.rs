@@ -22,6 +22,9 @@ pub fn App() -> impl IntoView {
         // The documented way to see the error banner (README, "Robustness").
         panic!("debug=panic asked for a panic");
     }
+    if let Some(s) = &state {
+        super::kit::chart::force(s.theme);
+    }
     let embed = state.as_ref().is_some_and(|s| s.embed);
     if embed {
         embed::report_height();

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::canvas::{drawn_canvas, set_attribute};
-use super::chart::{color, prefers_dark, spoken_summary};
+use super::chart::{color, is_dark, spoken_summary};
 
 /// How a legend item is marked: a dot of a palette slot's colour, filled or as a ring.
 #[derive(Clone, Copy)]
@@ -45,7 +45,7 @@ pub fn Picture<T: Clone + PartialEq + Send + Sync + 'static>(
         }
     });
     let spoken = spoken_summary(summary);
-    let dark = prefers_dark();
+    let dark = is_dark();
     let items = legend
         .iter()
         .map(|(label, mark)| {

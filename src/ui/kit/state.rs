@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::sim::{Explain, Host, ParamSpec, Params, ScenarioSpec};
 use crate::ui::runner::Runner;
-use crate::url::{self, Autoplay, State, SweepView};
+use crate::url::{self, Autoplay, State, SweepView, Theme};
 
 /// The reader-editable state of one simulation page.
 #[derive(Clone, Copy)]
@@ -18,6 +18,8 @@ pub struct SimState {
     pub duration_ms: Option<u64>,
     pub embed: bool,
     pub autoplay: Autoplay,
+    /// The link's colour scheme, kept in every link made from the page.
+    pub theme: Theme,
     /// The sweep view, when open.
     pub sweep: RwSignal<Option<SweepView>>,
     /// What the link says the figure shows: its controls, presets and parts.
@@ -50,6 +52,7 @@ impl SimState {
             duration_ms: state.duration_ms,
             embed: state.embed,
             autoplay: state.autoplay,
+            theme: state.theme,
             sweep: RwSignal::new(state.sweep),
             controls: StoredValue::new(state.controls),
             presets: StoredValue::new(state.presets),
@@ -77,6 +80,7 @@ impl SimState {
             show: self.show.get_value(),
             chart: self.chart.get_value(),
             autoplay: if embed { self.autoplay } else { Autoplay::Off },
+            theme: self.theme,
             sweep: self.sweep.get_untracked(),
         }
     }

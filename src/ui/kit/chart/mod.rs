@@ -12,7 +12,7 @@ pub mod labels;
 pub mod theme;
 
 pub use data::{Band, Bars, ChartData, Line, XAxis};
-pub use theme::{Theme, color, nice_step, prefers_dark, slot};
+pub use theme::{Theme, color, force, is_dark, nice_step, slot};
 
 use super::canvas::drawn_canvas;
 use crate::sim::decimal;
@@ -68,7 +68,7 @@ pub fn Chart(
         })
     });
     let legend = move || {
-        let dark = prefers_dark();
+        let dark = is_dark();
         items
             .get()
             .into_iter()

@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use crate::url;
+
 /// Palette slots; each has a light and a dark colour, both readable on their background.
 const LIGHT: [&str; 8] = ["#0969da", "#cf222e", "#1a7f37", "#8250df", "#bc4c00", "#1b7c83", "#bf3989", "#6e7781"];
 const DARK: [&str; 8] = ["#4493f8", "#ff7b72", "#3fb950", "#bc8cff", "#ffa657", "#39c5cf", "#ff80c8", "#9198a1"];
@@ -21,6 +23,31 @@ pub mod slot {
 
 pub fn color(slot: usize, dark: bool) -> &'static str {
     if dark { DARK[slot % 8] } else { LIGHT[slot % 8] }
+}
+
+thread_local! {
+    /// The scheme the link's `theme=` forces (None: the system's), set once by [`force`].
+    static FORCED: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+}
+
+/// Forces the page's colour scheme, as the link's `theme=` says: the canvases' ink here, and the
+/// style sheet's through `data-theme` on `<html>` (the loader sets it first, before the page is
+/// drawn; this also covers a module served without it).
+pub fn force(theme: url::Theme) {
+    let dark = match theme {
+        url::Theme::Auto => return,
+        url::Theme::Light => false,
+        url::Theme::Dark => true,
+    };
+    FORCED.set(Some(dark));
+    if let Some(html) = document().document_element() {
+        let _ = html.set_attribute("data-theme", if dark { "dark" } else { "light" });
+    }
+}
+
+/// Whether the page is drawn dark: as the link's `theme=` forces, else as the reader's system is.
+pub fn is_dark() -> bool {
+    FORCED.get().unwrap_or_else(prefers_dark)
 }
 
 /// Whether the reader's system is in dark mode. Asked once, then kept up to date by the
@@ -61,7 +88,7 @@ pub struct Theme {
 
 impl Theme {
     pub fn now() -> Self {
-        if prefers_dark() {
+        if is_dark() {
             Theme {
                 fg: "#e6edf3",
                 muted: "#9198a1",

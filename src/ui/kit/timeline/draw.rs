@@ -6,7 +6,7 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use super::data::{Fill, Shape, TimelineData};
 use super::layout::{self, BAR, Font, Ink, LABEL_H, Plan};
 use crate::ui::kit::canvas::{Stamp, context, set_attribute, stamp, text_width};
-use crate::ui::kit::chart::{color, prefers_dark};
+use crate::ui::kit::chart::{color, is_dark};
 use crate::ui::kit::number::shortest;
 
 struct Pen<'a> {
@@ -46,7 +46,7 @@ pub fn draw(el: &HtmlCanvasElement, css_w: f64, _measured_h: f64, d: &TimelineDa
     let css_h = layout::height(d);
     set_attribute(el, "style", &format!("height:{}px", shortest(css_h)));
     let Some(ctx) = context(el, css_w, css_h) else { return };
-    let dark = prefers_dark();
+    let dark = is_dark();
     let (fg, muted, grid, bg) =
         if dark { ("#e6edf3", "#9198a1", "#30363d", "#0d1117") } else { ("#1f2328", "#59636e", "#d8dee4", "#ffffff") };
     let pen = Pen { ctx: &ctx, dark, fg, muted, grid, bg };

@@ -20,7 +20,7 @@ use leptos::prelude::*;
 pub use data::{At, Bar, Fill, Ghost, Key, Lane, LegendItem, Link, Mark, Meter, Shape, Span, TimelineData};
 
 use super::canvas::drawn_canvas;
-use super::chart::{color, prefers_dark, spoken_summary};
+use super::chart::{color, is_dark, spoken_summary};
 
 #[component]
 pub fn Timeline(
@@ -42,7 +42,7 @@ pub fn Timeline(
     // frame on a phone's CPU.
     let items = Memo::new(move |_| data.with(|d| d.legend.clone()));
     let legend = move || {
-        let dark = prefers_dark();
+        let dark = is_dark();
         items.with(|items| {
             items
                 .iter()
