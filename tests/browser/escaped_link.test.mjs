@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { serve, launch, openPage, screenshot } from './harness.mjs';
+import { serve, launch, openPage, screenshot, frameWith } from './harness.mjs';
 
 const NOTICE = "This link's & were escaped twice (&amp;amp;): read as meant.";
 
@@ -38,7 +38,7 @@ after(async () => { await browser?.close(); await server?.close(); });
 test("the README's first snippet escaped twice shows its figure at its height, with one notice", async () => {
   const page = await openPage(browser, { width: 412, height: 900 });
   await page.goto(`${server.base}/chapter.html`);
-  const frame = page.frames().find((f) => f.url().includes('sim=slow-server'));
+  const frame = await frameWith(page, 'sim=slow-server');
   assert.ok(frame.url().includes('&amp;embed=1'), `the browser's link has the literal &amp;: ${frame.url()}`);
   await frame.waitForSelector('[data-figure]', { timeout: 15000 });
   assert.equal(await frame.locator('.app-header, .app-footer').count(), 0, 'no site header or footer');

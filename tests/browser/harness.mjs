@@ -48,6 +48,18 @@ export async function openPage(browser, { width = 1280, height = 900, colorSchem
   return page;
 }
 
+/**
+ * The page's frame whose URL contains `part`, once it has navigated there. A lazy frame
+ * (`loading="lazy"`) may not have started when `goto` resolves, so this waits for it.
+ */
+export async function frameWith(page, part, timeout = 15000) {
+  const navigated = page.waitForEvent('framenavigated', { predicate: (f) => f.url().includes(part), timeout });
+  const found = page.frames().find((f) => f.url().includes(part));
+  if (!found) return navigated;
+  navigated.catch(() => {});
+  return found;
+}
+
 /** Waits until the app has rendered (the loading line is gone and main exists). */
 export async function ready(page) {
   // The home page (no simulation shown) is ready once its list of simulations, fetched by the
