@@ -157,12 +157,14 @@ build_module() {
 # target/web) with three size flags, which need RUSTC_BOOTSTRAP on a stable toolchain: a panic
 # aborts at once (no message formatting: the loader shows the error banner on the trap), `{:?}`
 # prints nothing (no code uses it), and panics carry no file and line. Together they take about
-# a tenth off every module (README, "What each page downloads").
+# a tenth off every module (README, "What each page downloads"). std's `optimize_for_size`
+# feature picks its smaller code paths (sorting, formatting): 2.4 KB less per page, gzipped.
 WEB_RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort -Zfmt-debug=none -Zlocation-detail=none"
 web_env() {
   local path="$ROOT/node_modules/.bin:$HOME/.cargo/bin:$PATH"
   # Debian's toolchain is the one in /usr/bin; rustup's comes first on PATH otherwise.
   [ "$WASM_MODE" = debian ] && path="/usr/bin:$path"
   env PATH="$path" RUSTC_BOOTSTRAP=1 CARGO_UNSTABLE_BUILD_STD=std,panic_abort \
+    CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size \
     CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="$WEB_RUSTFLAGS" CARGO_TARGET_DIR="$WEB_TARGET_DIR" "$@"
 }
