@@ -142,14 +142,14 @@ build_module() {
   local id=$1 out=$2 inputs
   web_env cargo build --quiet --manifest-path "$ROOT/Cargo.toml" --target wasm32-unknown-unknown --profile web \
     --bin resilience-lab-web --no-default-features --features "$id" >&2
-  inputs=$(cd "$ROOT" && cat "$WEB_TARGET_DIR/wasm32-unknown-unknown/web/resilience-lab-web.wasm" module.html Trunk.toml \
+  inputs=$(cd "$ROOT" && cat "$WEB_TARGET_DIR/wasm32-unknown-unknown/web/resilience-lab-web.wasm" module.html Trunk.module.toml \
     static/favicon.svg static/embed.js | sha256sum)
   if [ -f "$out/.inputs" ] && [ "$(cat "$out/.inputs")" = "$inputs" ]; then
     say "module $id: unchanged"
     return
   fi
   say "trunk build: $id"
-  (cd "$ROOT" && web_env trunk build --release --offline --no-default-features --features "$id" --dist "$out")
+  (cd "$ROOT" && web_env trunk build --config Trunk.module.toml --release --offline --no-default-features --features "$id" --dist "$out")
   echo "$inputs" >"$out/.inputs"
 }
 

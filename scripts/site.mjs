@@ -4,17 +4,17 @@
 //
 // <stage>/<id>/ is Trunk's output for the module of simulation <id>; <list.json> is
 // `resilience-lab list --json` (the registry's declarations). dist/ gets each module's JS glue,
-// wasm and style sheet in dist/<id>/ (the sheets are assembled here, see styleSheets), the icon
+// wasm and style sheet in dist/<id>/ (the sheets are assembled by scripts/styles.mjs), the icon
 // and embed.js once, the home page's style sheet and its list (home-<hash>.html: every simulation
 // and its presets, as static HTML, which the home page fetches), and index.html: the home page
 // with the loader that fetches only the module and style sheet of the simulation the URL's `sim`
 // names. Paths are relative, so dist/ works at / or under any sub-path. dist/ is made anew each
 // time, so nothing of an earlier build survives.
-import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { minify } from 'terser';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { minify } from 'terser';
+import { hashed, styleSheets } from './styles.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -25,48 +25,6 @@ async function only(dir, pattern) {
   const names = (await readdir(dir)).filter((n) => pattern.test(n));
   if (names.length !== 1) throw new Error(`${dir}: expected one file matching ${pattern}, found ${names.join(', ') || 'none'}`);
   return names[0];
-}
-
-/** The `.css` files under `dir` (relative to the repository), sorted by path. */
-async function cssUnder(dir) {
-  const names = await readdir(join(root, dir), { recursive: true });
-  return names.filter((n) => n.endsWith('.css')).sort().map((n) => `${dir}/${n}`);
-}
-
-/** `text`'s file name: `<stem>-<hash of text>.<ext>`, so a changed file never meets a stale cache. */
-const hashed = (stem, ext, text) => `${stem}-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.${ext}`;
-
-/**
- * `css` without its comments, indentation and blank lines: 2 KB less per page gzipped (a third
- * of the sheet). Safe for our sheets, whose strings hold no comment marks
- * (tests/browser/style.test.mjs checks that the browser keeps every rule).
- */
-const compact = (css) => css.replace(/\/\*[\s\S]*?\*\//g, '').split('\n').map((l) => l.trim()).filter(Boolean).join('\n');
-
-/** The style sheet made of `files` (paths relative to the repository), in that order. */
-async function styleSheet(files) {
-  // Each file's name stays as a comment: the tests read which pages' rules a sheet carries.
-  const parts = await Promise.all(files.map(async (f) => `/* ${f} */\n${compact(await readFile(join(root, f), 'utf8'))}`));
-  const css = parts.join('\n');
-  return { css, name: hashed('style', 'css', css) };
-}
-
-/**
- * The style sheets: the home page's is the site's rules alone (static/style.css); a simulation's
- * is the site's, then the kit's (every .css under src/ui/kit), then its own page's (every .css
- * in src/ui/pages/<id with underscores>/), in that order so a page's rule wins a tie with the
- * kit's. Found by name: a new page's style.css is picked up without a list; one in a folder that
- * is no simulation's is an error, not a rule left out.
- */
-async function styleSheets(ids) {
-  const shared = ['static/style.css', ...await cssUnder('src/ui/kit')];
-  const pages = await cssUnder('src/ui/pages');
-  const folder = (id) => `src/ui/pages/${id.replaceAll('-', '_')}/`;
-  const stray = pages.filter((f) => !ids.some((id) => f.startsWith(folder(id))));
-  if (stray.length) throw new Error(`${stray.join(', ')}: in no simulation's page folder`);
-  const sheets = { home: await styleSheet(['static/style.css']) };
-  for (const id of ids) sheets[id] = await styleSheet([...shared, ...pages.filter((f) => f.startsWith(folder(id)))]);
-  return sheets;
 }
 
 /**

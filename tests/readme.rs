@@ -12,10 +12,12 @@ const CARGO_RUN: &str = "cargo run --release --bin resilience-lab -- ";
 
 /// Commands the README shows that other tests run: `scripts/test.sh` is what CI runs (so this
 /// very test) and it runs `scripts/test.sh --quick` as its first step, `scripts/serve.sh` is
-/// started by `tests/browser/serve.test.mjs`, and the golden update is the command
+/// started by `tests/browser/serve.test.mjs` and `scripts/dev.sh` by
+/// `tests/browser/dev_server.test.mjs`, and the golden update is the command
 /// `tests/golden.rs` names when it fails.
 const RUN_ELSEWHERE: &[&str] = &[
     "scripts/serve.sh",
+    "scripts/dev.sh",
     "scripts/test.sh",
     "scripts/test.sh --quick",
     "UPDATE_GOLDEN=1 cargo test --release --test golden",
