@@ -27,6 +27,7 @@ pub const RESERVED: &[&str] = &[
     "chart",
     "autoplay",
     "theme",
+    "at",
     "bench",
     "debug",
     "sweep",
@@ -69,6 +70,8 @@ pub struct State {
     pub theme: Theme,
     /// The sweep view, when open.
     pub sweep: Option<SweepView>,
+    /// `at=`: the moment the figure opens at, paused (a printed chapter's figures, a picture).
+    pub at: Option<At>,
 }
 
 /// What the sweep view shows: x, the lines, the metric and how many seeds per point.
@@ -117,6 +120,7 @@ impl State {
             autoplay: Autoplay::Off,
             theme: Theme::Auto,
             sweep: None,
+            at: None,
         }
     }
 
@@ -284,6 +288,11 @@ pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (
                 Some(theme) => state.theme = theme,
                 None => notices.push(format!("theme: '{}' is not light, dark or auto; using auto.", shorten(text))),
             },
+            "at" => match At::read(text) {
+                Some(at) => state.at = Some(at),
+                None => notices
+                    .push(format!("at: '{}' is neither end nor a time in ms; opening at the start.", shorten(text))),
+            },
             "controls" => {
                 let mut shown = Vec::new();
                 for id in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -448,6 +457,11 @@ pub fn encode(state: &State) -> String {
         Theme::Light => out.push("theme=light".into()),
         Theme::Dark => out.push("theme=dark".into()),
     }
+    match state.at {
+        None => {}
+        Some(At::End) => out.push("at=end".into()),
+        Some(At::Ms(ms)) => out.push(format!("at={ms}")),
+    }
     if let Some(v) = state.sweep {
         out.push(format!("sweep={}", v.x));
         let default = SweepView { x: v.x, ..SweepView::default_for(state.scenario) };
@@ -517,6 +531,33 @@ impl Autoplay {
             "view" => Autoplay::InView,
             t if truthy(t) => Autoplay::OnLoad,
             _ => Autoplay::Off,
+        }
+    }
+}
+
+/// The moment a figure opens at (`at=`): its run's end, or a time of the run in ms (a time past
+/// the end is the end).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum At {
+    End,
+    Ms(u64),
+}
+
+impl At {
+    fn read(text: &str) -> Option<Self> {
+        match text.trim() {
+            "end" => Some(At::End),
+            t => decimal::parse(t)
+                .filter(|ms| ms.is_finite() && *ms >= 0.0)
+                .map(|ms| At::Ms(ms.round().min(u64::MAX as f64) as u64)),
+        }
+    }
+
+    /// The simulated time (µs) to open at, for a run that ends at `end` (µs).
+    pub fn micros(self, end: u64) -> u64 {
+        match self {
+            At::End => end,
+            At::Ms(ms) => ms.saturating_mul(1000).min(end),
         }
     }
 }

@@ -291,6 +291,17 @@ fn url_agrees_with_options() {
     assert_eq!((refined["params"]["rate"].as_f64(), refined["params"]["servers"].as_f64()), (Some(60.0), Some(4.0)));
 }
 
+/// A link's `at=` is the moment `run` reports, as `--at-ms` is (which wins over it); `at=end`
+/// is the whole run.
+#[test]
+fn a_links_moment_is_the_runs_moment() {
+    let by_option = ok(&["run", "cascade", "--json", "--at-ms", "2500"]);
+    assert_eq!(ok(&["run", "cascade", "--json", "--url", "?sim=cascade&at=2500"]), by_option);
+    assert_eq!(ok(&["run", "cascade", "--json", "--url", "?sim=cascade&at=9000", "--at-ms", "2500"]), by_option);
+    assert_eq!(ok(&["run", "cascade", "--json", "--url", "?sim=cascade&at=end"]), ok(&["run", "cascade", "--json"]));
+    assert_eq!(json(&["run", "cascade", "--json", "--url", "?sim=cascade&at=2500"])["at_ms"], 2500.0);
+}
+
 #[test]
 fn bad_input_is_one_line_naming_what_is_allowed_with_status_2() {
     let ids: Vec<&str> = ALL.iter().map(|s| s.id).collect();

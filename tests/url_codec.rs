@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use resilience_lab::scenarios::{self, ALL};
 use resilience_lab::sim::base::{MAX_DURATION_MS, MIN_DURATION_MS};
 use resilience_lab::sim::{ParamKind, ScenarioSpec};
-use resilience_lab::url::{self, Autoplay, DEFAULT_SEED, RESERVED, SPEEDS, State, SweepView, Theme};
+use resilience_lab::url::{self, At, Autoplay, DEFAULT_SEED, RESERVED, SPEEDS, State, SweepView, Theme};
 
 fn slow() -> &'static ScenarioSpec {
     scenarios::find("slow-server").unwrap()
@@ -210,7 +210,8 @@ fn hostile_input_is_contained() {
 
 /// A random state of a random scenario: preset or none, each parameter either the baseline's
 /// or a random value in range on the grid, any seed, a speed the player offers, a duration in
-/// range, embed and autoplay flags, a theme, and a random list of visible controls.
+/// range, embed and autoplay flags, a theme, a moment to open at, and a random list of visible
+/// controls.
 fn states() -> impl Strategy<Value = State> {
     (0..ALL.len()).prop_flat_map(|i| {
         let spec = ALL[i];
@@ -224,6 +225,7 @@ fn states() -> impl Strategy<Value = State> {
                 any::<bool>(),
                 prop_oneof![Just(Autoplay::Off), Just(Autoplay::OnLoad), Just(Autoplay::InView)],
                 prop_oneof![Just(Theme::Auto), Just(Theme::Light), Just(Theme::Dark)],
+                prop::option::of(prop_oneof![Just(At::End), (0u64..100_000_000).prop_map(At::Ms)]),
             ),
             prop::option::of(prop::collection::vec(0..spec.params.len(), 0..4)),
             prop::option::of((
@@ -234,7 +236,7 @@ fn states() -> impl Strategy<Value = State> {
             )),
         )
             .prop_map(
-                move |(preset, values, seed, speed, duration_ms, (embed, autoplay, theme), controls, sweep)| {
+                move |(preset, values, seed, speed, duration_ms, (embed, autoplay, theme, at), controls, sweep)| {
                     let mut state = State::new(spec);
                     state.preset = preset.and_then(|p| spec.presets.get(p)).map(|p| p.id);
                     state.params = state.baseline();
@@ -250,6 +252,7 @@ fn states() -> impl Strategy<Value = State> {
                     state.embed = embed;
                     state.autoplay = autoplay;
                     state.theme = theme;
+                    state.at = at;
                     state.controls = controls.map(|c| c.into_iter().map(|i| spec.params[i].id).collect());
                     state.sweep = sweep.map(|(x, by, metric, seeds)| {
                         let numeric: Vec<_> = spec.params.iter().filter(|p| p.kind == ParamKind::Number).collect();
@@ -426,4 +429,28 @@ fn the_theme_is_in_the_link() {
     assert_eq!(url::encode(&state), "sim=slow-server&theme=dark");
     let state = one_notice("?sim=slow-server&theme=blue", &["theme", "'blue'", "light, dark or auto", "auto"]);
     assert_eq!(state.theme, Theme::Auto);
+}
+
+/// Issue 46, item 3: `at=end` or `at=<ms>` opens a figure at that moment; anything else opens it
+/// at the start, with a notice; the link keeps it.
+#[test]
+fn the_moment_to_open_at_is_in_the_link() {
+    for (query, at) in
+        [("", None), ("&at=end", Some(At::End)), ("&at=2500", Some(At::Ms(2500))), ("&at=0", Some(At::Ms(0)))]
+    {
+        let (state, notices) = decode(&format!("?sim=cascade{query}"));
+        assert!(notices.is_empty(), "{query}: {notices:?}");
+        assert_eq!(state.at, at, "{query}");
+        assert_sane(&state, &notices);
+    }
+    let (state, _) = decode("?sim=cascade&at=end");
+    assert_eq!(url::encode(&state), "sim=cascade&at=end");
+    // A time past the run's end is its end.
+    assert_eq!(At::Ms(99_000).micros(15_500_000), 15_500_000);
+    assert_eq!(At::Ms(2_500).micros(15_500_000), 2_500_000);
+    assert_eq!(At::End.micros(15_500_000), 15_500_000);
+    for bad in ["soon", "-5", "NaN", ""] {
+        let state = one_notice(&format!("?sim=cascade&at={bad}"), &["at:", "neither end nor a time in ms", "start"]);
+        assert_eq!(state.at, None, "{bad}");
+    }
 }

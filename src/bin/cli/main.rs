@@ -125,7 +125,14 @@ mod native {
         let (state, notices) = settings.into_state(scenario)?;
         settings::warn(&notices);
         let mut sim = scenario.start(&state.params, state.seed, state.duration());
-        let at_ms = at.map(|a| at_moment(&a, sim.end())).transpose()?;
+        // `--at-ms`, else the link's `at=` (a time; `at=end` is the whole run, as without one).
+        let at_ms = match at {
+            Some(a) => Some(at_moment(&a, sim.end())?),
+            None => match state.at {
+                Some(url::At::Ms(ms)) => Some((ms as f64).min(sim.end() as f64 / 1000.0)),
+                Some(url::At::End) | None => None,
+            },
+        };
         match at_ms {
             // A moment of the run as the page shows it paused there: the run goes on after it.
             Some(ms) => {

@@ -68,7 +68,12 @@ fn redraw_on_change<T: Send + Sync + 'static>(
         }
     };
     let handle = window_event_listener(leptos::ev::resize, move |_| measure());
-    on_cleanup(move || handle.remove());
+    // The print layout may give the canvas another width.
+    let printing = window_event_listener_untyped("beforeprint", move |_| measure());
+    on_cleanup(move || {
+        handle.remove();
+        printing.remove();
+    });
     let in_view = watch_in_view(canvas, true);
     let draw = Rc::new(draw);
     let queued = Rc::new(Cell::new(false));
@@ -96,7 +101,7 @@ fn redraw_on_change<T: Send + Sync + 'static>(
             return;
         }
         data.track();
-        if in_view.get() {
+        if in_view.get() || PRINTING.get() {
             pace.ran();
             queue_draw();
         } else {
@@ -106,12 +111,29 @@ fn redraw_on_change<T: Send + Sync + 'static>(
     });
 }
 
+thread_local! {
+    static PRINTING: Cell<bool> = const { Cell::new(false) };
+    /// The draws waiting for the next animation frame.
+    static QUEUE: RefCell<Vec<Box<dyn FnOnce()>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// While the page is being printed, every canvas draws at once, in view or not, the draws
+/// already waiting for a frame too: the browser lays the page out for print before another
+/// animation frame comes (see `super::print`).
+pub fn set_printing(on: bool) {
+    PRINTING.set(on);
+    if on {
+        QUEUE.take().into_iter().for_each(|f| f());
+    }
+}
+
 /// Runs `f` in the next animation frame, with every other canvas's draw: after the frame's
 /// changes to the page, so the browser brings its style up to date once for all of them (text
 /// drawn on a canvas needs it up to date, and a draw between two changes made it do it again).
+/// While printing, at once.
 fn draw_in_next_frame(f: Box<dyn FnOnce()>) {
-    thread_local! {
-        static QUEUE: RefCell<Vec<Box<dyn FnOnce()>>> = const { RefCell::new(Vec::new()) };
+    if PRINTING.get() {
+        return f();
     }
     let first = QUEUE.with_borrow_mut(|q| {
         q.push(f);

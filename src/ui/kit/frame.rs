@@ -10,6 +10,7 @@ use super::figure::{Figure, Lead, Part, render_parts};
 use super::metrics::LimitNotice;
 use super::play::PlayControls;
 use super::presets::PresetBar;
+use super::print::{PrintLink, print_at_the_end};
 use super::seed::SeedControl;
 use super::share::{Share, full_link};
 use super::spread::Spreads;
@@ -54,9 +55,17 @@ pub fn SimFrame(
     // what it did; the frame shows it whatever the page.
     let limit = expect_context::<LimitNotice>().0;
     AsksFirst::provide();
+    // Opened at a moment (`at=`), paused there (no autoplay then). The end is reached as Skip
+    // to end reaches it, a chunk a frame.
+    match state.at {
+        Some(url::At::End) => runner.skip_to_end(),
+        Some(at) => runner.seek(at.micros(crate::sim::Micros::MAX)),
+        None => {}
+    }
     if state.autoplay == Autoplay::OnLoad {
         request_animation_frame(move || runner.play());
     }
+    print_at_the_end(runner);
     if state.embed {
         return view! { <Figure state runner lead parts limit chapter_controls spreads/> }.into_any();
     }
@@ -94,6 +103,7 @@ pub fn SimFrame(
                 </aside>
             </div>
             <Share state runner full_link chapter_controls/>
+            <PrintLink link=full_link/>
         </section>
     }
     .into_any()

@@ -16,6 +16,7 @@ pub mod picture;
 pub mod play;
 pub mod predict;
 pub mod presets;
+pub mod print;
 pub mod seed;
 pub mod share;
 pub mod snippet;

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::sim::{Explain, Host, ParamSpec, Params, ScenarioSpec};
 use crate::ui::runner::Runner;
-use crate::url::{self, Autoplay, State, SweepView, Theme};
+use crate::url::{self, At, Autoplay, State, SweepView, Theme};
 
 /// The reader-editable state of one simulation page.
 #[derive(Clone, Copy)]
@@ -22,6 +22,8 @@ pub struct SimState {
     pub theme: Theme,
     /// The sweep view, when open.
     pub sweep: RwSignal<Option<SweepView>>,
+    /// The moment the link opens the figure at (`at=`), paused; the page's own link drops it.
+    pub at: Option<At>,
     /// What the link says the figure shows: its controls, presets and parts.
     controls: StoredValue<Option<Vec<&'static str>>>,
     presets: StoredValue<Vec<&'static str>>,
@@ -51,9 +53,11 @@ impl SimState {
             seed: RwSignal::new(state.seed),
             duration_ms: state.duration_ms,
             embed: state.embed,
-            autoplay: state.autoplay,
+            // A figure opened at a moment stays there until the reader plays it.
+            autoplay: if state.at.is_some() { Autoplay::Off } else { state.autoplay },
             theme: state.theme,
             sweep: RwSignal::new(state.sweep),
+            at: state.at,
             controls: StoredValue::new(state.controls),
             presets: StoredValue::new(state.presets),
             show: StoredValue::new(state.show),
@@ -82,6 +86,7 @@ impl SimState {
             autoplay: if embed { self.autoplay } else { Autoplay::Off },
             theme: self.theme,
             sweep: self.sweep.get_untracked(),
+            at: None,
         }
     }
 
