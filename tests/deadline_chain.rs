@@ -601,3 +601,18 @@ fn the_verdict_leads_with_the_commit_for_nobody() {
     assert_eq!(lead, "C committed at 3,514 ms, 1,514 ms after the user stopped waiting: for nobody.");
     assert!(rest.starts_with("A answered the user with a 504 at 2,008 ms"), "{rest}");
 }
+
+/// Issue 45, case 4: the card read "User answered at 2,008 ms" beside the user's lane's "gets 504
+/// at 2,011 ms". They are two moments, A's answer and its arrival a network hop later: the card
+/// names A's, the lane the user's, and the card's number is A's.
+#[test]
+fn the_answer_card_names_whose_moment_it_is() {
+    let spec = SPEC.metrics.iter().find(|m| m.key == "user_answer_ms").expect("declared");
+    assert_eq!(spec.label, "A answered the user at");
+    for preset in ["fixed", "propagated"] {
+        let sim = run(&params(preset, &[]), 7, SPEC.default_duration_ms);
+        let answer = sim.user().answer.as_ref().expect("the user heard back");
+        assert_eq!(num(&sim, "user_answer_ms"), answer.answered_at as f64 / MS as f64, "{preset}");
+        assert!(answer.received > answer.answered_at, "{preset}: the lane's moment is later");
+    }
+}

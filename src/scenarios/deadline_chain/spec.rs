@@ -151,8 +151,9 @@ pub(super) static PRESETS: &[Preset] = &[
 crate::metrics! {
     /// What a deadline-chain run reports: the CLI's JSON, the stat cards, the sweeps.
     pub struct DeadlineChainMetrics in METRICS {
-        pub user_answer_ms: Option<f64> = ("User answered at", "ms",
-            "When A answered the user (null if the user heard nothing)."),
+        pub user_answer_ms: Option<f64> = ("A answered the user at", "ms",
+            "When A sent the user its answer (null if the user heard nothing); the user's lane marks when \
+             it arrived, a network hop later."),
         pub user_status: Option<i64> = ("User got", "",
             "The HTTP status the user received."),
         pub user_answer_from: String = ("Answer came from", "",
