@@ -337,3 +337,130 @@ fn break_2_s_verdict_leads_with_the_12_s_wait() {
     let fixed = run(&params("ch1-break-2-fixed", &[]), 1, 60);
     assert!(!fixed.words_now().verdict.contains("Worst wait"), "{}", fixed.words_now().verdict);
 }
+
+/// Issue 47, item 4: the timeout-rate alert paged on a healthy dependency (a 10 s window at
+/// 0.2% with no minimum count and no `for`: 8 of 8 four-hour runs at the chapter's settings).
+/// It is now a Prometheus-style rule: a rate over a window, a minimum count of timeouts, and a
+/// pending time before it fires; the old rule is its parameters' low ends.
+mod alert {
+    use super::*;
+    use resilience_lab::scenarios::choosing_numbers::{AlertRule, AlertState, MAX_ALERT_WINDOW_S, TimeoutAlert};
+
+    const LOW_ENDS: [(&str, &str); 3] = [("alert_window_s", "10"), ("alert_min_timeouts", "0"), ("alert_for_s", "0")];
+
+    fn rule(window_s: usize, min_timeouts: u64, for_s: u64) -> TimeoutAlert {
+        TimeoutAlert::new(AlertRule { window_s, threshold_pct: 0.2, min_timeouts, for_us: for_s * SEC })
+    }
+
+    /// Records `ended` attempts in the current second, `timed_out` of them timed out.
+    fn record(alert: &mut TimeoutAlert, ended: u64, timed_out: u64) {
+        for i in 0..ended {
+            alert.record(i < timed_out);
+        }
+    }
+
+    /// Below the minimum count the condition does not hold, however high the rate.
+    #[test]
+    fn fewer_timeouts_than_the_minimum_do_not_hold() {
+        let mut alert = rule(60, 10, 0);
+        record(&mut alert, 9, 9);
+        assert_eq!(alert.evaluate(SEC), AlertState::Inactive, "100% of 9 attempts");
+        record(&mut alert, 1000, 1);
+        assert_eq!(alert.evaluate(2 * SEC), AlertState::Firing, "10 timeouts in 1,009 attempts: 0.99%");
+        let mut no_minimum = rule(60, 0, 0);
+        record(&mut no_minimum, 1, 1);
+        assert_eq!(no_minimum.evaluate(SEC), AlertState::Firing);
+    }
+
+    /// The condition must hold at every evaluation for the pending time; one evaluation without
+    /// it starts the wait again.
+    #[test]
+    fn the_pending_time_starts_again_when_the_condition_clears() {
+        let mut alert = rule(1, 1, 3);
+        let mut states = vec![];
+        for (s, timed_out) in [1, 1, 0, 1, 1, 1, 1, 1].into_iter().enumerate() {
+            record(&mut alert, 100, timed_out);
+            states.push(alert.evaluate((s as u64 + 1) * SEC));
+        }
+        use AlertState::*;
+        assert_eq!(states, [Pending, Pending, Inactive, Pending, Pending, Pending, Firing, Firing]);
+        assert_eq!(alert.held_since(), Some(4 * SEC));
+    }
+
+    /// A second's attempts stay in the window for `window_s` evaluations (the current second
+    /// included), then drop out; up to the longest window.
+    #[test]
+    fn a_second_leaves_the_window_after_window_s_evaluations() {
+        for window in [1, 3, 10, MAX_ALERT_WINDOW_S] {
+            let mut alert = rule(window, 0, 0);
+            record(&mut alert, 100, 100);
+            for s in 1..=window as u64 {
+                assert!(alert.rate_pct() > Some(0.0), "window {window}: the first second in it at {s} s");
+                alert.evaluate(s * SEC);
+                record(&mut alert, 100, 0);
+            }
+            assert_eq!(alert.rate_pct(), Some(0.0), "window {window}: the first second left");
+        }
+    }
+
+    /// At the chapter's defaults, without a drift, the alert is never even pending: four seeds of
+    /// an hour, evaluated every second (the old rule fired within the hour on 6 of these seeds).
+    #[test]
+    fn a_healthy_dependency_does_not_page() {
+        for seed in 1..=4 {
+            let mut sim = Sim::new(&params("chapter", &[]), seed, 3600 * SEC);
+            for s in 1..=3600 {
+                sim.advance(s * SEC + 1, u64::MAX);
+                assert_eq!(sim.alert_state(), AlertState::Inactive, "seed {seed} at {s} s");
+            }
+            assert_eq!(value(&sim, "alert_fired_at_ms"), Value::Null);
+        }
+    }
+
+    /// The drift preset: quiet before the drift at 15 s; after it, firing no sooner than its
+    /// 30 s pending time and no later than its 60 s window (then all the slower dependency's
+    /// attempts, 0.7% of them timing out) plus that pending time.
+    #[test]
+    fn the_drift_preset_fires_after_the_drift_and_not_before() {
+        let p = params("drift", &[]);
+        let end = SPEC.duration_for(&p);
+        for seed in 1..=4 {
+            let mut sim = Sim::new(&p, seed, end * MS);
+            sim.advance(15 * SEC, u64::MAX);
+            assert!(sim.rates().rows().iter().all(|r| r.alert == AlertState::Inactive), "seed {seed}: quiet before");
+            sim.run_to_end();
+            let after = num(&sim, "alert_after_drift_ms");
+            assert_eq!(num(&sim, "alert_fired_at_ms"), 15_000.0 + after, "seed {seed}");
+            assert!((30_000.0..=60_000.0 + 30_000.0).contains(&after), "seed {seed}: fired {after} ms after the drift");
+            assert_eq!(sim.alert_state(), AlertState::Firing);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(16) })]
+
+        /// At its low ends (a 10 s window, no minimum, no pending time) the rule is the old one:
+        /// firing on exactly the seconds the last 10 s's timeout rate is above the threshold.
+        #[test]
+        fn at_its_low_ends_the_rule_is_the_old_one(
+            seed in 0u64..1000,
+            timeout in 150u64..600,
+            threshold in 1u32..40,
+            rate in 10u32..200,
+        ) {
+            let (timeout, threshold, rate) = (timeout.to_string(), (f64::from(threshold) * 0.05).to_string(), rate.to_string());
+            let mut set = LOW_ENDS.to_vec();
+            set.extend([("timeout_ms", timeout.as_str()), ("alert_threshold_pct", threshold.as_str()), ("rate", rate.as_str())]);
+            let sim = run(&params("chapter", &set), seed, 300);
+            let thr = sim.config().alert_threshold_pct;
+            let samples: Vec<_> = sim.rates().rows().iter().map(|r| (r.rate_pct, r.alert)).collect();
+            prop_assert_eq!(samples.len(), 299, "a sample each second, none dropped");
+            let old: Vec<bool> = samples.iter().map(|&(rate, _)| rate > thr).collect();
+            let new: Vec<bool> = samples.iter().map(|&(_, a)| a == AlertState::Firing).collect();
+            prop_assert_eq!(&new, &old);
+            prop_assert!(samples.iter().all(|&(_, a)| a != AlertState::Pending));
+            let first = old.iter().position(|&f| f).map(|i| Value::num(1000.0 * (i + 1) as f64));
+            prop_assert_eq!(value(&sim, "alert_fired_at_ms"), first.unwrap_or(Value::Null));
+        }
+    }
+}

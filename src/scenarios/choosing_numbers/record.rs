@@ -2,13 +2,11 @@
 //! slowest and the latest, for the timeline) and the alert's sliding window. Fixed sizes: keeping
 //! them costs no allocation per request.
 
-use super::spec::MAX_ATTEMPTS;
+use super::spec::{MAX_ALERT_WINDOW_S, MAX_ATTEMPTS};
 use crate::sim::Micros;
 
 /// The calls of a request the timeline shows (one row each); a request may have more.
 pub const SHOWN_CALLS: usize = 4;
-/// The alert looks at the attempts that ended in the last this many seconds.
-pub const ALERT_WINDOW_S: usize = 10;
 
 /// How an attempt ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -83,12 +81,19 @@ pub enum RouteOutcome {
     Error,
 }
 
-/// Ended and timed-out attempts per second over the last [`ALERT_WINDOW_S`] seconds.
-#[derive(Clone, Debug, Default)]
+/// Ended and timed-out attempts per second over the last [`MAX_ALERT_WINDOW_S`] seconds; the
+/// rule reads the last `alert_window_s` of them.
+#[derive(Clone, Debug)]
 pub struct AlertWindow {
-    ended: [u64; ALERT_WINDOW_S],
-    timed_out: [u64; ALERT_WINDOW_S],
+    ended: [u64; MAX_ALERT_WINDOW_S],
+    timed_out: [u64; MAX_ALERT_WINDOW_S],
     slot: usize,
+}
+
+impl Default for AlertWindow {
+    fn default() -> Self {
+        Self { ended: [0; MAX_ALERT_WINDOW_S], timed_out: [0; MAX_ALERT_WINDOW_S], slot: 0 }
+    }
 }
 
 impl AlertWindow {
@@ -97,18 +102,89 @@ impl AlertWindow {
         self.timed_out[self.slot] += u64::from(timed_out);
     }
 
-    /// The timeout rate over the window (%), None when no attempt ended in it.
-    pub fn rate_pct(&self) -> Option<f64> {
-        let ended: u64 = self.ended.iter().sum();
-        let timed_out: u64 = self.timed_out.iter().sum();
-        (ended > 0).then(|| 100.0 * timed_out as f64 / ended as f64)
+    /// The attempts that ended, and those that timed out, in the last `seconds` (the current
+    /// second included; at most [`MAX_ALERT_WINDOW_S`]).
+    pub fn counts(&self, seconds: usize) -> (u64, u64) {
+        let n = MAX_ALERT_WINDOW_S;
+        (0..seconds.min(n)).map(|back| (self.slot + n - back) % n).fold((0, 0), |(e, t), i| {
+            (e + self.ended[i], t + self.timed_out[i])
+        })
     }
 
     /// Moves on by one second: the oldest second drops out.
     pub fn rotate(&mut self) {
-        self.slot = (self.slot + 1) % ALERT_WINDOW_S;
+        self.slot = (self.slot + 1) % MAX_ALERT_WINDOW_S;
         self.ended[self.slot] = 0;
         self.timed_out[self.slot] = 0;
+    }
+}
+
+/// Where the alert is, as Prometheus names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum AlertState {
+    /// The rule's condition does not hold.
+    #[default]
+    Inactive,
+    /// It holds, but not yet for the rule's `for` duration.
+    Pending,
+    Firing,
+}
+
+/// The alert rule, as a Prometheus rule on the timeout rate would say it:
+/// `timeouts / ended > threshold and timeouts >= min_timeouts` over the window, `for: for_us`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AlertRule {
+    pub window_s: usize,
+    pub threshold_pct: f64,
+    pub min_timeouts: u64,
+    pub for_us: Micros,
+}
+
+/// The rule, its window, and since when its condition has held (Prometheus's `activeAt`).
+#[derive(Clone, Debug)]
+pub struct TimeoutAlert {
+    pub rule: AlertRule,
+    window: AlertWindow,
+    held_since: Option<Micros>,
+}
+
+impl TimeoutAlert {
+    pub fn new(rule: AlertRule) -> Self {
+        Self { rule, window: AlertWindow::default(), held_since: None }
+    }
+
+    pub fn record(&mut self, timed_out: bool) {
+        self.window.record(timed_out);
+    }
+
+    /// The timeout rate over the window (%), None when no attempt ended in it.
+    pub fn rate_pct(&self) -> Option<f64> {
+        let (ended, timed_out) = self.window.counts(self.rule.window_s);
+        (ended > 0).then(|| 100.0 * timed_out as f64 / ended as f64)
+    }
+
+    /// Whether the rule's condition holds now: the rate above the threshold, on enough timeouts.
+    fn holds(&self) -> bool {
+        let (_, timed_out) = self.window.counts(self.rule.window_s);
+        timed_out >= self.rule.min_timeouts && self.rate_pct().is_some_and(|r| r > self.rule.threshold_pct)
+    }
+
+    /// Evaluates the rule at `now`, then moves the window on by one second: firing once the
+    /// condition has held at every evaluation for `for_us`; one evaluation without it resets it.
+    pub fn evaluate(&mut self, now: Micros) -> AlertState {
+        let holds = self.holds();
+        self.window.rotate();
+        self.held_since = if holds { Some(self.held_since.unwrap_or(now)) } else { None };
+        match self.held_since {
+            None => AlertState::Inactive,
+            Some(since) if now - since >= self.rule.for_us => AlertState::Firing,
+            Some(_) => AlertState::Pending,
+        }
+    }
+
+    /// Since when the condition has held (pending or firing), if it holds.
+    pub fn held_since(&self) -> Option<Micros> {
+        self.held_since
     }
 }
 

@@ -6,7 +6,7 @@ mod route;
 use slotmap::{SlotMap, new_key_type};
 
 use super::latency::Latency;
-use super::record::{AlertWindow, AttemptEnd, LandedRing, RequestRecord};
+use super::record::{AlertRule, AlertState, AttemptEnd, LandedRing, RequestRecord, TimeoutAlert};
 use super::spec::{ChoosingNumbersConfig, DEFAULT_DURATION_MS, SHOWN_AFTER_DRIFT_MS, STUCK_DURATION_MS};
 use crate::sim::rng::{SimRng, ms_to_us};
 use crate::sim::stats::{Histogram, Series};
@@ -66,10 +66,12 @@ struct Request {
     record: RequestRecord,
 }
 
-/// The timeout rate of the last 10 s, sampled every second (NaN when no attempt ended).
+/// The timeout rate over the alert's window and the alert's state, every second (the rate NaN
+/// when no attempt ended in the window).
 #[derive(Clone, Copy, Debug)]
 pub struct RateSample {
     pub rate_pct: f64,
+    pub alert: AlertState,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -116,8 +118,8 @@ pub struct ChoosingNumbers {
     spare_calls: Vec<Vec<Call>>,
     counts: Counts,
     route: Histogram,
-    alert: AlertWindow,
-    alert_firing: bool,
+    alert: TimeoutAlert,
+    alert_state: AlertState,
     alert_fired_at: Option<Micros>,
     alert_after_drift: Option<Micros>,
     rates: Series<RateSample>,
@@ -174,7 +176,7 @@ impl ChoosingNumbers {
         self.latest.as_ref()
     }
 
-    /// The timeout rate of the last 10 s, every second.
+    /// The timeout rate over the alert's window and the alert's state, every second.
     pub fn rates(&self) -> &Series<RateSample> {
         &self.rates
     }
@@ -198,6 +200,19 @@ impl ChoosingNumbers {
 
     pub fn in_flight(&self) -> u64 {
         self.counts.in_flight
+    }
+
+    pub fn alert_state(&self) -> AlertState {
+        self.alert_state
+    }
+
+    /// The alert's rule, and since when its condition has held (pending or firing), if it does.
+    pub fn alert_rule(&self) -> AlertRule {
+        self.alert.rule
+    }
+
+    pub fn alert_held_since(&self) -> Option<Micros> {
+        self.alert.held_since()
     }
 
     pub fn alert_fired_at(&self) -> Option<Micros> {
@@ -333,8 +348,13 @@ impl Model for ChoosingNumbers {
             spare_calls: Vec::new(),
             counts: Counts::default(),
             route: Histogram::new(),
-            alert: AlertWindow::default(),
-            alert_firing: false,
+            alert: TimeoutAlert::new(AlertRule {
+                window_s: config.alert_window_s,
+                threshold_pct: config.alert_threshold_pct,
+                min_timeouts: config.alert_min_timeouts,
+                for_us: config.alert_for_s as Micros * SEC,
+            }),
+            alert_state: AlertState::Inactive,
             alert_fired_at: None,
             alert_after_drift: None,
             rates: Series::new(1200),
@@ -388,7 +408,8 @@ impl Model for ChoosingNumbers {
             attempts_fit: self.attempts_fit(),
             connect_timeouts: c.connect_timeouts,
             syn_retransmits: c.syn_retransmits,
-            alert_firing: self.alert_firing,
+            alert_firing: self.alert_state == AlertState::Firing,
+            alert_pending: self.alert_state == AlertState::Pending,
             alert_fired_at_ms: ms_value(self.alert_fired_at),
             alert_after_drift_ms: ms_value(self.alert_after_drift),
         }
@@ -399,7 +420,8 @@ impl Model for ChoosingNumbers {
     }
 
     fn run_length_ms(c: &ChoosingNumbersConfig) -> Option<u64> {
-        let ms = if c.drift_at_ms > 0.0 { c.drift_at_ms + SHOWN_AFTER_DRIFT_MS } else { 0.0 };
+        let alert_ms = 1000.0 * (c.alert_window_s + c.alert_for_s) as f64;
+        let ms = if c.drift_at_ms > 0.0 { c.drift_at_ms + alert_ms + SHOWN_AFTER_DRIFT_MS } else { 0.0 };
         let least = if c.stuck_pct > 0.0 { STUCK_DURATION_MS } else { DEFAULT_DURATION_MS };
         Some((ms as u64).max(least))
     }

@@ -4,7 +4,7 @@
 
 use super::{Call, ChoosingNumbers, Event, RateSample, Request, RequestKey, TICK};
 use crate::scenarios::choosing_numbers::latency::MAX_LATENCY_MS;
-use crate::scenarios::choosing_numbers::record::{AttemptEnd, AttemptRecord, Landed, RequestRecord, RouteOutcome, SHOWN_CALLS};
+use crate::scenarios::choosing_numbers::record::{AlertState, AttemptEnd, AttemptRecord, Landed, RequestRecord, RouteOutcome, SHOWN_CALLS};
 use crate::scenarios::choosing_numbers::spec::RetryPolicy;
 use crate::sim::rng::ms_to_us;
 use crate::sim::{EventQueue, Micros};
@@ -297,18 +297,17 @@ impl ChoosingNumbers {
         self.spare_calls.push(r.calls);
     }
 
-    /// Every second: the alert looks at the last 10 s, and the chart gets a point.
+    /// Every second: the alert evaluates its rule over its window, and the chart gets a point.
     pub(super) fn tick(&mut self, q: &mut EventQueue<Event>, now: Micros) {
         let rate = self.alert.rate_pct();
-        self.alert_firing = rate.is_some_and(|r| r > self.config.alert_threshold_pct);
-        if self.alert_firing {
+        self.alert_state = self.alert.evaluate(now);
+        if self.alert_state == AlertState::Firing {
             self.alert_fired_at.get_or_insert(now);
             if let Some(d) = self.drift_at.filter(|&d| now >= d) {
                 self.alert_after_drift.get_or_insert(now - d);
             }
         }
-        self.rates.push(now as f64 / 1000.0, RateSample { rate_pct: rate.unwrap_or(f64::NAN) });
-        self.alert.rotate();
+        self.rates.push(now as f64 / 1000.0, RateSample { rate_pct: rate.unwrap_or(f64::NAN), alert: self.alert_state });
         q.schedule_in(TICK, Event::Tick);
     }
 }
