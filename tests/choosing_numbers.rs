@@ -436,6 +436,42 @@ mod alert {
         }
     }
 
+    /// Runs the drift preset with `set` second by second, checking the alert's sentence against
+    /// its state: the word it leads with, and when it fired or will fire. Returns the states seen.
+    fn check_the_sentence(set: &[(&str, &str)], seed: u64) -> Vec<&'static str> {
+        let p = params("drift", set);
+        let mut sim = Sim::new(&p, seed, SPEC.duration_for(&p) * MS);
+        let for_us = sim.config().alert_for_s as u64 * SEC;
+        let (mut seen, mut fired) = (vec![], None);
+        // Just past each second's evaluation.
+        for now in (SEC..sim.end()).step_by(SEC as usize) {
+            sim.advance(now + 1, u64::MAX);
+            let sentence = sim.words_now().alert;
+            let (word, when) = match sim.alert_state() {
+                AlertState::Inactive => ("Quiet", None),
+                AlertState::Pending => ("Pending since", Some(sim.alert_held_since().unwrap() + for_us)),
+                AlertState::Firing => ("Firing since", Some(*fired.get_or_insert(now))),
+            };
+            if word != "Firing since" {
+                fired = None;
+            }
+            assert!(sentence.starts_with(word), "{} s: {sentence}", now / SEC);
+            if let Some(t) = when {
+                let t = resilience_lab::format::seconds(t);
+                assert!(sentence.contains(&t), "{} s: {sentence} (should say {t})", now / SEC);
+            }
+            seen.push(word);
+        }
+        seen.dedup();
+        seen
+    }
+
+    /// The card's sentence names the state the alert is in, every second of the drift preset.
+    #[test]
+    fn the_sentence_says_the_alert_s_state() {
+        assert_eq!(check_the_sentence(&[], 1), ["Quiet", "Pending since", "Firing since"]);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(16) })]
 
@@ -461,6 +497,23 @@ mod alert {
             prop_assert!(samples.iter().all(|&(_, a)| a != AlertState::Pending));
             let first = old.iter().position(|&f| f).map(|i| Value::num(1000.0 * (i + 1) as f64));
             prop_assert_eq!(value(&sim, "alert_fired_at_ms"), first.unwrap_or(Value::Null));
+        }
+
+        /// For any rule the sentence says the state the alert is in, and when it fired or fires.
+        #[test]
+        fn the_sentence_says_the_alert_s_state_for_any_rule(
+            seed in 0u64..1000,
+            window in 1u32..13,
+            min in 0u32..40,
+            for_s in 0u32..13,
+            threshold in 1u32..40,
+        ) {
+            let (window, min, for_s) = ((window * 10).to_string(), min.to_string(), (for_s * 5).to_string());
+            let threshold = (f64::from(threshold) * 0.05).to_string();
+            check_the_sentence(&[
+                ("alert_window_s", &window), ("alert_min_timeouts", &min), ("alert_for_s", &for_s),
+                ("alert_threshold_pct", &threshold),
+            ], seed);
         }
     }
 }

@@ -4,9 +4,11 @@
 //! Keys: `verdict` (at most 35 words), `answer` and `prediction` (the page's question: how many
 //! healthy calls time out at this timeout; `prediction` is `almost-none`, `about-one` or `many`),
 //! and the chapter's figures beside this run's, each `"<row>\t<this run>\t<the chapter's>"`:
-//! `chapter_timeouts`, `chapter_fan_out`, `chapter_fit`, `chapter_worst`.
+//! `chapter_timeouts`, `chapter_fan_out`, `chapter_fit`, `chapter_worst`; `alert`, where the
+//! timeout-rate alert is and its rule.
 
 use super::model::ChoosingNumbers;
+use super::record::{AlertRule, AlertState};
 use super::spec::ChoosingNumbersConfig;
 use super::latency::Latency;
 use crate::format;
@@ -31,6 +33,11 @@ pub struct Facts {
     pub past_deadline_pct: Option<f64>,
     pub slow_pct: Option<f64>,
     pub attempts_fit: Option<u64>,
+    pub alert: AlertState,
+    /// Since when the alert's condition has held (µs), while it does.
+    pub alert_held_since: Option<Micros>,
+    pub alert_first_fired: Option<Micros>,
+    pub alert_rule: AlertRule,
 }
 
 impl ChoosingNumbers {
@@ -51,6 +58,10 @@ impl ChoosingNumbers {
             past_deadline_pct: self.past_deadline_pct(),
             slow_pct: self.slow_request_pct(),
             attempts_fit: self.attempts_fit(),
+            alert: self.alert_state(),
+            alert_held_since: self.alert_held_since(),
+            alert_first_fired: self.alert_fired_at(),
+            alert_rule: self.alert_rule(),
         }
     }
 }
@@ -145,6 +156,40 @@ impl Facts {
         }
     }
 
+    /// Where the alert is, with its rule: "Pending since 47 s: more than 0.2% (and at least 10)
+    /// of the attempts that ended in the last 60 s timed out; it fires at 77 s if that holds."
+    pub fn alert(&self) -> String {
+        let r = &self.alert_rule;
+        let least = if r.min_timeouts > 1 { format!("(and at least {}) ", r.min_timeouts) } else { String::new() };
+        let condition = format!(
+            "more than {} {least}of the attempts that ended in the last {} timed out",
+            share(r.threshold_pct),
+            format::secs(r.window_s as f64)
+        );
+        let held = self.alert_held_since.unwrap_or_default();
+        match self.alert {
+            AlertState::Firing if r.for_us > 0 => format!(
+                "Firing since {}: {condition}, at every second since {}.",
+                format::seconds(held + r.for_us),
+                format::seconds(held)
+            ),
+            AlertState::Firing => format!("Firing since {}: {condition}.", format::seconds(held)),
+            AlertState::Pending => format!(
+                "Pending since {}: {condition}; it fires at {} if that still holds.",
+                format::seconds(held),
+                format::seconds(held + r.for_us)
+            ),
+            AlertState::Inactive => {
+                let quiet = match self.alert_first_fired {
+                    Some(t) => format!("Quiet now (it first fired at {})", format::seconds(t)),
+                    None => "Quiet".to_string(),
+                };
+                let run = if r.for_us > 0 { format!(", for {} in a row,", format::seconds(r.for_us)) } else { String::new() };
+                format!("{quiet}: the alert fires when{run} {condition}.")
+            }
+        }
+    }
+
     /// The chapter's figures beside this run's.
     pub fn chapter_rows(&self) -> [String; 4] {
         let or_dash = |v: Option<String>| v.unwrap_or_else(|| "—".to_string());
@@ -188,6 +233,7 @@ crate::words! {
         pub chapter_fan_out: String,
         pub chapter_fit: String,
         pub chapter_worst: String,
+        pub alert: String,
     }
 }
 
@@ -209,6 +255,7 @@ impl Explain for ChoosingNumbers {
             chapter_fan_out,
             chapter_fit,
             chapter_worst,
+            alert: facts.alert(),
         }
     }
 

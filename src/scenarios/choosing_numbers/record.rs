@@ -121,6 +121,7 @@ impl AlertWindow {
 
 /// Where the alert is, as Prometheus names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize), serde(rename_all = "lowercase"))]
 pub enum AlertState {
     /// The rule's condition does not hold.
     #[default]
@@ -133,6 +134,7 @@ pub enum AlertState {
 /// The alert rule, as a Prometheus rule on the timeout rate would say it:
 /// `timeouts / ended > threshold and timeouts >= min_timeouts` over the window, `for: for_us`.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
 pub struct AlertRule {
     pub window_s: usize,
     pub threshold_pct: f64,

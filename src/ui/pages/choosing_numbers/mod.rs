@@ -121,6 +121,8 @@ fn share(pct: f64) -> String {
 #[component]
 fn MoreStats(metrics: Metrics<ChoosingNumbers>) -> impl IntoView {
     let alert_tone = Signal::derive(move || Tone::bad_if(metrics.num(ChoosingNumbersMetrics::alert_firing) == Some(1.0)));
+    // Pending, firing or quiet, with the rule: the card alone says "no" while it is pending.
+    let alert_note = metrics.said_signal(|w| &w.alert);
     view! {
         <div class="stats">
             <StatCard metrics key=ChoosingNumbersMetrics::route_p50_ms/>
@@ -134,9 +136,10 @@ fn MoreStats(metrics: Metrics<ChoosingNumbers>) -> impl IntoView {
             <StatCard metrics key=ChoosingNumbersMetrics::attempts_fit/>
             <StatCard metrics key=ChoosingNumbersMetrics::connect_timeouts/>
             <StatCard metrics key=ChoosingNumbersMetrics::syn_retransmits/>
-            <StatCard metrics key=ChoosingNumbersMetrics::alert_firing tone=alert_tone/>
-            <StatCard metrics key=ChoosingNumbersMetrics::alert_fired_at_ms/>
             <StatCard metrics key=ChoosingNumbersMetrics::timeout_rate_after_drift_pct/>
+            // The alert's two cards last, side by side: the sentence makes its row tall.
+            <StatCard metrics key=ChoosingNumbersMetrics::alert_fired_at_ms/>
+            <StatCard metrics key=ChoosingNumbersMetrics::alert_firing tone=alert_tone note=alert_note reading="alert"/>
         </div>
     }
 }
