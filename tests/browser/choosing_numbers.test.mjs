@@ -3,7 +3,8 @@
 // timeline shows the slowest request's attempts; the chapter's figures sit beside this run's.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, setSlider, skipToEnd, stat, timelineLabels, timelineProblems, coreRun } from './harness.mjs';
+import { join } from 'node:path';
+import { serve, launch, openPage, ready, screenshot, setSlider, skipToEnd, stat, timelineLabels, timelineProblems, coreRun, says, playFor, shots } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -136,4 +137,36 @@ test('choosing-numbers: the embed at 412 px and 360 px', async () => {
     assert.deepEqual(page.problems(), []);
     await page.context().close();
   }
+});
+
+// Issue 47, item 4: the alert has a pending time, so its card alone ("Alert firing: no") would
+// hide a condition that already holds; its note says the state, since when, and the rule.
+test('choosing-numbers: the alert card says pending, then firing, as the core does', async () => {
+  const page = await openPage(browser, { width: 412, height: 915 });
+  await page.clock.install();
+  await page.goto(`${server.base}/?sim=choosing-numbers&preset=drift`);
+  await ready(page);
+  const note = '[data-stat="alert_firing"] .note[data-reading="alert"]';
+  const card = page.locator('.stats', { has: page.locator('[data-stat="alert_firing"]') });
+  // Play until the core's run of the paused moment has the alert pending.
+  let run;
+  for (let i = 0; i < 60; i++) {
+    await playFor(page, 2000);
+    run = await coreRun(page, { paused: true });
+    if (run.facts.alert === 'pending') break;
+  }
+  assert.equal(run.facts.alert, 'pending', 'the alert is pending at some moment after the drift');
+  await says(page, note, run.reading.alert, 'the alert while pending');
+  assert.equal(await stat(page, 'alert_firing'), 0);
+  assert.equal(await page.getAttribute('[data-stat="alert_firing"]', 'class'), 'stat');
+  await card.screenshot({ path: join(shots, 'choosing-numbers-alert-pending-412.png') });
+  await skipToEnd(page);
+  run = await coreRun(page);
+  assert.equal(run.facts.alert, 'firing');
+  await says(page, note, run.reading.alert, 'the alert once fired');
+  assert.equal(await stat(page, 'alert_firing'), 1);
+  assert.equal(await page.getAttribute('[data-stat="alert_firing"]', 'class'), 'stat bad');
+  await card.screenshot({ path: join(shots, 'choosing-numbers-alert-firing-412.png') });
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
 });
