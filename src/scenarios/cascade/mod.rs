@@ -25,6 +25,12 @@
 //! and aborts its call, as deadline-chain's handlers can. The chapter's runs have no
 //! /checkout that gives up with its price call still queued behind a connection that frees, so
 //! its numbers come out the same either way.
+//!
+//! The real limits at the ends of the ranges: the pool is undici's `connections` per origin,
+//! which has no cap of its own (null: unbounded, the `unbounded_pool` toggle), so 200 is a
+//! slider's end, not the client's. Every timeout (at most 120 s) is far below Node's largest
+//! timer, 2^31 − 1 ms (24.8 days, `TIMEOUT_MAX` in `lib/internal/timers.js`), which
+//! `tests/real_limits.rs` checks for every millisecond parameter of every scenario.
 
 mod chapter;
 mod charts;

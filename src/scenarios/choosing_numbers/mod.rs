@@ -28,6 +28,12 @@
 //! the last `alert_window_s` timed out, at least `alert_min_timeouts` of them; it is pending
 //! while the condition holds and fires once it has held for `alert_for_s`. At the low ends (a
 //! 10 s window, no minimum, no pending time) it pages on a few unlucky calls (issue 47).
+//!
+//! The real limits at the ends of the ranges: the retry's backoff doubles from `backoff_ms`
+//! without a cap of its own; at the ends (1,000 ms, 5 attempts) its longest wait is 8 s, below
+//! undici's `RetryHandler` cap (`maxTimeout` 30 s, doubling from 500 ms), which
+//! `tests/real_limits.rs` checks. A lost SYN waits as Linux's `TCP_RTO_MAX` allows
+//! (`crate::sim::syn`). The alert's window (600 slots of a second) is as long as its range.
 
 mod latency;
 mod model;

@@ -27,6 +27,11 @@
 //! header from the browser) took the user's full budget as its deadline; `edge_reserve`
 //! makes A subtract it too. And the chapter's C kept working past its own deadline until B
 //! hung up; `stop_at_deadline` makes every hop's work also stop at its own deadline.
+//!
+//! The real limits at the ends of the ranges: every timeout and budget (at most 30 s) is far
+//! below Node's largest timer, 2^31 − 1 ms, past which `setTimeout` fires after 1 ms instead
+//! (`tests/real_limits.rs`); the budget header carries whole milliseconds (`header_ms`), as
+//! the chapter's `x-request-timeout-ms` does.
 
 mod chapter;
 mod facts;

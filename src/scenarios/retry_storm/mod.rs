@@ -53,6 +53,14 @@
 //! succeeds up to `drain_rate`, halved on each that fails, as TCP's congestion control does; or
 //! `fixed`, `drain_rate` from the first call (BullMQ's rate limiter). The worker's calls go
 //! through the breaker like the clients'.
+//!
+//! The real limits at the ends of the ranges: the exponential and jittered backoffs double from
+//! `base_ms` and stop at `cap_ms`, whose 120 s top is gRPC's own `MAX_BACKOFF` (gRPC's
+//! connection-backoff spec; the AWS SDKs' standard mode stops at 20 s, the OpenAI SDKs at 8 s),
+//! and with 20 attempts of up to 10 s bases no wait passes the cap (`tests/real_limits.rs`).
+//! `retry_after_s` stops at 59 s, as the SDKs honour a Retry-After only under a minute; the
+//! breaker's window and cool-down (60 s, 120 s) are Hystrix's and opossum's settings, whose
+//! defaults (10 s, 5 s) are well inside them.
 
 mod breaker;
 mod budget;

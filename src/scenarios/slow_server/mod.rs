@@ -17,6 +17,16 @@
 //!   host's active requests). When a client gives up the balancer closes its upstream request
 //!   (nginx by default, `proxy_ignore_client_abort off`), so the count drops at once, even
 //!   though the server, never told, may go on working on it (its queue still shows it).
+//!
+//! The real limits at the ends of the ranges: `backlog` is a server's whole line, up to
+//! 100,000. The kernel's accept queue in front of a server is capped at `net.core.somaxconn`
+//! (4,096 since Linux 5.4, 128 before, `listen(2)`; Node asks for 511), but Node accepts
+//! connections as fast as they come and keeps their requests in its own memory, with no cap but
+//! that, so a line this long is real. A full line refuses at once, as a kernel with
+//! `tcp_abort_on_overflow` = 1 does; by default Linux instead drops the handshake's last ACK and
+//! the client waits on retransmissions, which is not modelled (no chapter run fills the line:
+//! the default of 10,000 is far above them). `timeout_ms` (30 s) is far below Node's largest
+//! timer (`tests/real_limits.rs`).
 
 mod balancer;
 mod charts;
