@@ -11,6 +11,8 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub mod bench;
 pub mod format;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod numbers;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod report;
 pub mod scenarios;
 pub mod sim;

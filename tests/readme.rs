@@ -111,6 +111,20 @@ fn chapter_rows() -> Vec<(String, String, Json)> {
         .collect()
 }
 
+/// The table is `resilience-lab numbers --markdown`, made from the one list of the chapters'
+/// numbers in the code (`resilience_lab::numbers::ROWS`): a changed row or value is pasted from it.
+#[test]
+fn the_chapters_numbers_table_is_what_numbers_prints() {
+    let start = README.find("| chapter figure |").expect("the README has the chapters' numbers table");
+    let table = &README[start..start + README[start..].find("\n\n").expect("a blank line ends the table") + 1];
+    let printed = run(&words("numbers --markdown"));
+    if table != printed {
+        panic!(
+            "the README's table of the chapters' numbers is not `resilience-lab numbers --markdown`; paste:\n{printed}"
+        );
+    }
+}
+
 #[test]
 fn the_chapters_numbers_table_is_what_the_commands_print() {
     let rows = chapter_rows();

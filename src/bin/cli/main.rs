@@ -7,10 +7,13 @@
 //!                        [--seeds K] [--metric <key>]... [--preset P] [--set k=v]...
 //!                        [--duration-ms D] [--threads N] [--json|--csv]
 //!     resilience-lab bench [--quick] [--json] [--fingerprints]
+//!     resilience-lab numbers [--csv|--json|--markdown]
 //!
 //! Every error is one line naming what is allowed, with exit status 2. A value that cannot be
 //! used as written is read as the page reads it: a notice on stderr, and the nearest value.
 
+#[cfg(not(target_arch = "wasm32"))]
+mod numbers;
 #[cfg(not(target_arch = "wasm32"))]
 mod out;
 #[cfg(not(target_arch = "wasm32"))]
@@ -32,7 +35,8 @@ mod native {
     const USAGE: &str = "usage: resilience-lab --version | resilience-lab list [--json] | resilience-lab run [<scenario>] [--preset NAME] \
         [--url QUERY] [--set key=value]... [--seed N] [--duration-ms D] [--at-ms T] [--json] | resilience-lab sweep [<scenario>] \
         --x <param>=<from>..<to>[:<steps>] [--by <param>] [--seeds K] [--metric <key>]... [--preset P] [--set k=v]... \
-        [--duration-ms D] [--threads N] [--json|--csv] | resilience-lab bench [--quick] [--json] [--fingerprints]";
+        [--duration-ms D] [--threads N] [--json|--csv] | resilience-lab bench [--quick] [--json] [--fingerprints] \
+        | resilience-lab numbers [--csv|--json|--markdown]";
 
     pub fn main() -> ExitCode {
         let args: Vec<String> = std::env::args().skip(1).collect();
@@ -41,6 +45,7 @@ mod native {
             Some("run") => run(&args[1..]),
             Some("sweep") => super::sweep::sweep(&args[1..]),
             Some("bench") => bench(&args[1..]),
+            Some("numbers") => super::numbers::numbers(&args[1..]),
             Some("-V" | "--version" | "version") => {
                 outln!("resilience-lab {}", resilience_lab::VERSION);
                 Ok(())
@@ -49,9 +54,10 @@ mod native {
                 outln!("{USAGE}");
                 Ok(())
             }
-            Some(other) => {
-                Err(format!("unknown command '{}'; expected list, run, sweep, bench or --version", short(other)))
-            }
+            Some(other) => Err(format!(
+                "unknown command '{}'; expected list, run, sweep, bench, numbers or --version",
+                short(other)
+            )),
             None => Err(USAGE.to_string()),
         };
         match result {
