@@ -8,7 +8,8 @@
 // and embed.js once, the home page's style sheet and its list (home-<hash>.html: every simulation
 // and its presets, as static HTML, which the home page fetches), and index.html: the home page
 // with the loader that fetches only the module and style sheet of the simulation the URL's `sim`
-// names. Paths are relative, so dist/ works at / or under any sub-path. dist/ is made anew each
+// names, its footer naming the lab's version. Paths are relative, so dist/ works at / or under
+// any sub-path. dist/ is made anew each
 // time, so nothing of an earlier build survives.
 import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, dirname } from 'node:path';
@@ -34,6 +35,14 @@ async function only(dir, pattern) {
 async function minified(js) {
   const { code } = await minify(js, { module: true, compress: true, mangle: true });
   return code;
+}
+
+/** The lab's version, Cargo.toml's, which the CLI (`--version`) and the module (`data-version`) carry. */
+async function version() {
+  const manifest = await readFile(join(root, 'Cargo.toml'), 'utf8');
+  const found = manifest.match(/^\[package\][^[]*?^version\s*=\s*"([^"]+)"/m);
+  if (!found) throw new Error('Cargo.toml: no [package] version');
+  return found[1];
 }
 
 function card(s) {
@@ -75,6 +84,7 @@ async function main([stage, dist, listFile]) {
     .replace('__MODULES__', JSON.stringify(modules))
     .replace('__HOME__', JSON.stringify([`./${home}`, `./${sheets.home.name}`]));
   const fill = {
+    version: escape(await version()),
     loader: `\n${loader}`,
     style: `./${sheets.home.name}`,
     icon: `./${icon}`,

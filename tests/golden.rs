@@ -3,7 +3,8 @@
 //! One file per scenario, so a new scenario records its own and touches no other's.
 //!
 //! A change that is meant to change a number names the bug it fixes in its commit and
-//! regenerates the files with `UPDATE_GOLDEN=1 cargo test --release --test golden`.
+//! regenerates the files with `UPDATE_GOLDEN=1 cargo test --release --test golden`, then says
+//! what moved in CHANGELOG.md (`tests/changelog.rs` fails until it does).
 
 use std::path::Path;
 

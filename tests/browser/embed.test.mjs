@@ -256,7 +256,7 @@ test('every README snippet, 720 px wide at its own fallback height, shows its he
   assert.deepEqual(cut, []);
 });
 
-test('the figure and the full page carry the lab\'s version, as the CLI prints it', async () => {
+test('the figure, the full page and its footer carry the lab\'s version, as the CLI prints it', async () => {
   const version = cli(['--version']).trim().replace('resilience-lab ', '');
   const page = await openPage(browser);
   for (const query of ['?sim=cascade&embed=1', '?sim=cascade']) {
@@ -264,6 +264,9 @@ test('the figure and the full page carry the lab\'s version, as the CLI prints i
     await ready(page);
     assert.equal(await page.getAttribute('section.sim', 'data-version'), version, query);
   }
+  // The full page's footer names it too (the embed has no footer).
+  assert.equal(await page.getAttribute('.app-footer [data-version]', 'data-version'), version);
+  assert.equal(await page.textContent('.app-footer [data-version]'), `Resilience Lab ${version}`);
   assert.deepEqual(page.problems(), []);
   await page.context().close();
 });
