@@ -8,8 +8,9 @@
 // and embed.js once, the home page's style sheet and its list (home-<hash>.html: every simulation
 // and its presets, as static HTML, which the home page fetches), and index.html: the home page
 // with the loader that fetches only the module and style sheet of the simulation the URL's `sim`
-// names, its footer naming the lab's version; and beside every file its .gz and .br. Paths are
-// relative, so dist/ works at / or under any sub-path. dist/ is made anew each
+// names, its footer naming the lab's version, and (with LAB_PUBLIC_URL set) the public address
+// embed snippets point at; and beside every file its .gz and .br. Paths are relative, so dist/
+// works at / or under any sub-path. dist/ is made anew each
 // time, so nothing of an earlier build survives.
 import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
@@ -64,6 +65,21 @@ async function precompress(dir) {
   }));
 }
 
+/**
+ * The public address of the lab's folder, from the build setting LAB_PUBLIC_URL (for example
+ * https://example.org/lab/v0.1.0/), as the meta tag "Copy embed snippet" reads; none when unset,
+ * and the snippet names the address the page was opened at.
+ */
+function publicUrl(value) {
+  if (!value) return '';
+  const url = URL.canParse(value) ? new URL(value) : null;
+  if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash) {
+    throw new Error(`LAB_PUBLIC_URL: '${value}' is not the http(s) address of the lab's folder`);
+  }
+  if (!url.pathname.endsWith('/')) url.pathname += '/';
+  return `<meta name="lab-public-url" content="${escape(url.href)}" />`;
+}
+
 function card(s) {
   const presets = s.presets.map((p) => `<li><a class="button" href="?sim=${escape(s.id)}&amp;preset=${escape(p.id)}" title="${escape(p.description)}">${escape(p.label)}</a></li>`);
   return `<li class="card" data-scenario="${escape(s.id)}"><h2><a href="?sim=${escape(s.id)}">${escape(s.title)}</a></h2>`
@@ -72,6 +88,7 @@ function card(s) {
 
 async function main([stage, dist, listFile]) {
   if (!stage || !dist || !listFile) throw new Error('usage: node scripts/site.mjs <stage> <dist> <list.json>');
+  const publicMeta = publicUrl(process.env.LAB_PUBLIC_URL); // a wrong address stops the build first
   const scenarios = JSON.parse(await readFile(listFile, 'utf8'));
   await rm(dist, { recursive: true, force: true });
   await mkdir(dist, { recursive: true });
@@ -104,6 +121,7 @@ async function main([stage, dist, listFile]) {
     .replace('__HOME__', JSON.stringify([`./${home}`, `./${sheets.home.name}`]));
   const fill = {
     version: escape(await version()),
+    public_url: publicMeta,
     loader: `\n${loader}`,
     style: `./${sheets.home.name}`,
     icon: `./${icon}`,

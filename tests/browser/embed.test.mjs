@@ -2,8 +2,12 @@
 // hostile queries, and the app served under a sub-path.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, scenarioIds, scenarios, cli } from './harness.mjs';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serveDir } from '../../scripts/static-server.mjs';
+import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, scenarioIds, scenarios, cli, dist } from './harness.mjs';
 
 const hostPage = (src, width) => `<!doctype html><html><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>Chapter host</title></head>
@@ -172,9 +176,11 @@ test('the copy button gives the iframe snippet for the current state', async () 
     const doc = new DOMParser().parseFromString(html, 'text/html');
     return [...doc.querySelectorAll('iframe, script')].map((e) => ({ tag: e.localName, ...Object.fromEntries([...e.attributes].map((a) => [a.name, a.value])) }));
   }, snippet);
-  const heights = parsed[0]?.['data-lab-heights'];
+  const heights = parsed[1]?.['data-lab-heights'];
   assert.ok(/^360:\d+,412:\d+$/.test(heights ?? ''), `the heights measured at 360 and 412 px: ${heights}`);
+  // embed.js first, as the README places it (once, in the chapter's <head>), then the iframe.
   assert.deepEqual(parsed, [
+    { tag: 'script', src: `${server.base}/embed.js` },
     {
       tag: 'iframe',
       src: `${server.base}/?sim=slow-server&preset=b-fails&rate=90&embed=1&controls=policy,slowdown,timeout_ms`,
@@ -183,12 +189,42 @@ test('the copy button gives the iframe snippet for the current state', async () 
       'data-lab-heights': heights,
       loading: 'lazy',
     },
-    { tag: 'script', src: `${server.base}/embed.js` },
   ]);
   assert.equal(scenarios().find((s) => s.id === 'slow-server').title, 'One slow server');
-  assert.ok(snippet.startsWith(`<iframe src="${server.base}/?sim=slow-server&amp;preset=b-fails&amp;rate=90&amp;embed=1&amp;controls=policy,slowdown,timeout_ms"`), snippet);
+  assert.ok(snippet.startsWith(`<!-- Once per chapter page, in its <head>: -->\n<script src="${server.base}/embed.js"></script>\n`), snippet);
+  assert.ok(snippet.includes(`\n<iframe src="${server.base}/?sim=slow-server&amp;preset=b-fails&amp;rate=90&amp;embed=1&amp;controls=policy,slowdown,timeout_ms"`), snippet);
+  await screenshot(page, 'copy-embed-snippet');
   assert.deepEqual(page.problems(), []);
   await page.context().close();
+});
+
+test('built with LAB_PUBLIC_URL, the copied snippet names that address, wherever the page was opened', async () => {
+  // The site as build_web assembles it from the modules already built, with the setting.
+  const out = await mkdtemp(join(tmpdir(), 'lab-public-'));
+  const site = join(dist, '..', 'target', 'site');
+  const build = (url) => spawnSync('node', ['scripts/site.mjs', join(site, 'stage'), out, join(site, 'list.json')],
+    { cwd: join(dist, '..'), env: { ...process.env, LAB_PUBLIC_URL: url }, encoding: 'utf8' });
+  const refused = build('example.org/lab');
+  assert.equal(refused.status, 1, 'an address that is not http(s) stops the build');
+  assert.match(refused.stderr, /LAB_PUBLIC_URL: 'example.org\/lab' is not the http\(s\) address/);
+  assert.equal(build('https://example.org/lab/v0.1.0').status, 0);
+  const pinned = await serveDir(out);
+  try {
+    const page = await openPage(browser);
+    await page.goto(`${pinned.base}/lab/?sim=slow-server&preset=b-fails`);
+    await ready(page);
+    await page.click('[data-action="copy-embed"]');
+    await page.waitForSelector('textarea[aria-label="Embed snippet"]', { timeout: 30000 });
+    const snippet = await page.inputValue('textarea[aria-label="Embed snippet"]');
+    assert.ok(snippet.startsWith('<!-- Once per chapter page, in its <head>: -->\n<script src="https://example.org/lab/v0.1.0/embed.js"></script>\n'), snippet);
+    assert.match(snippet, /\n<iframe src="https:\/\/example\.org\/lab\/v0\.1\.0\/\?sim=slow-server&amp;preset=b-fails&amp;embed=1&amp;controls=[^"]+" title="One slow server"/);
+    assert.ok(!snippet.includes('127.0.0.1'), snippet);
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  } finally {
+    await pinned.close();
+    await rm(out, { recursive: true, force: true });
+  }
 });
 
 test('every iframe snippet in the README loads its simulation with exactly the controls it names', async () => {

@@ -273,7 +273,7 @@ test('the introduction and the question follow the parameters, naming the chapte
   await page.context().close();
 });
 
-test('"Copy embed snippet" gives a README-quality snippet: presets used, controls, measured heights, embed.js', async () => {
+test('"Copy embed snippet" gives a README-quality snippet: embed.js first, presets used, controls, measured heights', async () => {
   const page = await openPage(browser, { width: 1280 });
   await page.goto(`${server.base}/?sim=retry-storm`);
   await ready(page);
@@ -281,7 +281,9 @@ test('"Copy embed snippet" gives a README-quality snippet: presets used, control
   await page.click('[data-action="copy-embed"]');
   await page.waitForSelector('textarea[aria-label="Embed snippet"]', { timeout: 30000 });
   const text = await page.inputValue('textarea[aria-label="Embed snippet"]');
-  const m = /^<iframe src="http:\/\/127\.0\.0\.1:\d+\/(\?[^"]+)"([^>]*)><\/iframe>\n<script src="http:\/\/127\.0\.0\.1:\d+\/embed\.js"><\/script>$/.exec(text);
+  // embed.js first, for the chapter's <head> (README, "Embedding"), then where the figure goes.
+  const m = new RegExp('^<!-- Once per chapter page, in its <head>: -->\n<script src="http://127\\.0\\.0\\.1:\\d+/embed\\.js"></script>\n'
+    + '<!-- Where the figure goes: -->\n<iframe src="http://127\\.0\\.0\\.1:\\d+/(\\?[^"]+)"([^>]*)></iframe>$').exec(text);
   assert.ok(m, text);
   const s = parseSnippet(m[1], m[2]);
   const q = new URLSearchParams(s.query);

@@ -57,7 +57,7 @@ pub(super) fn Share(
             <Show when=move || status.get().is_some()>
                 <span role="status">{move || status.get()}</span>
                 <Show when=move || !snippet.with(String::is_empty)>
-                    <textarea readonly rows="4" aria-label="Embed snippet">{move || snippet.get()}</textarea>
+                    <textarea readonly rows="7" aria-label="Embed snippet">{move || snippet.get()}</textarea>
                 </Show>
             </Show>
         </div>

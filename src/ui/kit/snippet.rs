@@ -1,6 +1,6 @@
 //! The embed snippet an author pastes into a chapter: the iframe at the figure's own height
 //! (measured, never guessed), the heights at a phone's widths for `embed.js` to reserve before
-//! the frame loads, and the `embed.js` line.
+//! the frame loads, and the `embed.js` line, both at the lab's public address.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -21,20 +21,32 @@ const POLL: Duration = Duration::from_millis(50);
 const STABLE_LOOKS: u32 = 4;
 const MAX_LOOKS: u32 = 400;
 
-/// The snippet for the figure at `query`, with the heights `measure` found.
+/// The snippet for the figure at `query`, with the heights `measure` found: the `embed.js` line
+/// first, as the chapter's `<head>` takes it once (README, "Embedding"), then the iframe.
 pub fn text(query: &str, title: &str, heights: &[(u32, u32)]) -> String {
-    let loc = window().location();
-    let origin = loc.origin().unwrap_or_default();
-    let path = loc.pathname().unwrap_or_default();
-    let dir = &path[..path.rfind('/').map_or(0, |i| i + 1)];
+    let base = base();
     let wide = heights.iter().find(|(w, _)| *w == WIDE).map_or(FALLBACK, |h| h.1);
     let narrow: Vec<String> = heights.iter().filter(|(w, _)| *w != WIDE).map(|(w, h)| format!("{w}:{h}")).collect();
     let narrow = if narrow.is_empty() { String::new() } else { format!(" data-lab-heights=\"{}\"", narrow.join(",")) };
     format!(
-        "<iframe src=\"{origin}{path}?{}\" title=\"{title}\" style=\"width:100%;height:{wide}px;border:0\"{narrow} \
-         loading=\"lazy\"></iframe>\n<script src=\"{origin}{dir}embed.js\"></script>",
+        "<!-- Once per chapter page, in its <head>: -->\n<script src=\"{base}embed.js\"></script>\n\
+         <!-- Where the figure goes: -->\n<iframe src=\"{base}?{}\" title=\"{title}\" \
+         style=\"width:100%;height:{wide}px;border:0\"{narrow} loading=\"lazy\"></iframe>",
         query.replace('&', "&amp;")
     )
+}
+
+/// The lab's address the snippet points at: the public one the site was built for
+/// (`LAB_PUBLIC_URL`, which scripts/site.mjs writes as `<meta name="lab-public-url">`), so a
+/// snippet copied from a local or staging copy names the course's host; else this page's folder.
+fn base() -> String {
+    let meta = document().query_selector("meta[name=\"lab-public-url\"]").ok().flatten();
+    if let Some(url) = meta.and_then(|m| m.get_attribute("content")).filter(|u| !u.is_empty()) {
+        return url;
+    }
+    let loc = window().location();
+    let path = loc.pathname().unwrap_or_default();
+    format!("{}{}", loc.origin().unwrap_or_default(), &path[..path.rfind('/').map_or(0, |i| i + 1)])
 }
 
 /// A figure's height at each width measured: (frame width, content height), in CSS px.
