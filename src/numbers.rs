@@ -18,6 +18,8 @@ pub struct ChapterNumber {
     pub metric: &'static str,
     /// A run of this length (`--duration-ms`) instead of the preset's.
     pub duration_ms: Option<u64>,
+    /// The number at this moment of the run (`--at-ms`) instead of at its end.
+    pub at_ms: Option<u64>,
 }
 
 const fn row(
@@ -26,7 +28,7 @@ const fn row(
     preset: &'static str,
     metric: &'static str,
 ) -> ChapterNumber {
-    ChapterNumber { figure, scenario, preset, metric, duration_ms: None }
+    ChapterNumber { figure, scenario, preset, metric, duration_ms: None, at_ms: None }
 }
 
 impl ChapterNumber {
@@ -35,11 +37,19 @@ impl ChapterNumber {
         Self { duration_ms: Some(ms), ..self }
     }
 
+    /// The same row at `ms` into the run.
+    const fn at(self, ms: u64) -> Self {
+        Self { at_ms: Some(ms), ..self }
+    }
+
     /// The command that prints the number (among the run's other metrics).
     pub fn command(&self) -> String {
         let mut command = format!("resilience-lab run {} --preset {}", self.scenario, self.preset);
         if let Some(ms) = self.duration_ms {
             command += &format!(" --duration-ms {ms}");
+        }
+        if let Some(ms) = self.at_ms {
+            command += &format!(" --at-ms {ms}");
         }
         command + " --json"
     }
@@ -55,7 +65,12 @@ impl ChapterNumber {
         state.params.apply_preset(preset).expect("presets are valid");
         state.duration_ms = self.duration_ms.or(state.duration_ms);
         let mut sim = spec.start(&state.params, state.seed, state.duration());
-        sim.run_to_end();
+        match self.at_ms {
+            Some(ms) => {
+                sim.advance(ms * crate::sim::MS, u64::MAX);
+            }
+            None => sim.run_to_end(),
+        }
         let metrics = sim.metrics();
         let (_, value) = metrics
             .iter()
@@ -90,6 +105,15 @@ pub const ROWS: &[ChapterNumber] = &[
     row("the same: growing about 48 per second", "cascade", "no-timeout", "home_in_flight_growth_per_s"),
     row("the same: /checkout succeeded, 4 of 99", "cascade", "no-timeout", "checkout_ok"),
     row("the same: /checkout failed, 95", "cascade", "no-timeout", "checkout_failed"),
+    row(
+        "the same run at 4 s: /checkout p99, counting the clients still waiting at their wait so far (the 4 \
+         answered alone: 9.2 ms)",
+        "cascade",
+        "no-timeout",
+        "checkout_p99_ms_with_waiting",
+    )
+    .at(4_000),
+    row("the same moment: /checkout clients still waiting", "cascade", "no-timeout", "checkout_waiting").at(4_000),
     row("300 ms timeout: /home in flight, 15, flat", "cascade", "timeout", "home_in_flight_end"),
     row("300 ms timeout: /checkout p99, 10 ms", "cascade", "timeout", "checkout_p99_ms"),
     row("separate pool: /home in flight, 480, still growing", "cascade", "bulkhead", "home_in_flight_end"),

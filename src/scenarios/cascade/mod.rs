@@ -43,6 +43,7 @@ mod pool;
 mod reading;
 mod requests;
 mod spec;
+mod tail;
 
 pub use chapter::{CHAPTER_TABLE, ChapterRow, GUIDED_STEPS, GuidedStep};
 pub use facts::{CascadeFacts, Cause, CheckoutFacts, Little, PoolFacts, TourFacts};

@@ -349,7 +349,7 @@ impl Model for Cascade {
         }
     }
 
-    fn metrics(&self, _now: Micros) -> Self::Metrics {
+    fn metrics(&self, now: Micros) -> Self::Metrics {
         let c = self.counts();
         let (in_flight_end, growth) = self.at_load_end.unwrap_or_else(|| (c.home_in_flight, self.growth_now()));
         let ms = |q: f64| self.checkout_latency.quantile_ms(q);
@@ -361,6 +361,7 @@ impl Model for Cascade {
             checkout_ok: c.checkout_ok,
             checkout_failed: c.checkout_failed,
             checkout_p99_ms: ms(0.99),
+            checkout_p99_ms_with_waiting: self.checkout_quantile_with_waiting(0.99, now),
             pool_in_use_max: shared.in_use_max as u64,
             downstream_open_connections_max: self.downstream_open_max as u64,
             home_arrived: c.home_arrived,
@@ -369,6 +370,7 @@ impl Model for Cascade {
             checkout_arrived: c.checkout_arrived,
             checkout_waiting: c.checkout_in_flight,
             checkout_p50_ms: ms(0.5),
+            checkout_p50_ms_with_waiting: self.checkout_quantile_with_waiting(0.5, now),
             recs_timed_out: self.recs_timed_out,
             recs_pool_in_use_max: self.recs_pool().map(|p| p.in_use_max as u64),
             pool_waiting_max: shared.waiting_max as u64,

@@ -1,7 +1,8 @@
 //! The lines under the stat cards, and the pools' titles, rendered from the run's facts.
 
-use super::words::{checkout_timeout_words, connections, count, growth_words, recs_pool_words, seconds, tenths};
-use crate::format;
+use super::words::{
+    card_ms, checkout_timeout_words, connections, count, growth_words, recs_pool_words, seconds, tenths, waiting_so_far,
+};
 use crate::scenarios::cascade::CascadeFacts;
 use crate::scenarios::cascade::model::GROWTH_WINDOW;
 
@@ -46,10 +47,14 @@ pub(super) fn note_failed(f: &CascadeFacts) -> String {
 }
 
 pub(super) fn note_p99(f: &CascadeFacts) -> String {
-    match f.checkout.p50_ms {
-        Some(p) if f.checkout.failed > 0 => format!("p50 {}; a failure counts as its wait", format::ms(p)),
-        Some(p) => format!("p50 {}", format::ms(p)),
-        None => "no checkout has finished yet".into(),
+    let c = &f.checkout;
+    let Some(p) = c.p50_with_waiting_ms else { return "no checkout sent yet".into() };
+    let p50 = format!("p50 {}", card_ms(p));
+    match (c.failed > 0, c.in_flight) {
+        (false, 0) => p50,
+        (true, 0) => format!("{p50}; a failure counts as its wait"),
+        (false, n) => format!("{p50}; counts {}", waiting_so_far(n)),
+        (true, n) => format!("{p50}; a failure counts as its wait, and {}", waiting_so_far(n)),
     }
 }
 

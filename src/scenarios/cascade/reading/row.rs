@@ -1,7 +1,7 @@
 //! The fix in words, and this run's row of the chapter's table, rendered from the run's facts
 //! (the row's label also names the settings that differ from the chapter's).
 
-use super::words::{count, growth_words, recs_pool_words, seconds, shared_words, tenths, timeout_words};
+use super::words::{card_ms, count, growth_words, recs_pool_words, seconds, shared_words, tenths, timeout_words, waiting_so_far};
 use crate::format;
 use crate::scenarios::cascade::{CascadeConfig, CascadeFacts, PARAMS, PoolFacts};
 use crate::sim::params::Config;
@@ -135,15 +135,17 @@ pub(super) fn row_home(f: &CascadeFacts) -> String {
 pub(super) fn row_ok(f: &CascadeFacts) -> String {
     let c = &f.checkout;
     let mut s = format!("{} of {}", count(c.ok), count(c.arrived));
-    if c.failed == 0 && c.ok > 0 {
-        if let Some(p) = c.p99_ms {
-            s.push_str(&format!(", p99 {}", format::ms(p)));
-        }
+    let p99 = c.p99_with_waiting_ms.filter(|_| c.failed == 0 && c.ok > 0);
+    if let Some(p) = p99 {
+        s.push_str(&format!(", p99 {}", card_ms(p)));
     } else if let (true, Some(t)) = (c.ok > 0, c.successes_first_sent_us) {
         s.push_str(&format!(" (the first {})", tenths(t)));
     }
-    if c.in_flight > 0 {
-        s.push_str(&format!("; {} still waiting", count(c.in_flight)));
+    match (c.in_flight, p99) {
+        (0, _) => {}
+        // The p99 quoted counts them: say so.
+        (n, Some(_)) => s.push_str(&format!("; it counts {}", waiting_so_far(n))),
+        (n, None) => s.push_str(&format!("; {} still waiting", count(n))),
     }
     s
 }

@@ -1,6 +1,6 @@
 //! The verdict: what happened in this run, and why, rendered from the run's facts only.
 
-use super::words::{all_connections, calls, count, growth_words, seconds, tenths, timeout_words, was};
+use super::words::{all_connections, calls, card_ms, count, growth_words, seconds, tenths, timeout_words, waiting_so_far, was};
 use crate::format;
 use crate::scenarios::cascade::facts::{CascadeFacts, Cause, Little, PoolFacts};
 
@@ -208,7 +208,7 @@ fn checkout_sentence(f: &CascadeFacts) -> String {
     if c.ok == 0 {
         return format!("No /checkout has finished yet;{still}");
     }
-    let p99 = c.p99_ms.map(|p| format!(", p99 {}", format::ms(p))).unwrap_or_default();
+    let p99 = c.p99_with_waiting_ms.map(|p| format!(", p99 {}", card_ms(p))).unwrap_or_default();
     let close =
         if c.close_to_giving_up { format!(", close to the {give_up} after which the client gives up") } else { String::new() };
     let queued = if c.queued > 0 {
@@ -216,7 +216,12 @@ fn checkout_sentence(f: &CascadeFacts) -> String {
     } else {
         String::new()
     };
-    format!("{} checkouts succeeded{p99}{close}.{queued}{still}", of(c.ok))
+    // The p99 is of every checkout sent: those still waiting count at their wait so far.
+    let counted = match c.in_flight {
+        0 => String::new(),
+        n => format!(" The p99 counts {}.", waiting_so_far(n)),
+    };
+    format!("{} checkouts succeeded{p99}{close}.{queued}{counted}", of(c.ok))
 }
 
 /// How many checkouts failed, and how many of them never left the process.

@@ -1,5 +1,6 @@
 //! The cascade's charts: /home in flight (the headline: Little's law with a wait that never
-//! ends), connections in use, calls queued for a shared connection, /checkout outcomes.
+//! ends), connections in use, calls queued for a shared connection, /checkout outcomes. Each
+//! summary is words: it reads the moment the verdict and the cards' notes read, and names it.
 
 use leptos::prelude::*;
 
@@ -7,7 +8,7 @@ use crate::format;
 use crate::scenarios::cascade::Cascade;
 use crate::sim::{Host, Micros, Simulation};
 use crate::ui::kit::chart::slot;
-use crate::ui::kit::{Chart, ChartData, Line, Metrics};
+use crate::ui::kit::{Chart, ChartData, Line};
 use crate::ui::runner::Runner;
 
 /// The time axis: it widens in round steps (1, 2, 5, 10, 20, 50 s…) as the run goes on, so the
@@ -58,7 +59,7 @@ pub fn HomeChart(runner: Runner<Cascade>) -> impl IntoView {
         })
     });
     let summary = Signal::derive(move || {
-        runner.track(|s| {
+        runner.track_words(|s| {
             let c = s.counts();
             format!(
                 "{} /home handlers in flight at {}; {} answered.",
@@ -86,7 +87,7 @@ fn limits(s: &Host<Cascade>) -> Vec<(f64, String)> {
 }
 
 #[component]
-pub fn PoolChart(runner: Runner<Cascade>, metrics: Metrics<Cascade>) -> impl IntoView {
+pub fn PoolChart(runner: Runner<Cascade>) -> impl IntoView {
     let data = Signal::derive(move || {
         runner.track(|s| {
             let p = &s.charts().pool;
@@ -109,7 +110,11 @@ pub fn PoolChart(runner: Runner<Cascade>, metrics: Metrics<Cascade>) -> impl Int
             }
         })
     });
-    let summary = Signal::derive(move || format!("Shared pool: {}.", metrics.said(|w| &w.shared_pool)));
+    let summary = Signal::derive(move || {
+        runner.track_words(|s| {
+            format!("Shared pool at {}: {}.", format::seconds(s.now()), s.shared_now().status(s.recs_pool().is_none()))
+        })
+    });
     view! { <Chart id="chart-pool" title="Connections in use" data summary/> }
 }
 
@@ -127,9 +132,13 @@ pub fn WaitingChart(runner: Runner<Cascade>) -> impl IntoView {
         })
     });
     let summary = Signal::derive(move || {
-        runner.track(|s| {
+        runner.track_words(|s| {
             let w = s.shared_pool().waiting();
-            format!("{} for a connection of the shared pool.", format::counted(w.into(), "call waits", "calls wait"))
+            format!(
+                "At {}, {} for a connection of the shared pool.",
+                format::seconds(s.now()),
+                format::counted(w.into(), "call waits", "calls wait")
+            )
         })
     });
     view! { <Chart id="chart-waiting" title="Calls queued for a shared connection" data summary/> }
@@ -155,10 +164,11 @@ pub fn CheckoutChart(runner: Runner<Cascade>) -> impl IntoView {
         })
     });
     let summary = Signal::derive(move || {
-        runner.track(|s| {
+        runner.track_words(|s| {
             let c = s.counts();
             format!(
-                "/checkout: {} succeeded, {} failed, {} waiting, of {} sent.",
+                "/checkout at {}: {} succeeded, {} failed, {} waiting, of {} sent.",
+                format::seconds(s.now()),
                 format::count(c.checkout_ok),
                 format::count(c.checkout_failed),
                 format::count(c.checkout_in_flight),

@@ -38,7 +38,7 @@ const HEADLINE: &[Card] = &[
     Card { metric: M::home_in_flight_end, note: ("note_home", |w| &w.note_home), tone: growing },
     Card { metric: M::checkout_ok, note: ("note_ok", |w| &w.note_ok), tone: checkout_ok },
     Card { metric: M::checkout_failed, note: ("note_failed", |w| &w.note_failed), tone: |m| Tone::bad_if(m.checkout_failed > 0) },
-    Card { metric: M::checkout_p99_ms, note: ("note_p99", |w| &w.note_p99), tone: PLAIN },
+    Card { metric: M::checkout_p99_ms_with_waiting, note: ("note_p99", |w| &w.note_p99), tone: PLAIN },
 ];
 
 /// Where the waiting happened: the pool, its queue, the downstream.
@@ -129,7 +129,7 @@ fn CascadePage(state: SimState) -> impl IntoView {
         Part::new("stats", Role::Extra, move || view! { <Cards metrics cards=POOL_CARDS/> }),
         Part::new("tour", Role::Extra, move || view! { <tour::CascadeTour runner metrics/> }),
         Part::new("table", Role::Extra, move || view! { <table::ChapterTable runner metrics/> }),
-        Part::new("pool", Role::Chart, move || view! { <charts::PoolChart runner metrics/> }).in_group("charts-grid"),
+        Part::new("pool", Role::Chart, move || view! { <charts::PoolChart runner/> }).in_group("charts-grid"),
         Part::new("waiting", Role::Chart, move || view! { <charts::WaitingChart runner/> }).in_group("charts-grid"),
         Part::new("checkout", Role::Chart, move || view! { <charts::CheckoutChart runner/> }).in_group("charts-grid"),
     ];
@@ -150,11 +150,13 @@ fn Cards(metrics: Metrics<Cascade>, cards: &'static [Card]) -> impl IntoView {
             {cards
                 .iter()
                 .map(|card| {
-                    let tone = Signal::derive(move || metrics.get(card.tone));
+                    let tone = metrics.paced(move || metrics.get(card.tone));
                     let (reading, said) = card.note;
                     let note = Signal::derive(move || metrics.words(|w| said(w).to_string()));
                     let reading = (!reading.is_empty()).then_some(reading);
-                    view! { <StatCard metrics key=card.metric note tone reading/> }
+                    // Every card's number is quoted by its note or the verdict: each changes
+                    // with the words, so a card and the sentence beside it show one moment.
+                    view! { <StatCard metrics key=card.metric note tone reading quoted=true/> }
                 })
                 .collect_view()}
         </div>

@@ -82,7 +82,8 @@ struct Scene {
 pub fn PoolPicture(state: SimState, runner: Runner<Cascade>) -> impl IntoView {
     let ghost = previous_run::<Cascade, Trace>(state, trace);
     let data = Signal::derive(move || Scene { moment: runner.track(|s| s.picture(s.now())), ghost: ghost.get() });
-    let summary = Signal::derive(move || data.with(|s| summary(&s.moment)));
+    // Words: the summary reads the moment the verdict reads, and names it.
+    let summary = Signal::derive(move || runner.track_words(|s| summary(&s.picture(s.now()))));
     view! {
         <Picture
             id="picture"
@@ -111,7 +112,7 @@ fn ghost_json(scene: &Scene) -> Option<String> {
     ))
 }
 
-/// The picture in words, for screen readers.
+/// The picture in words at its moment, for screen readers.
 fn summary(m: &Moment) -> String {
     let pool = |p: &PoolPicture, name: &str| {
         let size = p.now.limit.map_or("no limit".to_string(), |l| format!("{l} connections"));
@@ -120,7 +121,7 @@ fn summary(m: &Moment) -> String {
             p.now.in_use, p.held.recs_hung, p.now.waiting, p.waiting_checkout
         )
     };
-    let mut text = pool(&m.shared, "Shared pool");
+    let mut text = format!("At {}: {}", format::seconds(m.at), pool(&m.shared, "shared pool"));
     if let Some(t) = m.pool_full_at {
         text += &format!(" It was first full at {}.", format::seconds(t));
     }
