@@ -3,7 +3,7 @@
 
 use super::chapter::{CHAPTER_TABLE, judged};
 use super::guarantee::Guarantee;
-use super::model::{AtLeastOnce, Cause, EventRecord};
+use super::model::{AtLeastOnce, Cause, EventRecord, Fate};
 use super::spec::{DedupeOn, Order};
 use crate::sim::Micros;
 
@@ -57,6 +57,13 @@ pub struct AtLeastOnceFacts {
     pub lost_after_ack: u64,
     /// Events never credited whose message waits in the dead-letter queue.
     pub parked: u64,
+    /// The amounts of the parked events ($): in the dead-letter queue, not in the ledger.
+    pub parked_usd: i64,
+    /// The amounts of the events not settled and not credited yet ($).
+    pub uncredited_usd: i64,
+    /// Events credited once, not settled, whose consumer crashed between the credit and the ack
+    /// (process then ack only): unacked, though the ledger has their credit.
+    pub credited_unacked: u64,
     /// Events credited more than once.
     pub duplicated: u64,
     /// Events credited exactly once.
@@ -126,6 +133,11 @@ impl AtLeastOnce {
             lost: fates.lost,
             lost_after_ack: self.lost_after_ack(),
             parked: fates.dead_lettered,
+            parked_usd: self.amount_of(|e| e.fate() == Fate::DeadLettered),
+            uncredited_usd: self.amount_of(|e| e.fate() == Fate::Pending && e.credits() == 0),
+            credited_unacked: self.count_of(|e| {
+                c.order == Order::ProcessThenAck && e.fate() == Fate::Pending && e.credits() == 1 && e.crashed_in_middle()
+            }),
             duplicated: fates.duplicated,
             once: fates.once,
             pending: fates.pending,
@@ -147,6 +159,14 @@ impl AtLeastOnce {
             outlived_copies: self.copies(EventRecord::lease_outlived, Cause::LeaseOutlived),
             redriven_copies: self.copies(EventRecord::redriven, Cause::Redriven),
         }
+    }
+
+    fn amount_of(&self, pick: impl Fn(&EventRecord) -> bool) -> i64 {
+        self.event_records().iter().filter(|e| pick(e)).map(|e| i64::from(e.amount())).sum()
+    }
+
+    fn count_of(&self, pick: impl Fn(&EventRecord) -> bool) -> u64 {
+        self.event_records().iter().filter(|e| pick(e)).count() as u64
     }
 
     fn copies(&self, pick: fn(&EventRecord) -> bool, cause: Cause) -> Copies {

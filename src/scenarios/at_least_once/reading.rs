@@ -113,8 +113,12 @@ impl AtLeastOnceFacts {
         let crashes = format::counted(n, "crash", "crashes");
         match self.order {
             Order::AckThenProcess => format!("{crashes} after the ack: {} gone, never credited", events(self.lost_after_ack)),
-            Order::ProcessThenAck => format!(
+            Order::ProcessThenAck if self.settled => format!(
                 "{crashes} after the credit: the message came back and {} credited again",
+                events_were(self.after_middle_crash.duplicated)
+            ),
+            Order::ProcessThenAck => format!(
+                "{crashes} after the credit, each leaving its message unacked; so far {} credited again",
                 events_were(self.after_middle_crash.duplicated)
             ),
             Order::TxnDedupe => format!("{crashes} after the commit: the message came back, {}", self.middle_consequence()),
@@ -135,14 +139,24 @@ impl AtLeastOnceFacts {
                 "Effectively once: all {} were credited exactly once, and {ledger}.",
                 events(self.messages)
             ),
-            Guarantee::EffectivelyOnce => {
-                format!("Effectively once so far: {} credited exactly once, none lost, none twice.", events(self.once))
-            }
+            // Mid-run, "none twice" is of now: an event credited and not acked may be credited again.
+            Guarantee::EffectivelyOnce => match self.credited_unacked {
+                0 => format!("Effectively once so far: {} credited exactly once, none lost, none twice.", events(self.once)),
+                n => format!(
+                    "Effectively once so far: {} credited exactly once, none lost, none twice yet. {} more {} credited \
+                     once, and a crash between the credit and the ack left {} unacked; this order credits every copy \
+                     it processes.",
+                    events(self.once),
+                    format::count(n),
+                    format::plural(n, "event was", "events were"),
+                    format::plural(n, "its message", "their messages")
+                ),
+            },
+            // Parked is not lost, and neither is its money: say where it is.
             Guarantee::Parked => format!(
-                "Nothing lost, nothing credited twice{so_far}, but {} never credited: {} in the dead-letter queue; \
-                 {ledger}.",
+                "Nothing lost, nothing credited twice{so_far}, but {} never credited: {}.",
                 events_were(parked),
-                if parked == 1 { "it waits" } else { "they wait" }
+                self.parked_shortfall()
             ),
             Guarantee::AtMostOnce => {
                 format!("At-most-once{so_far}: {} lost, none credited twice; {ledger}.", events(lost))
@@ -165,6 +179,23 @@ impl AtLeastOnceFacts {
             0 => format!("the ledger matches ({})", dollars(self.ledger)),
             d if d > 0 => format!("the ledger is {} over", dollars(d)),
             d => format!("the ledger is {} short", dollars(-d)),
+        }
+    }
+
+    /// What the ledger is short with events parked and none lost or credited twice: the parked
+    /// events' amounts, which wait in the dead-letter queue, and mid-run those of the events not
+    /// credited yet.
+    fn parked_shortfall(&self) -> String {
+        let short = dollars(-self.ledger_difference);
+        let (amounts, them) = if self.parked == 1 { ("its amount", "it") } else { ("their amounts", "them") };
+        match self.uncredited_usd {
+            0 => format!("the ledger is {short} short, {amounts}, parked with {them} in the dead-letter queue"),
+            q => format!(
+                "the ledger is {short} short: {}, parked with {them} in the dead-letter queue, and {} of events not \
+                 credited yet",
+                dollars(self.parked_usd),
+                dollars(q)
+            ),
         }
     }
 
@@ -204,8 +235,14 @@ impl AtLeastOnceFacts {
                 " A crash after the ack leaves nothing to redeliver: the broker had deleted the message, so {} never credited.",
                 events_were(self.lost_after_ack)
             ),
-            Order::ProcessThenAck => format!(
+            Order::ProcessThenAck if self.settled => format!(
                 " A crash after the credit leaves the message unacked: the broker redelivered it, and {} credited again.",
+                events_were(self.after_middle_crash.duplicated)
+            ),
+            // Mid-run some of those messages have not come back yet.
+            Order::ProcessThenAck => format!(
+                " A crash after the credit leaves the message unacked, for the broker to deliver again: so far {} \
+                 credited again.",
                 events_were(self.after_middle_crash.duplicated)
             ),
             Order::TxnDedupe => format!(
@@ -221,7 +258,10 @@ impl AtLeastOnceFacts {
                  and each crash used up one of its allowed deliveries."
             )
         } else {
-            format!(" A crash before {first} changed nothing: the message came back after the {lease} visibility timeout.")
+            format!(
+                " A crash before {first} changed nothing: the message {} back after the {lease} visibility timeout.",
+                if self.settled { "came" } else { "comes" }
+            )
         };
         Some(head + if between > 0 { middle.as_str() } else { "" } + if before > 0 { early.as_str() } else { "" })
     }
@@ -236,7 +276,13 @@ impl AtLeastOnceFacts {
             );
             let parked = self.parked;
             let waiting = if parked > 0 {
-                format!(" {} never credited, and {} there.", events_were(parked), format::plural(parked, "waits", "wait"))
+                format!(
+                    " {} never credited, and {} there with {} {}.",
+                    events_were(parked),
+                    format::plural(parked, "waits", "wait"),
+                    format::plural(parked, "its", "their"),
+                    dollars(self.parked_usd)
+                )
             } else {
                 String::new()
             };

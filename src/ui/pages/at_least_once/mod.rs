@@ -93,18 +93,20 @@ fn AtLeastOncePage(state: SimState) -> impl IntoView {
 /// The headline: the three fates of an event, and the copies the dedupe store caught.
 #[component]
 fn Stats(metrics: Metrics<AtLeastOnce>, finished: Signal<bool>) -> impl IntoView {
-    let lost_tone = Signal::derive(move || Tone::bad_if(metrics.get(|m| m.lost > 0)));
-    let duplicated_tone = Signal::derive(move || Tone::bad_if(metrics.get(|m| m.duplicated > 0)));
-    let once_tone = Signal::derive(move || {
+    // The verdict quotes these four: each card, and its tone, changes with the words, so a card
+    // and the sentence under it show one moment.
+    let lost_tone = metrics.paced(move || Tone::bad_if(metrics.get(|m| m.lost > 0)));
+    let duplicated_tone = metrics.paced(move || Tone::bad_if(metrics.get(|m| m.duplicated > 0)));
+    let once_tone = metrics.paced(move || {
         let clean = metrics.get(|m| m.lost == 0 && m.duplicated == 0);
-        if clean && finished.get() { Tone::Good } else { Tone::Plain }
+        if clean && finished.get_untracked() { Tone::Good } else { Tone::Plain }
     });
     view! {
         <div class="stats">
-            <StatCard metrics key=AtLeastOnceMetrics::lost tone=lost_tone/>
-            <StatCard metrics key=AtLeastOnceMetrics::duplicated tone=duplicated_tone/>
-            <StatCard metrics key=AtLeastOnceMetrics::effectively_once tone=once_tone/>
-            <StatCard metrics key=AtLeastOnceMetrics::skipped_as_duplicate/>
+            <StatCard metrics key=AtLeastOnceMetrics::lost tone=lost_tone quoted=true/>
+            <StatCard metrics key=AtLeastOnceMetrics::duplicated tone=duplicated_tone quoted=true/>
+            <StatCard metrics key=AtLeastOnceMetrics::effectively_once tone=once_tone quoted=true/>
+            <StatCard metrics key=AtLeastOnceMetrics::skipped_as_duplicate quoted=true/>
         </div>
     }
 }
