@@ -84,7 +84,7 @@ fn at_least_once_parked_money_is_where_the_words_say() {
     assert_eq!((f.lost, f.parked, f.parked_usd, f.ledger_difference), (0, 30, 1817, -1817));
     let answer = sentence(&sim, "answer");
     assert!(
-        answer.starts_with("Nothing lost, nothing credited twice, but 30 events were never credited: the ledger is $1,817 short, their amounts, parked with them in the dead-letter queue."),
+        answer.starts_with("Nothing lost or credited twice, but 30 events were never credited: the ledger is $1,817 short, their amounts, parked in the dead-letter queue."),
         "{answer}"
     );
 }

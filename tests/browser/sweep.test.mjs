@@ -20,7 +20,7 @@ const SPREADS = {
   'cascade home_in_flight_end': '479 on 12 of 20 seeds',
   'cascade checkout_ok': '4 on 20 of 20 seeds',
   'cascade checkout_failed': '95 on 20 of 20 seeds',
-  'cascade checkout_p99_ms': 'middle 80% of 20 seeds: 5,002',
+  'cascade checkout_p99_ms_with_waiting': 'middle 80% of 20 seeds: 5,002',
   'deadline-chain user_answer_ms': 'middle 80% of 20 seeds: 2,008',
   'deadline-chain b_gives_up_ms': '2,512 on 20 of 20 seeds',
   'deadline-chain c_end_ms': 'middle 80% of 20 seeds: 3,514',

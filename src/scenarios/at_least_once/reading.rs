@@ -154,7 +154,7 @@ impl AtLeastOnceFacts {
             },
             // Parked is not lost, and neither is its money: say where it is.
             Guarantee::Parked => format!(
-                "Nothing lost, nothing credited twice{so_far}, but {} never credited: {}.",
+                "Nothing lost or credited twice{so_far}, but {} never credited: {}.",
                 events_were(parked),
                 self.parked_shortfall()
             ),
@@ -187,12 +187,11 @@ impl AtLeastOnceFacts {
     /// credited yet.
     fn parked_shortfall(&self) -> String {
         let short = dollars(-self.ledger_difference);
-        let (amounts, them) = if self.parked == 1 { ("its amount", "it") } else { ("their amounts", "them") };
+        let amounts = format::plural(self.parked, "its amount", "their amounts");
         match self.uncredited_usd {
-            0 => format!("the ledger is {short} short, {amounts}, parked with {them} in the dead-letter queue"),
+            0 => format!("the ledger is {short} short, {amounts}, parked in the dead-letter queue"),
             q => format!(
-                "the ledger is {short} short: {}, parked with {them} in the dead-letter queue, and {} of events not \
-                 credited yet",
+                "the ledger is {short} short: {} parked in the dead-letter queue and {} not credited yet",
                 dollars(self.parked_usd),
                 dollars(q)
             ),
