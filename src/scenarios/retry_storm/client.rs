@@ -72,6 +72,23 @@ pub struct Attempt {
 }
 
 impl Client {
+    /// An idle client whose layers' first retry would wait `base_us`.
+    pub(super) fn new(base_us: f64) -> Self {
+        Self {
+            state: ClientState::Idle,
+            call: None,
+            attempts: [0; MAX_LAYERS],
+            last_delay: [base_us; MAX_LAYERS],
+            retry_layer: 0,
+            action_calls: 0,
+            action_attempts: 0,
+            open_calls: 0,
+            last: None,
+            backoff: None,
+            leaves: Vec::new(),
+        }
+    }
+
     pub fn state(&self) -> ClientState {
         self.state
     }

@@ -297,50 +297,52 @@ impl RetryStorm {
         let peak = self.peak_now(now).map(|(p, _)| p);
         let before = self.calls_per_tick_before();
         let budget_window = self.budget_window(now);
+        let (provider, totals) = (&self.provider, self.provider.totals());
+        let capacity = provider.capacity();
         RetryStormFacts {
             phase: self.phase(now),
-            down_from: self.down_from,
-            down_until: self.down_until,
+            down_from: provider.down_from(),
+            down_until: provider.down_until(),
             end: self.end,
-            capacity: self.capacity,
+            capacity,
             peak_after_recovery: peak,
-            peak_vs_capacity: peak.map(|p| p as f64 / self.capacity as f64),
-            over_capacity: peak.is_some_and(|p| p > self.capacity),
+            peak_vs_capacity: peak.map(|p| p as f64 / capacity as f64),
+            over_capacity: peak.is_some_and(|p| p > capacity),
             waves: self.waves_so_far(),
             wave_starts: self.wave_starts(),
             lined_up: self.lined_up(),
             waiting: self.clients.iter().filter(|c| c.state == ClientState::WaitingToRetry).count() as u64,
             clients_now: self.clients_now(),
             tick_now: self.tick_now(),
-            retries_ended: (now >= self.down_until).then(|| self.retries_ended(now)),
+            retries_ended: (now >= provider.down_until()).then(|| self.retries_ended(now)),
             calls_per_tick_before: before,
-            load_before_vs_capacity: before.map(|b| b / self.capacity as f64),
+            load_before_vs_capacity: before.map(|b| b / capacity as f64),
             backoff: backoff(c.mode),
-            fixed_us: self.fixed_us,
-            base_us: self.base_us,
-            cap_us: self.cap_us,
-            max_attempts: self.max_attempts,
+            fixed_us: self.layers.fixed_us(),
+            base_us: self.layers.base_us(),
+            cap_us: self.layers.cap_us(),
+            max_attempts: self.layers.max_attempts(),
             retry_after: c.retry_after.then_some(match c.retry_after_kind {
                 RetryAfterKind::IdealSlots => RetryAfter::IdealSlots,
                 RetryAfterKind::UniformSeconds => RetryAfter::UniformSeconds { seconds: c.retry_after_s },
             }),
             run_ended: now >= self.end,
-            attempts: self.attempts,
-            rejected: self.rejected,
-            failed: self.failed,
+            attempts: totals.calls,
+            rejected: totals.rejected,
+            failed: totals.failed,
             actions: self.actions,
             actions_failed: self.actions_failed,
-            layers: self.layers,
-            attempts_per_layer: self.attempts_per_layer,
+            layers: self.layers.count(),
+            attempts_per_layer: self.layers.attempts_per_layer(),
             most_calls_per_action: self.most_per_action(|c| c.action_calls, self.max_calls_per_action),
             most_attempts_per_action: self.most_per_action(|c| c.action_attempts, self.max_attempts_per_action),
             calls_per_tick_outage: self.calls_per_tick_outage(now),
             user_calls_per_tick_outage: self.user_calls_per_tick_outage(now),
             outage_retries: self.outage_retries(budget_window.as_ref()),
-            has_budget: self.has_budget(),
-            budget_reserve: self.budget_reserve,
+            has_budget: self.layers.has_budget(),
+            budget_reserve: self.layers.budget_reserve(),
             budget_window,
-            calls_while_down: self.calls_while_down,
+            calls_while_down: totals.while_down,
             short_circuited: self.short_circuited,
             breaker: self.breaker.as_ref().map(|b| BreakerFacts {
                 trip: b.trip(),
@@ -358,7 +360,9 @@ impl RetryStorm {
                     backlog_max: counts.backlog_max,
                     unserved: counts.backlog + counts.in_flight,
                     sent: counts.sent,
-                    backlog_at_recovery: self.backlog_at_recovery.filter(|_| self.has_outage() && now >= self.down_until),
+                    backlog_at_recovery: self
+                        .backlog_at_recovery
+                        .filter(|_| provider.has_outage() && now >= provider.down_until()),
                     drained_at: p.drained_at(),
                 }
             }),
@@ -370,10 +374,6 @@ impl RetryStorm {
         self.breaker.as_ref().map(|b| breaker_now(b.state()))
     }
 
-    fn has_outage(&self) -> bool {
-        self.down_until > self.down_from
-    }
-
     /// The most of `per_action` one user action reached: the ended actions' `ended`, or an
     /// action under way.
     fn most_per_action(&self, per_action: impl Fn(&super::Client) -> u32, ended: u32) -> u64 {
@@ -383,7 +383,8 @@ impl RetryStorm {
     /// User actions' first calls per tick during the outage so far (none before it has begun).
     fn user_calls_per_tick_outage(&self, now: Micros) -> Option<f64> {
         self.calls_per_tick_outage(now)?;
-        let elapsed = (now.min(self.down_until) - self.down_from) as f64 / TICK as f64;
+        let p = &self.provider;
+        let elapsed = (now.min(p.down_until()) - p.down_from()) as f64 / TICK as f64;
         Some(self.outage_user_calls as f64 / elapsed)
     }
 
@@ -396,7 +397,7 @@ impl RetryStorm {
         }
         let retries = self.outage_attempts - users;
         let retry_pct = libm::round(100.0 * retries as f64 / users as f64 * 10.0) / 10.0;
-        let why = self.has_budget().then(|| self.budget_why(window, retry_pct));
+        let why = self.layers.has_budget().then(|| self.budget_why(window, retry_pct));
         Some(OutageRetries { user_calls: users, retries, retry_pct, why })
     }
 
@@ -416,21 +417,23 @@ impl RetryStorm {
 
     /// The budget's window when the provider came back, or now during the outage.
     fn budget_window(&self, now: Micros) -> Option<BudgetWindow> {
-        if !self.has_outage() || now <= self.down_from {
+        let p = &self.provider;
+        if !p.has_outage() || now <= p.down_from() {
             return None;
         }
-        if now >= self.down_until {
+        if now >= p.down_until() {
             return self.budget_at_recovery;
         }
-        self.budgets.first().map(|b| b.window(self.outage_first_tick()))
+        Some(self.layers.window(self.outage_first_tick()))
     }
 
     fn phase(&self, now: Micros) -> Phase {
-        if self.down_until <= self.down_from {
+        let p = &self.provider;
+        if !p.has_outage() {
             Phase::NoOutage
-        } else if now < self.down_from {
+        } else if now < p.down_from() {
             Phase::Before
-        } else if now < self.down_until {
+        } else if now < p.down_until() {
             Phase::Down
         } else {
             Phase::Back
@@ -439,7 +442,7 @@ impl RetryStorm {
 
     fn lined_up(&self) -> LinedUp {
         match self.failed_at_down {
-            _ if self.down_until <= self.down_from => LinedUp::NoOutage,
+            _ if !self.provider.has_outage() => LinedUp::NoOutage,
             None => LinedUp::NotYet,
             Some(0) => LinedUp::NothingInFlight,
             Some(calls) => LinedUp::Together { calls },
@@ -448,7 +451,7 @@ impl RetryStorm {
 
     fn retries_ended(&self, now: Micros) -> RetriesEnded {
         match self.recovered {
-            Some(r) if r == self.down_until => RetriesEnded::NoneWaiting,
+            Some(r) if r == self.provider.down_until() => RetriesEnded::NoneWaiting,
             Some(at) => RetriesEnded::At { at },
             None if now >= self.end => RetriesEnded::NotByTheEnd,
             None => RetriesEnded::NotYet,

@@ -154,11 +154,11 @@ impl RetryStorm {
             clients,
             clients_now: self.clients_now(),
             tick,
-            capacity: self.capacity,
-            down: self.down,
+            capacity: self.provider.capacity(),
+            down: self.provider.is_down(),
             outage: self.outage(),
             breaker: self.breaker_now(),
-            in_flight: self.in_flight,
+            in_flight: self.provider.totals().in_flight,
             peak: self.peak_now(now),
             history: self.ticks.times_ms().iter().copied().zip(self.ticks.rows().iter().copied()).collect(),
             row: self.ticks_per_row * TICK,
@@ -170,11 +170,11 @@ impl RetryStorm {
     /// The busiest action now: the client whose current (or last) action made the most
     /// attempts, the first of them on a tie; none with a single retrying layer.
     fn fan(&self) -> Option<Fan> {
-        if self.layers < 2 {
+        if self.layers.count() < 2 {
             return None;
         }
         let (client, c) = self.clients.iter().enumerate().rev().max_by_key(|(_, c)| c.action_attempts)?;
-        let shape = (0..self.layers).map(|l| if l == 0 { self.max_attempts } else { self.attempts_per_layer }).collect();
+        let shape = self.layers.shape();
         Some(Fan { client, shape, leaves: c.leaves.clone(), attempts: c.action_attempts, calls: c.action_calls })
     }
 }

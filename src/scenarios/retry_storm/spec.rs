@@ -8,6 +8,8 @@ use crate::sim::{MS, Micros, ParamSpec, Preset};
 /// The provider admits calls per 100 ms tick (the chapter's unit).
 pub const TICK: Micros = 100 * MS;
 pub const MAX_LAYERS: usize = 3;
+/// No timer fires sooner than this, so every loop of a client moves simulated time forward.
+pub(super) const MIN_DELAY: Micros = MS;
 
 crate::choice! {
     /// How long a client waits after a failed call before it tries again.

@@ -19,17 +19,11 @@ pub struct Wave {
     pub peak: u32,
 }
 
-/// Counts of the tick in progress.
+/// The callers' counts of the tick in progress (the provider keeps its own).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct TickCounts {
-    pub(super) admitted: u32,
-    pub(super) rejected: u32,
-    pub(super) failed_fast: u32,
-    /// Attempts the breaker failed at once (not sent, so in none of the counts above).
+    /// Attempts the breaker failed at once (not sent, so not the provider's).
     pub(super) short_circuited: u32,
-    pub(super) resets: u32,
-    /// Attempts at or after the recovery moment (all of them, once the provider is back).
-    pub(super) after_recovery: u32,
     pub(super) waiting_max: u32,
 }
 

@@ -1,7 +1,8 @@
 //! The pending-order worker's events, and the breaker's bookkeeping that the clients' calls and
 //! the worker's share.
 
-use super::{CALL_CV, Event, MIN_DELAY, RetryStorm};
+use super::provider::Answer;
+use super::{Event, RetryStorm};
 use crate::scenarios::retry_storm::breaker::{Admit, BreakerState, Caller};
 use crate::sim::{EventQueue, Micros, TimerKey};
 
@@ -52,35 +53,22 @@ impl RetryStorm {
             return;
         }
         p.sent(now);
-        self.attempts += 1;
-        if now >= self.down_until {
-            self.cur.after_recovery += 1;
-        }
-        if self.down {
-            self.calls_while_down += 1;
-            self.failed += 1;
-            self.cur.failed_fast += 1;
-            self.breaker_failure(now, caller);
-            self.pending.as_mut().expect("pending").back_off();
-        } else if self.cur.admitted < self.capacity {
-            self.cur.admitted += 1;
-            self.in_flight += 1;
-            let duration = (self.drain_rng.lognormal(self.call_us, CALL_CV) as Micros).max(MIN_DELAY);
-            let call = q.timer_in(duration, Event::DrainDone(slot));
-            self.pending.as_mut().expect("pending").in_flight(slot, call);
-        } else {
-            self.rejected += 1;
-            self.cur.rejected += 1;
-            self.breaker_failure(now, caller);
-            self.pending.as_mut().expect("pending").back_off();
+        match self.provider.admit(now, &mut self.drain_rng) {
+            Answer::Served(duration) => {
+                let call = q.timer_in(duration, Event::DrainDone(slot));
+                self.pending.as_mut().expect("pending").in_flight(slot, call);
+            }
+            Answer::Rejected | Answer::Down => {
+                self.breaker_failure(now, caller);
+                self.pending.as_mut().expect("pending").back_off();
+            }
         }
         self.arm_worker(q, now);
     }
 
     /// The worker's call in `slot` completed: its order is served.
     pub(super) fn drain_done(&mut self, now: Micros, slot: u32) {
-        self.in_flight -= 1;
-        self.succeeded += 1;
+        self.provider.served();
         if let Some(b) = &mut self.breaker {
             b.success(now, Caller::Worker(slot));
         }
@@ -95,9 +83,7 @@ impl RetryStorm {
         for (slot, call) in calls {
             q.cancel(call);
             self.pending.as_mut().expect("pending").reset(slot);
-            self.in_flight -= 1;
-            self.failed += 1;
-            self.cur.resets += 1;
+            self.provider.reset();
             self.breaker_failure(now, Caller::Worker(slot));
         }
         self.arm_worker(q, now);

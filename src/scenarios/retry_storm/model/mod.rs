@@ -3,23 +3,20 @@
 
 mod drain;
 mod handlers;
+mod layers;
+mod provider;
 
 use super::breaker::{Breaker, Trip};
-use super::budget::{BUDGET_SLOTS, Budget, BudgetWindow};
+use super::budget::BudgetWindow;
 use super::client::{Client, ClientState, ClientsNow};
 use super::pending::{Pending, PendingCounts};
-use super::spec::{AFTER_OUTAGE_MS, DEFAULT_DURATION_MS, DrainRamp, MAX_LAYERS, RetryStormConfig, TICK};
+use super::spec::{AFTER_OUTAGE_MS, DEFAULT_DURATION_MS, DrainRamp, RetryStormConfig, TICK};
 use super::ticks::{MAX_ROWS, TickCounts, TickNow, TickSample, Wave};
 use crate::sim::rng::{SimRng, ms_to_us};
 use crate::sim::stats::Series;
-use crate::sim::{EventQueue, MS, Micros, Model, Value};
-
-/// How far ahead (in ticks) the provider looks for room when it computes a Retry-After.
-const RETRY_AFTER_HORIZON: usize = 600;
-/// No timer fires sooner than this, so every loop of a client moves simulated time forward.
-const MIN_DELAY: Micros = MS;
-/// Spread of call durations: lognormal with this coefficient of variation.
-const CALL_CV: f64 = 0.25;
+use crate::sim::{EventQueue, Micros, Model, Value};
+use layers::Layers;
+use provider::Provider;
 
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
@@ -63,46 +60,23 @@ pub struct Counts {
 /// retrying layers between them.
 pub struct RetryStorm {
     pub(super) config: RetryStormConfig,
-    pub(super) call_us: f64,
+    pub(super) provider: Provider,
     pub(super) think_us: f64,
     /// Not in the list: without it a failed action would be followed by the short think
     /// time, so users whose calls fail fast would call many times faster than usual and a retry
     /// budget would show more traffic, not less.
     pub(super) pause_us: f64,
-    pub(super) capacity: u32,
-    pub(super) down_from: Micros,
-    pub(super) down_until: Micros,
-    pub(super) fixed_us: f64,
-    pub(super) base_us: f64,
-    pub(super) cap_us: f64,
-    pub(super) max_attempts: u32,
-    /// Retry budget as a fraction of first attempts (so a full outage adds that fraction, as
-    /// the chapter says); 0 = off.
-    pub(super) budget_share: f64,
-    /// Finagle's reserve: the floor's retries over the budget's 10 s.
-    pub(super) budget_reserve: f64,
-    pub(super) layers: usize,
-    pub(super) attempts_per_layer: u32,
+    pub(super) layers: Layers,
 
     pub(super) call_rng: SimRng,
     pub(super) think_rng: SimRng,
-    pub(super) jitter_rng: SimRng,
 
     pub(super) clients: Vec<Client>,
-    pub(super) down: bool,
-    pub(super) budgets: Vec<Budget>,
-    /// Callers told to come back in each coming tick (a ring indexed by tick number).
-    pub(super) promised: Vec<u32>,
 
     pub(super) tick: u64,
     pub(super) cur: TickCounts,
     pub(super) waiting: u32,
-    pub(super) in_flight: u32,
 
-    pub(super) attempts: u64,
-    pub(super) succeeded: u64,
-    pub(super) rejected: u64,
-    pub(super) failed: u64,
     pub(super) actions: u64,
     pub(super) actions_failed: u64,
     pub(super) max_calls_per_action: u32,
@@ -133,7 +107,6 @@ pub struct RetryStorm {
     pub(super) pending: Option<Pending>,
     /// Draws for the worker's call durations, apart from the clients'.
     pub(super) drain_rng: SimRng,
-    pub(super) calls_while_down: u64,
     pub(super) short_circuited: u64,
     pub(super) actions_ok: u64,
     pub(super) max_attempts_per_action: u32,
@@ -155,11 +128,12 @@ impl RetryStorm {
 
     /// When the provider is down: [from, until) in µs (empty when until ≤ from).
     pub fn outage(&self) -> (Micros, Micros) {
-        (self.down_from, self.down_until.max(self.down_from))
+        let p = &self.provider;
+        (p.down_from(), p.down_until().max(p.down_from()))
     }
 
     pub fn capacity(&self) -> u32 {
-        self.capacity
+        self.provider.capacity()
     }
 
     pub fn clients(&self) -> &[Client] {
@@ -167,12 +141,13 @@ impl RetryStorm {
     }
 
     pub fn counts(&self) -> Counts {
+        let t = self.provider.totals();
         Counts {
-            attempts: self.attempts,
-            succeeded: self.succeeded,
-            rejected: self.rejected,
-            failed: self.failed,
-            in_flight: self.in_flight as u64,
+            attempts: t.calls,
+            succeeded: t.succeeded,
+            rejected: t.rejected,
+            failed: t.failed,
+            in_flight: t.in_flight as u64,
             waiting: self.waiting as u64,
             short_circuited: self.short_circuited,
             actions: self.actions,
@@ -213,14 +188,14 @@ impl RetryStorm {
 
     /// The tick in progress at the model's present.
     pub fn tick_now(&self) -> TickNow {
-        let c = &self.cur;
+        let p = self.provider.tick();
         TickNow {
             start: self.tick * TICK,
-            served: c.admitted,
-            rejected: c.rejected,
-            failed: c.failed_fast,
-            short_circuited: c.short_circuited,
-            resets: c.resets,
+            served: p.admitted,
+            rejected: p.rejected,
+            failed: p.failed_fast,
+            short_circuited: self.cur.short_circuited,
+            resets: p.resets,
         }
     }
 
@@ -257,53 +232,18 @@ impl Model for RetryStorm {
     fn new(config: RetryStormConfig, seed: u64, end: Micros, queue: &mut EventQueue<Event>) -> Self {
         // The declared ranges start at 1; a configuration built by hand gets the same floors.
         let n = config.clients.max(1);
-        let layers = config.layers.clamp(1, MAX_LAYERS);
-        let base_us = ms_to_us(config.base_ms) as f64;
+        let layers = Layers::new(&config, seed);
         let model = Self {
-            call_us: ms_to_us(config.call_ms) as f64,
+            provider: Provider::new(&config),
             think_us: ms_to_us(config.think_ms) as f64,
             pause_us: ms_to_us(config.pause_after_failure_ms) as f64,
-            capacity: config.capacity.max(1),
-            down_from: ms_to_us(config.down_from_ms),
-            down_until: ms_to_us(config.down_until_ms),
-            fixed_us: ms_to_us(config.fixed_ms) as f64,
-            base_us,
-            cap_us: ms_to_us(config.cap_ms) as f64,
-            max_attempts: config.max_attempts.max(1),
-            budget_share: config.budget_pct.clamp(0.0, 100.0) / 100.0,
-            budget_reserve: config.budget_min_retries_per_s.max(0.0) * (BUDGET_SLOTS as u64 * TICK / (1000 * MS)) as f64,
-            layers,
-            attempts_per_layer: config.attempts_per_layer.max(1),
             call_rng: SimRng::stream(seed, 1),
             think_rng: SimRng::stream(seed, 2),
-            jitter_rng: SimRng::stream(seed, 3),
-            clients: vec![
-                Client {
-                    state: ClientState::Idle,
-                    call: None,
-                    attempts: [0; MAX_LAYERS],
-                    last_delay: [base_us; MAX_LAYERS],
-                    retry_layer: 0,
-                    action_calls: 0,
-                    action_attempts: 0,
-                    open_calls: 0,
-                    last: None,
-                    backoff: None,
-                    leaves: Vec::new(),
-                };
-                n
-            ],
-            down: false,
-            budgets: vec![Budget::new(); layers],
-            promised: vec![0; RETRY_AFTER_HORIZON],
+            clients: vec![Client::new(layers.base_us()); n],
+            layers,
             tick: 0,
             cur: TickCounts::default(),
             waiting: 0,
-            in_flight: 0,
-            attempts: 0,
-            succeeded: 0,
-            rejected: 0,
-            failed: 0,
             actions: 0,
             actions_failed: 0,
             max_calls_per_action: 0,
@@ -328,7 +268,6 @@ Breaker::new(Trip::of(&config), ms_to_us(config.breaker_cooldown_ms))
             }),
             pending: config.pending.then(|| Pending::new(config.drain_rate, config.drain_ramp)),
             drain_rng: SimRng::stream(seed, 5),
-            calls_while_down: 0,
             short_circuited: 0,
             actions_ok: 0,
             max_attempts_per_action: 0,
@@ -336,15 +275,16 @@ Breaker::new(Trip::of(&config), ms_to_us(config.breaker_cooldown_ms))
             config,
         };
         // Outage events first, so at the same instant they come before any call.
-        if model.down_until > model.down_from {
-            queue.schedule_at(model.down_from, Event::Down);
+        let (from, until) = (model.provider.down_from(), model.provider.down_until());
+        if until > from {
+            queue.schedule_at(from, Event::Down);
         }
-        queue.schedule_at(model.down_until, Event::Up);
+        queue.schedule_at(until, Event::Up);
         queue.schedule_at(0, Event::Tick);
         // Clients start at random moments over one cycle, so the provider sees steady load from
         // the start: starting all of them at 0 would itself be a storm.
         let mut start_rng = SimRng::stream(seed, 4);
-        let cycle = model.call_us + model.think_us;
+        let cycle = model.provider.call_us() + model.think_us;
         for c in 0..n as u32 {
             queue.schedule_at((start_rng.uniform() * cycle) as Micros, Event::Start(c));
         }
@@ -360,9 +300,9 @@ Breaker::new(Trip::of(&config), ms_to_us(config.breaker_cooldown_ms))
             Event::Done(c) => self.done(q, now, c as usize),
             Event::Down => self.go_down(q, now),
             Event::Up => {
-                self.down = false;
-                if self.down_until > self.down_from && self.has_budget() {
-                    self.budget_at_recovery = Some(self.budgets[0].window(self.outage_first_tick()));
+                self.provider.come_up();
+                if self.provider.has_outage() && self.layers.has_budget() {
+                    self.budget_at_recovery = Some(self.layers.window(self.outage_first_tick()));
                 }
                 if let Some(p) = &self.pending {
                     self.backlog_at_recovery = Some(p.counts().backlog);
@@ -381,16 +321,17 @@ Breaker::new(Trip::of(&config), ms_to_us(config.breaker_cooldown_ms))
         let current_calls = self.clients.iter().map(|c| c.action_calls).max().unwrap_or(0);
         let current_attempts = self.clients.iter().map(|c| c.action_attempts).max().unwrap_or(0);
         let pending = self.pending.as_ref().map(Pending::counts).unwrap_or_default();
+        let t = self.provider.totals();
         Self::Metrics {
             peak_after_recovery: peak.map(|(n, _)| u64::from(n)),
-            capacity_per_tick: self.capacity as u64,
+            capacity_per_tick: self.provider.capacity() as u64,
             peak_after_recovery_at_ms: peak.map(|(_, at)| ms(at)),
-            attempts_total: self.attempts,
-            rejected_total: self.rejected,
-            failed_total: self.failed,
-            calls_succeeded: self.succeeded,
-            in_flight_end: self.in_flight as u64,
-            amplification: ratio(self.attempts, self.actions),
+            attempts_total: t.calls,
+            rejected_total: t.rejected,
+            failed_total: t.failed,
+            calls_succeeded: t.succeeded,
+            in_flight_end: t.in_flight as u64,
+            amplification: ratio(t.calls, self.actions),
             recovered_ms: self.recovered.map(ms),
             waves_after_recovery: self.waves_so_far(),
             max_calls_per_user_action: self.max_calls_per_action.max(current_calls) as u64,
@@ -402,7 +343,7 @@ Breaker::new(Trip::of(&config), ms_to_us(config.breaker_cooldown_ms))
             outage_traffic_vs_normal: self.outage_traffic(now).map(|(b, o)| o / b),
             calls_per_tick_before: self.calls_per_tick_before(),
             calls_per_tick_outage: self.calls_per_tick_outage(now),
-            calls_while_down: self.calls_while_down,
+            calls_while_down: t.while_down,
             max_attempts_per_user_action: self.max_attempts_per_action.max(current_attempts) as u64,
             short_circuited: self.short_circuited,
             breaker_opens: self.breaker.as_ref().map_or(0, Breaker::opens),
@@ -422,41 +363,39 @@ impl RetryStorm {
     /// The busiest tick after recovery so far, the tick in progress included, and when it
     /// started; none before the provider is back.
     pub fn peak_now(&self, now: Micros) -> Option<(u32, Micros)> {
-        if now < self.down_until {
+        if now < self.provider.down_until() {
             return None;
         }
+        let now_tick = self.provider.tick().after_recovery;
         match self.peak_after_at {
-            Some(at) if self.cur.after_recovery <= self.peak_after => Some((self.peak_after, at)),
-            _ => Some((self.cur.after_recovery, self.tick * TICK)),
+            Some(at) if now_tick <= self.peak_after => Some((self.peak_after, at)),
+            _ => Some((now_tick, self.tick * TICK)),
         }
-    }
-
-    /// Whether the layers retry under a budget: a share, a floor, or both.
-    pub(super) fn has_budget(&self) -> bool {
-        self.budget_share > 0.0 || self.budget_reserve > 0.0
     }
 
     /// The first tick of the outage (a budget's calls from before it are in earlier ticks).
     pub(super) fn outage_first_tick(&self) -> u64 {
-        self.down_from.div_ceil(TICK)
+        self.provider.down_from().div_ceil(TICK)
     }
 
     /// Waves over capacity after recovery, the tick in progress included: a wave starts the
     /// moment its tick goes over, as the peak counts it.
     pub fn waves_so_far(&self) -> u64 {
-        self.wave_count + u64::from(self.cur.after_recovery > self.capacity && !self.in_wave)
+        let p = &self.provider;
+        self.wave_count + u64::from(p.tick().after_recovery > p.capacity() && !self.in_wave)
     }
 
     /// Provider calls per tick before the outage (none when it starts at 0 or never).
     pub fn calls_per_tick_before(&self) -> Option<f64> {
-        (self.down_until > self.down_from && self.down_from > 0)
-            .then(|| self.attempts_before as f64 / (self.down_from as f64 / TICK as f64))
+        let from = self.provider.down_from();
+        (self.provider.has_outage() && from > 0).then(|| self.attempts_before as f64 / (from as f64 / TICK as f64))
     }
 
     /// Provider calls per tick during the outage so far (none before it starts).
     pub fn calls_per_tick_outage(&self, now: Micros) -> Option<f64> {
-        let elapsed = now.min(self.down_until).saturating_sub(self.down_from);
-        (self.down_until > self.down_from && elapsed > 0)
+        let p = &self.provider;
+        let elapsed = now.min(p.down_until()).saturating_sub(p.down_from());
+        (p.has_outage() && elapsed > 0)
             .then(|| self.outage_attempts as f64 / (elapsed as f64 / TICK as f64))
     }
 
