@@ -3,7 +3,7 @@
 //! nothing else (issue 24, item 2).
 
 use super::{
-    BreakerState, BudgetWindow, ClientState, ClientsNow, DrainRamp, MAX_WAVES, Mode, RetryAfterKind, RetryStorm, TICK, TickNow, Trip,
+    BreakerState, BudgetWindow, ClientState, ClientsNow, DrainRamp, Mode, RetryAfterKind, RetryStorm, TICK, TickNow, Trip,
 };
 use crate::sim::Micros;
 
@@ -460,11 +460,7 @@ impl RetryStorm {
 
     /// When each wave after recovery started, the one in progress included.
     pub(super) fn wave_starts(&self) -> Vec<Micros> {
-        let mut starts: Vec<Micros> = self.waves.iter().map(|w| (w.start_ms * 1000.0) as Micros).collect();
-        if self.waves_so_far() > self.wave_count && starts.len() < MAX_WAVES {
-            starts.push(self.tick * TICK);
-        }
-        starts
+        self.waves.starts(self.over_now(), self.tick * TICK)
     }
 }
 

@@ -160,8 +160,8 @@ impl RetryStorm {
             breaker: self.breaker_now(),
             in_flight: self.provider.totals().in_flight,
             peak: self.peak_now(now),
-            history: self.ticks.times_ms().iter().copied().zip(self.ticks.rows().iter().copied()).collect(),
-            row: self.ticks_per_row * TICK,
+            history: self.ticks().times_ms().iter().copied().zip(self.ticks().rows().iter().copied()).collect(),
+            row: self.ticks_per_row() * TICK,
             end: self.end,
             fan: self.fan(),
         }

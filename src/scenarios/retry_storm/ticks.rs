@@ -1,7 +1,9 @@
 //! What the run counts per 100 ms tick: the tick in progress, the chart's rows, and the waves
 //! over capacity after recovery.
 
+use super::spec::TICK;
 use crate::sim::Micros;
+use crate::sim::stats::Series;
 
 /// The page lists waves; a run keeps the first ones (the count goes on).
 pub const MAX_WAVES: usize = 64;
@@ -28,7 +30,7 @@ pub(super) struct TickCounts {
 }
 
 /// One tick as the page charts it. In a run longer than [`MAX_ROWS`] ticks a row stands for
-/// `RetryStorm::ticks_per_row` ticks: the attempts of the busiest of them (so every wave
+/// [`Chart::ticks_per_row`] ticks: the attempts of the busiest of them (so every wave
 /// shows at its height), the most clients waiting in any of them, the calls in flight at
 /// their end.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
@@ -69,5 +71,117 @@ impl TickNow {
     /// Attempts that reached the provider (the attempts chart's bar).
     pub fn attempts(&self) -> u32 {
         self.served + self.rejected + self.failed
+    }
+}
+
+/// The chart's rows: a row per [`Chart::ticks_per_row`] closed ticks.
+pub(super) struct Chart {
+    rows: Series<TickSample>,
+    ticks_per_row: u64,
+    /// The row being gathered.
+    row: TickSample,
+}
+
+impl Chart {
+    /// A chart for a run that ends at `end` (µs): at most [`MAX_ROWS`] rows.
+    pub(super) fn new(end: Micros) -> Self {
+        Self {
+            rows: Series::new(MAX_ROWS as usize),
+            ticks_per_row: end.div_ceil(TICK).div_ceil(MAX_ROWS).max(1),
+            row: TickSample::default(),
+        }
+    }
+
+    pub(super) fn rows(&self) -> &Series<TickSample> {
+        &self.rows
+    }
+
+    pub(super) fn ticks_per_row(&self) -> u64 {
+        self.ticks_per_row
+    }
+
+    /// Adds closed tick number `tick` to the row in progress, and the row to the chart when it
+    /// is complete.
+    pub(super) fn add(&mut self, tick: u64, sample: TickSample) {
+        let attempts = |r: &TickSample| r.served + r.rejected + r.failed;
+        let first = tick.is_multiple_of(self.ticks_per_row);
+        let r = &mut self.row;
+        if first || attempts(&sample) > attempts(r) {
+            (r.served, r.rejected, r.failed) = (sample.served, sample.rejected, sample.failed);
+        }
+        r.resets = if first { sample.resets } else { r.resets + sample.resets };
+        r.waiting = if first { sample.waiting } else { r.waiting.max(sample.waiting) };
+        r.in_flight = sample.in_flight;
+        if (tick + 1).is_multiple_of(self.ticks_per_row) {
+            let start = (tick + 1 - self.ticks_per_row) * TICK;
+            self.rows.push(start as f64 / 1000.0, self.row);
+        }
+    }
+}
+
+/// The busiest tick after recovery and the waves over capacity, from the closed ticks; the
+/// tick in progress is passed in where it counts.
+#[derive(Default)]
+pub(super) struct Waves {
+    peak: u32,
+    peak_at: Option<Micros>,
+    /// The first [`MAX_WAVES`] waves.
+    waves: Vec<Wave>,
+    /// Every wave so far.
+    count: u64,
+    /// Whether the last closed tick was over capacity.
+    in_wave: bool,
+}
+
+impl Waves {
+    pub(super) fn listed(&self) -> &[Wave] {
+        &self.waves
+    }
+
+    /// A tick that began at `start` closed with `attempts` at or after `back` (the provider's
+    /// recovery), against `capacity`.
+    pub(super) fn close(&mut self, start: Micros, attempts: u32, capacity: u32, back: Micros) {
+        if start + TICK > back && (self.peak_at.is_none() || attempts > self.peak) {
+            self.peak = attempts;
+            self.peak_at = Some(start);
+        }
+        let over = attempts > capacity;
+        if over && !self.in_wave {
+            self.count += 1;
+            if self.waves.len() < MAX_WAVES {
+                self.waves.push(Wave { start_ms: start as f64 / 1000.0, ticks: 0, peak: 0 });
+            }
+        }
+        if over && self.waves.len() as u64 == self.count {
+            let w = self.waves.last_mut().expect("a wave was just started");
+            w.ticks += 1;
+            w.peak = w.peak.max(attempts);
+        }
+        self.in_wave = over;
+    }
+
+    /// The busiest tick, the one in progress (`attempts` since `start`) included, and when it
+    /// began.
+    pub(super) fn peak(&self, attempts: u32, start: Micros) -> (u32, Micros) {
+        match self.peak_at {
+            Some(at) if attempts <= self.peak => (self.peak, at),
+            _ => (attempts, start),
+        }
+    }
+
+    /// Waves so far; a tick in progress that is `over` capacity starts one the moment it goes
+    /// over.
+    pub(super) fn count(&self, over: bool) -> u64 {
+        self.count + u64::from(over && !self.in_wave)
+    }
+
+    /// When each wave began, one starting in the tick in progress (`over` since `start`)
+    /// included.
+    pub(super) fn starts(&self, over: bool, start: Micros) -> Vec<Micros> {
+        let mut starts: Vec<Micros> = self.waves.iter().map(|w| (w.start_ms * 1000.0) as Micros).collect();
+        if self.count(over) > self.count && starts.len() < MAX_WAVES {
+            starts.push(start);
+        }
+        starts
     }
 }

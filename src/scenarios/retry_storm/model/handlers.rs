@@ -6,29 +6,11 @@ use super::{Event, RetryStorm};
 use crate::scenarios::retry_storm::breaker::{Admit, Caller};
 use crate::scenarios::retry_storm::client::{Attempt, ClientState, Leaf, MOST_LEAVES, Outcome};
 use crate::scenarios::retry_storm::spec::{MIN_DELAY, RetryAfterKind, TICK};
-use crate::scenarios::retry_storm::ticks::{MAX_WAVES, TickSample, Wave};
+use crate::scenarios::retry_storm::ticks::TickSample;
 use crate::sim::rng::ms_to_us;
 use crate::sim::{EventQueue, Micros};
 
 impl RetryStorm {
-    /// Adds a closed tick to the chart's row in progress, and the row to the chart when it is
-    /// complete.
-    fn chart(&mut self, tick: TickSample) {
-        let attempts = |r: &TickSample| r.served + r.rejected + r.failed;
-        let first = self.tick.is_multiple_of(self.ticks_per_row);
-        let r = &mut self.row;
-        if first || attempts(&tick) > attempts(r) {
-            (r.served, r.rejected, r.failed) = (tick.served, tick.rejected, tick.failed);
-        }
-        r.resets = if first { tick.resets } else { r.resets + tick.resets };
-        r.waiting = if first { tick.waiting } else { r.waiting.max(tick.waiting) };
-        r.in_flight = tick.in_flight;
-        if (self.tick + 1).is_multiple_of(self.ticks_per_row) {
-            let start = (self.tick + 1 - self.ticks_per_row) * TICK;
-            self.ticks.push(start as f64 / 1000.0, self.row);
-        }
-    }
-
     /// Closes every tick before `tick`: its counts go to the chart, the peak and the waves.
     pub(super) fn roll_to(&mut self, tick: u64) {
         while self.tick < tick {
@@ -43,24 +25,8 @@ impl RetryStorm {
                 waiting: c.waiting_max.into(),
                 in_flight: self.provider.totals().in_flight.into(),
             };
-            self.chart(row);
-            if start + TICK > self.provider.down_until() && (self.peak_after_at.is_none() || p.after_recovery > self.peak_after) {
-                self.peak_after = p.after_recovery;
-                self.peak_after_at = Some(start);
-            }
-            let over = p.after_recovery > self.provider.capacity();
-            if over && !self.in_wave {
-                self.wave_count += 1;
-                if self.waves.len() < MAX_WAVES {
-                    self.waves.push(Wave { start_ms: start as f64 / 1000.0, ticks: 0, peak: 0 });
-                }
-            }
-            if over && self.waves.len() as u64 == self.wave_count {
-                let w = self.waves.last_mut().expect("a wave was just started");
-                w.ticks += 1;
-                w.peak = w.peak.max(p.after_recovery);
-            }
-            self.in_wave = over;
+            self.chart.add(self.tick, row);
+            self.waves.close(start, p.after_recovery, self.provider.capacity(), self.provider.down_until());
             self.tick += 1;
             self.cur.waiting_max = self.waiting;
         }

@@ -11,7 +11,7 @@ use super::budget::BudgetWindow;
 use super::client::{Client, ClientState, ClientsNow};
 use super::pending::{Pending, PendingCounts};
 use super::spec::{AFTER_OUTAGE_MS, DEFAULT_DURATION_MS, DrainRamp, RetryStormConfig, TICK};
-use super::ticks::{MAX_ROWS, TickCounts, TickNow, TickSample, Wave};
+use super::ticks::{Chart, TickCounts, TickNow, TickSample, Wave, Waves};
 use crate::sim::rng::{SimRng, ms_to_us};
 use crate::sim::stats::Series;
 use crate::sim::{EventQueue, Micros, Model, Value};
@@ -87,20 +87,13 @@ pub struct RetryStorm {
     pub(super) outage_attempts: u64,
     pub(super) outage_user_calls: u64,
     pub(super) max_open_per_client: u32,
-    pub(super) peak_after: u32,
-    pub(super) peak_after_at: Option<Micros>,
-    pub(super) waves: Vec<Wave>,
-    pub(super) wave_count: u64,
-    pub(super) in_wave: bool,
+    pub(super) waves: Waves,
     pub(super) recovered: Option<Micros>,
-    pub(super) ticks: Series<TickSample>,
+    pub(super) chart: Chart,
     /// When the run ends.
     pub(super) end: Micros,
     /// The client's retry budget window when the provider came back (with a budget only).
     pub(super) budget_at_recovery: Option<BudgetWindow>,
-    /// Ticks per charted row, and the row being gathered.
-    pub(super) ticks_per_row: u64,
-    pub(super) row: TickSample,
     /// The circuit breaker in front of the provider, when there is one.
     pub(super) breaker: Option<Breaker>,
     /// The pending orders and their worker, when actions are accepted as pending.
@@ -117,13 +110,13 @@ pub struct RetryStorm {
 impl RetryStorm {
     /// Per-tick counts for the charts (a row per [`Self::ticks_per_row`] ticks).
     pub fn ticks(&self) -> &Series<TickSample> {
-        &self.ticks
+        self.chart.rows()
     }
 
     /// How many ticks one charted row stands for: 1 unless the run is longer than
     /// [`MAX_ROWS`] ticks.
     pub fn ticks_per_row(&self) -> u64 {
-        self.ticks_per_row
+        self.chart.ticks_per_row()
     }
 
     /// When the provider is down: [from, until) in µs (empty when until ≤ from).
@@ -164,7 +157,7 @@ impl RetryStorm {
 
     /// The first `MAX_WAVES` waves after recovery.
     pub fn waves(&self) -> &[Wave] {
-        &self.waves
+        self.waves.listed()
     }
 
     pub fn recovered_at(&self) -> Option<Micros> {
@@ -252,17 +245,11 @@ impl Model for RetryStorm {
             outage_attempts: 0,
             outage_user_calls: 0,
             max_open_per_client: 0,
-            peak_after: 0,
-            peak_after_at: None,
-            waves: Vec::new(),
-            wave_count: 0,
-            in_wave: false,
+            waves: Waves::default(),
             recovered: None,
-            ticks: Series::new(MAX_ROWS as usize),
+            chart: Chart::new(end),
             end,
             budget_at_recovery: None,
-            ticks_per_row: end.div_ceil(TICK).div_ceil(MAX_ROWS).max(1),
-            row: TickSample::default(),
             breaker: config.breaker.then(|| {
 Breaker::new(Trip::of(&config), ms_to_us(config.breaker_cooldown_ms))
             }),
@@ -366,11 +353,12 @@ impl RetryStorm {
         if now < self.provider.down_until() {
             return None;
         }
-        let now_tick = self.provider.tick().after_recovery;
-        match self.peak_after_at {
-            Some(at) if now_tick <= self.peak_after => Some((self.peak_after, at)),
-            _ => Some((now_tick, self.tick * TICK)),
-        }
+        Some(self.waves.peak(self.provider.tick().after_recovery, self.tick * TICK))
+    }
+
+    /// Whether the tick in progress is over capacity after recovery so far.
+    pub(super) fn over_now(&self) -> bool {
+        self.provider.tick().after_recovery > self.provider.capacity()
     }
 
     /// The first tick of the outage (a budget's calls from before it are in earlier ticks).
@@ -381,8 +369,7 @@ impl RetryStorm {
     /// Waves over capacity after recovery, the tick in progress included: a wave starts the
     /// moment its tick goes over, as the peak counts it.
     pub fn waves_so_far(&self) -> u64 {
-        let p = &self.provider;
-        self.wave_count + u64::from(p.tick().after_recovery > p.capacity() && !self.in_wave)
+        self.waves.count(self.over_now())
     }
 
     /// Provider calls per tick before the outage (none when it starts at 0 or never).
