@@ -13,28 +13,62 @@ use crate::sim::{ParamKind, Params, ScenarioSpec};
 
 pub const DEFAULT_SEED: u64 = 1;
 pub const SPEEDS: &[f64] = &[0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0];
-/// Query keys that are not parameters. No scenario may declare a parameter with these ids.
-pub const RESERVED: &[&str] = &[
-    "sim",
-    "preset",
-    "seed",
-    "duration_ms",
-    "speed",
-    "embed",
-    "controls",
-    "presets",
-    "show",
-    "chart",
-    "autoplay",
-    "theme",
-    "at",
-    "bench",
-    "debug",
-    "sweep",
-    "by",
-    "sweep_metric",
-    "sweep_seeds",
-];
+/// The query keys that are not parameters, [`Key`], and their names, [`RESERVED`]: one list.
+macro_rules! keys {
+    ($($(#[$doc:meta])* $key:ident = $name:literal,)*) => {
+        /// A query key that is not a parameter.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Key {
+            $($(#[$doc])* $key,)*
+        }
+
+        impl Key {
+            /// The key as a query writes it.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Key::$key => $name,)*
+                }
+            }
+        }
+
+        impl std::str::FromStr for Key {
+            type Err = ();
+            /// The reserved key `s` names; `Err` for a parameter id or an unknown key.
+            fn from_str(s: &str) -> Result<Self, ()> {
+                match s {
+                    $($name => Ok(Key::$key),)*
+                    _ => Err(()),
+                }
+            }
+        }
+
+        /// Query keys that are not parameters. No scenario may declare a parameter with these ids.
+        pub const RESERVED: &[&str] = &[$($name),*];
+    };
+}
+
+keys! {
+    Sim = "sim",
+    Preset = "preset",
+    Seed = "seed",
+    DurationMs = "duration_ms",
+    Speed = "speed",
+    Embed = "embed",
+    Controls = "controls",
+    Presets = "presets",
+    Show = "show",
+    Chart = "chart",
+    Autoplay = "autoplay",
+    Theme = "theme",
+    /// `at=end` or `at=<ms>`: the moment the figure opens at.
+    At = "at",
+    Bench = "bench",
+    Debug = "debug",
+    Sweep = "sweep",
+    By = "by",
+    SweepMetric = "sweep_metric",
+    SweepSeeds = "sweep_seeds",
+}
 /// What `controls=` may name besides parameters: the sweep view and the seed.
 pub const EXTRA_CONTROLS: &[&str] = &["sweep", "seed"];
 /// Seeds per point of a sweep: the default and the most a link may ask for.
@@ -199,7 +233,35 @@ pub fn pairs(query: &str) -> Vec<(String, String)> {
 /// the query names none. Returns None when it names none and there is no default.
 pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (Option<State>, Vec<String>) {
     let mut notices = Vec::new();
-    let mut pairs: Vec<(String, String)> = Vec::new();
+    let pairs = decode_pairs(query, &mut notices);
+    let find = |key: Key| pairs.iter().rev().find(|(k, _)| k == key.name()).map(|(_, v)| v.as_str());
+    let Some(scenario) = decode_scenario(find(Key::Sim), default_scenario, &mut notices) else {
+        return (None, notices);
+    };
+    let mut state = State::new(scenario);
+    if let Some(id) = find(Key::Preset) {
+        decode_preset(&mut state, id, &mut notices);
+    }
+    for (key, text) in &pairs {
+        match key.parse::<Key>() {
+            Ok(key) => read_key(&mut state, key, text, &mut notices),
+            Err(()) => read_param(&mut state, key, text, &mut notices),
+        }
+    }
+    // The duration's limit depends on the parameters, so it is read once they are known.
+    if let Some(text) = find(Key::DurationMs) {
+        let (duration, notice) = read_duration(text, &state);
+        state.duration_ms = duration;
+        notices.extend(notice);
+    }
+    state.sweep = find(Key::Sweep).map(|x| decode_sweep(scenario, x, &find, &mut notices));
+    (Some(state), notices)
+}
+
+/// The query's pairs, decoded, the first [`MAX_PAIRS`] of them and none longer than
+/// [`MAX_PAIR_LEN`]; a notice for what was left out, and one first for `&` escaped twice.
+fn decode_pairs(query: &str, notices: &mut Vec<String>) -> Vec<(String, String)> {
+    let mut pairs = Vec::new();
     let mut escaped_twice = false;
     for (n, (k, v)) in raw_pairs(query).enumerate() {
         if n == MAX_PAIRS {
@@ -221,109 +283,126 @@ pub fn decode(query: &str, default_scenario: Option<&'static ScenarioSpec>) -> (
     if escaped_twice {
         notices.insert(0, ESCAPED_TWICE.to_string());
     }
-    let find = |key: &str| pairs.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+    pairs
+}
 
-    let scenario = match find("sim") {
-        Some(id) => match scenarios::find(id) {
-            Some(s) => Some(s),
-            None => {
-                notices.push(format!(
-                    "Unknown simulation '{}'; showing {} instead. Known: {}.",
-                    shorten(id),
-                    default_scenario.map_or("the list", |s| s.title),
-                    scenarios::ids()
-                ));
-                default_scenario
-            }
-        },
-        None => default_scenario,
-    };
-    let Some(scenario) = scenario else { return (None, notices) };
-    let mut state = State::new(scenario);
+/// The scenario `sim=` names, or the default (with a notice when it names an unknown one).
+fn decode_scenario(
+    id: Option<&str>,
+    default_scenario: Option<&'static ScenarioSpec>,
+    notices: &mut Vec<String>,
+) -> Option<&'static ScenarioSpec> {
+    let Some(id) = id else { return default_scenario };
+    let found = scenarios::find(id);
+    if found.is_none() {
+        notices.push(format!(
+            "Unknown simulation '{}'; showing {} instead. Known: {}.",
+            shorten(id),
+            default_scenario.map_or("the list", |s| s.title),
+            scenarios::ids()
+        ));
+    }
+    found.or(default_scenario)
+}
 
-    if let Some(id) = find("preset") {
-        match scenario.preset(id) {
-            Some(p) => {
-                state.preset = Some(p.id);
-                state.params = baseline(scenario, Some(p.id));
-            }
-            None => {
-                let known: Vec<&str> = scenario.presets.iter().map(|p| p.id).collect();
-                notices.push(format!("Unknown preset '{}' ignored. Known: {}.", shorten(id), known.join(", ")));
-            }
+/// Applies the preset `preset=` names, if the scenario has it.
+fn decode_preset(state: &mut State, id: &str, notices: &mut Vec<String>) {
+    match state.scenario.preset(id) {
+        Some(p) => {
+            state.preset = Some(p.id);
+            state.params = baseline(state.scenario, Some(p.id));
+        }
+        None => {
+            notices.push(format!("Unknown preset '{}' ignored. Known: {}.", shorten(id), known_presets(state.scenario)))
         }
     }
+}
 
-    for (key, text) in &pairs {
-        match key.as_str() {
-            "sim" | "preset" => {}
-            "seed" => match text.trim().parse::<u64>() {
-                Ok(seed) => state.seed = seed,
-                Err(_) => notices.push(format!(
-                    "seed: '{}' is not a whole number from 0 to {}; using {DEFAULT_SEED}.",
-                    shorten(text),
-                    u64::MAX
-                )),
-            },
-            "duration_ms" => {} // read once the parameters are known: the limit depends on them
-            "speed" => match decimal::parse(text.trim()) {
-                Some(s) if s.is_finite() => {
-                    let nearest = nearest_speed(s);
-                    if nearest != s {
-                        notices.push(format!(
-                            "speed: {} is not one of the speeds; using {}×.",
-                            shorten(text),
-                            plain(nearest)
-                        ));
-                    }
-                    state.speed = nearest;
-                }
-                _ => notices.push(format!("speed: '{}' is not a number; using 1×.", shorten(text))),
-            },
-            "embed" => state.embed = truthy(text),
-            "sweep" | "by" | "sweep_metric" | "sweep_seeds" => {} // read together below
-            "debug" | "bench" => {}                               // handled by the app before decoding
-            "autoplay" => state.autoplay = Autoplay::read(text),
-            "theme" => match Theme::read(text) {
-                Some(theme) => state.theme = theme,
-                None => notices.push(format!("theme: '{}' is not light, dark or auto; using auto.", shorten(text))),
-            },
-            "at" => match At::read(text) {
-                Some(at) => state.at = Some(at),
-                None => notices
-                    .push(format!("at: '{}' is neither end nor a time in ms; opening at the start.", shorten(text))),
-            },
-            "controls" => {
-                let mut shown = Vec::new();
-                for id in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-                    match (scenario.param(id), EXTRA_CONTROLS.iter().find(|c| **c == id)) {
-                        (Some(p), _) => shown.push(p.id),
-                        (None, Some(extra)) => shown.push(*extra),
-                        (None, None) => notices.push(format!("controls: unknown parameter '{}' ignored.", shorten(id))),
-                    }
-                }
-                state.controls = Some(shown);
-            }
-            "presets" => state.presets = decode_presets(scenario, text, &mut notices),
-            "show" => state.show = part_names("show", text, &mut notices),
-            "chart" => state.chart = part_names("chart", text, &mut notices).into_iter().next(),
-            id => match scenario.param(id) {
-                None => notices.push(format!("Unknown parameter '{}' ignored.", shorten(id))),
-                Some(spec) => {
-                    let (value, notice) = spec.read(text, state.params.get(spec.id));
-                    state.params.set(spec.id, value);
-                    notices.extend(notice);
-                }
-            },
+/// Reads one reserved `key=text` into `state`.
+fn read_key(state: &mut State, key: Key, text: &str, notices: &mut Vec<String>) {
+    let scenario = state.scenario;
+    match key {
+        // Read before the other keys or after them.
+        Key::Sim | Key::Preset | Key::DurationMs | Key::Sweep | Key::By | Key::SweepMetric | Key::SweepSeeds => {}
+        // Read by the app before decoding.
+        Key::Bench | Key::Debug => {}
+        Key::Seed => state.seed = read_seed(text, notices).unwrap_or(state.seed),
+        Key::Speed => state.speed = read_speed(text, notices).unwrap_or(state.speed),
+        Key::Embed => state.embed = truthy(text),
+        Key::Autoplay => state.autoplay = Autoplay::read(text),
+        Key::Theme => state.theme = read_theme(text, notices).unwrap_or(state.theme),
+        Key::At => state.at = read_at(text, notices).or(state.at),
+        Key::Controls => state.controls = Some(decode_controls(scenario, text, notices)),
+        Key::Presets => state.presets = decode_presets(scenario, text, notices),
+        Key::Show => state.show = part_names(Key::Show, text, notices),
+        Key::Chart => state.chart = part_names(Key::Chart, text, notices).into_iter().next(),
+    }
+}
+
+/// Reads a parameter's `id=text` into `state`, or says the scenario has no such parameter.
+fn read_param(state: &mut State, id: &str, text: &str, notices: &mut Vec<String>) {
+    match state.scenario.param(id) {
+        None => notices.push(format!("Unknown parameter '{}' ignored.", shorten(id))),
+        Some(spec) => {
+            let (value, notice) = spec.read(text, state.params.get(spec.id));
+            state.params.set(spec.id, value);
+            notices.extend(notice);
         }
     }
-    if let Some(text) = find("duration_ms") {
-        let (duration, notice) = read_duration(text, &state);
-        state.duration_ms = duration;
-        notices.extend(notice);
+}
+
+fn read_seed(text: &str, notices: &mut Vec<String>) -> Option<u64> {
+    let notice =
+        || format!("seed: '{}' is not a whole number from 0 to {}; using {DEFAULT_SEED}.", shorten(text), u64::MAX);
+    noted(text.trim().parse().ok(), notices, notice)
+}
+
+/// The speed nearest the one written (with a notice when it is not one of [`SPEEDS`]).
+fn read_speed(text: &str, notices: &mut Vec<String>) -> Option<f64> {
+    let notice = || format!("speed: '{}' is not a number; using 1×.", shorten(text));
+    let s = noted(decimal::parse(text.trim()).filter(|s| s.is_finite()), notices, notice)?;
+    let nearest = nearest_speed(s);
+    if nearest != s {
+        notices.push(format!("speed: {} is not one of the speeds; using {}×.", shorten(text), plain(nearest)));
     }
-    state.sweep = find("sweep").map(|x| decode_sweep(scenario, x, &find, &mut notices));
-    (Some(state), notices)
+    Some(nearest)
+}
+
+fn read_theme(text: &str, notices: &mut Vec<String>) -> Option<Theme> {
+    let notice = || format!("theme: '{}' is not light, dark or auto; using auto.", shorten(text));
+    noted(Theme::read(text), notices, notice)
+}
+
+fn read_at(text: &str, notices: &mut Vec<String>) -> Option<At> {
+    let notice = || format!("at: '{}' is neither end nor a time in ms; opening at the start.", shorten(text));
+    noted(At::read(text), notices, notice)
+}
+
+/// `value`, with `notice` added to `notices` when there is none.
+fn noted<T>(value: Option<T>, notices: &mut Vec<String>, notice: impl FnOnce() -> String) -> Option<T> {
+    if value.is_none() {
+        notices.push(notice());
+    }
+    value
+}
+
+/// The sliders `controls=` names, in its order: parameters and [`EXTRA_CONTROLS`]; unknown
+/// ones are left out with a notice.
+fn decode_controls(scenario: &'static ScenarioSpec, text: &str, notices: &mut Vec<String>) -> Vec<&'static str> {
+    let mut shown = Vec::new();
+    for id in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match (scenario.param(id), EXTRA_CONTROLS.iter().find(|c| **c == id)) {
+            (Some(p), _) => shown.push(p.id),
+            (None, Some(extra)) => shown.push(*extra),
+            (None, None) => notices.push(format!("controls: unknown parameter '{}' ignored.", shorten(id))),
+        }
+    }
+    shown
+}
+
+/// The scenario's presets, as a notice lists them.
+fn known_presets(scenario: &ScenarioSpec) -> String {
+    scenario.presets.iter().map(|p| p.id).collect::<Vec<_>>().join(", ")
 }
 
 /// The presets `presets=` names, in its order, each once; unknown ones are left out with a notice.
@@ -333,14 +412,11 @@ fn decode_presets(scenario: &'static ScenarioSpec, text: &str, notices: &mut Vec
         match scenario.preset(id) {
             Some(p) if !shown.contains(&p.id) => shown.push(p.id),
             Some(_) => {}
-            None => {
-                let known: Vec<&str> = scenario.presets.iter().map(|p| p.id).collect();
-                notices.push(format!(
-                    "presets: unknown preset '{}' ignored. Known: {}.",
-                    shorten(id),
-                    known.join(", ")
-                ));
-            }
+            None => notices.push(format!(
+                "presets: unknown preset '{}' ignored. Known: {}.",
+                shorten(id),
+                known_presets(scenario)
+            )),
         }
     }
     shown
@@ -348,13 +424,13 @@ fn decode_presets(scenario: &'static ScenarioSpec, text: &str, notices: &mut Vec
 
 /// The part names a `show=` or `chart=` list gives. Only their spelling is checked here: the
 /// page declares its parts and says which names it does not have.
-fn part_names(key: &str, text: &str, notices: &mut Vec<String>) -> Vec<String> {
+fn part_names(key: Key, text: &str, notices: &mut Vec<String>) -> Vec<String> {
     let is_name =
         |s: &str| s.len() <= 40 && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
     let mut names: Vec<String> = Vec::new();
     for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         if !is_name(name) {
-            notices.push(format!("{key}: '{}' is not the name of a part; ignored.", shorten(name)));
+            notices.push(format!("{}: '{}' is not the name of a part; ignored.", key.name(), shorten(name)));
         } else if !names.iter().any(|n| n == name) {
             names.push(name.to_string());
         }
@@ -367,7 +443,7 @@ fn part_names(key: &str, text: &str, notices: &mut Vec<String>) -> Vec<String> {
 fn decode_sweep<'a>(
     scenario: &'static ScenarioSpec,
     x: &str,
-    find: &impl Fn(&str) -> Option<&'a str>,
+    find: &impl Fn(Key) -> Option<&'a str>,
     notices: &mut Vec<String>,
 ) -> SweepView {
     let mut view = SweepView::default_for(scenario);
@@ -383,7 +459,7 @@ fn decode_sweep<'a>(
             notices.push(format!("sweep: '{}' is not a numeric parameter; sweeping {} instead.", shorten(x), view.x))
         }
     }
-    match find("by") {
+    match find(Key::By) {
         None => {}
         Some("none") => view.by = None,
         Some(id) => match scenario.param(id).filter(|p| matches!(p.kind, ParamKind::Choice(_))) {
@@ -391,13 +467,13 @@ fn decode_sweep<'a>(
             None => notices.push(format!("by: '{}' is not a choice parameter; ignored.", shorten(id))),
         },
     }
-    if let Some(key) = find("sweep_metric") {
+    if let Some(key) = find(Key::SweepMetric) {
         match scenario.metric(key) {
             Some(m) => view.metric = m.key,
             None => notices.push(format!("sweep_metric: unknown metric '{}'; showing {}.", shorten(key), view.metric)),
         }
     }
-    if let Some(text) = find("sweep_seeds") {
+    if let Some(text) = find(Key::SweepSeeds) {
         match text.trim().parse::<usize>() {
             Ok(k) if (1..=MAX_SWEEP_SEEDS).contains(&k) => view.seeds = k,
             _ => notices.push(format!(
