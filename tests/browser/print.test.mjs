@@ -77,9 +77,11 @@ test('printing an unplayed figure prints its end, without controls, with its add
     agreesWithCli(await shown(page), QUERY, `printed at ${width} px`);
     assert.equal(await page.locator('.play-controls').isVisible(), false, 'no play bar on paper');
     assert.equal(await page.locator('aside.panel').isVisible(), false, 'no sliders on paper');
-    const link = (await page.textContent('.print-link')).trim();
-    assert.ok(await page.locator('.print-link').isVisible(), 'the live figure\'s address is printed');
-    assert.match(link, /^Live figure: http:\/\/127\.0\.0\.1:\d+\/\?sim=cascade&/);
+    // The live figure's address, printed after it (the body's ::after) from the body's attribute.
+    const link = await page.evaluate(() => document.body.dataset.liveFigure);
+    const printed = await page.evaluate(() => getComputedStyle(document.body, '::after').content);
+    assert.match(printed, /^"Live figure: "|Live figure: /, `printed as ${printed}`);
+    assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\/\?sim=cascade&/);
     assert.ok(link.includes('preset=no-timeout'), link);
     await page.evaluate(() => dispatchEvent(new Event('afterprint')));
     await screenshot(page, `print-cascade-${width}`);

@@ -68,12 +68,7 @@ fn redraw_on_change<T: Send + Sync + 'static>(
         }
     };
     let handle = window_event_listener(leptos::ev::resize, move |_| measure());
-    // The print layout may give the canvas another width.
-    let printing = window_event_listener_untyped("beforeprint", move |_| measure());
-    on_cleanup(move || {
-        handle.remove();
-        printing.remove();
-    });
+    on_cleanup(move || handle.remove());
     let in_view = watch_in_view(canvas, true);
     let draw = Rc::new(draw);
     let queued = Rc::new(Cell::new(false));

@@ -10,7 +10,6 @@ use super::autoplay::play_while_in_view;
 use super::controls::ParamControls;
 use super::play::PlayControls;
 use super::presets::PresetButton;
-use super::print::PrintLink;
 use super::seed::SeedControl;
 use super::share::full_link;
 use super::spread::Spreads;
@@ -221,7 +220,6 @@ pub fn Figure(
                 <SweepPanel state/>
             </Show>
             <a class="open-full" href=full_link target="_blank" rel="noopener">"Open full lab ↗"</a>
-            <PrintLink link=full_link/>
         </section>
     }
 }

@@ -10,7 +10,7 @@ use super::figure::{Figure, Lead, Part, render_parts};
 use super::metrics::LimitNotice;
 use super::play::PlayControls;
 use super::presets::PresetBar;
-use super::print::{PrintLink, print_at_the_end};
+use super::print::print_at_the_end;
 use super::seed::SeedControl;
 use super::share::{Share, full_link};
 use super::spread::Spreads;
@@ -65,11 +65,11 @@ pub fn SimFrame(
     if state.autoplay == Autoplay::OnLoad {
         request_animation_frame(move || runner.play());
     }
-    print_at_the_end(runner);
+    let full_link = full_link(state, runner);
+    print_at_the_end(runner, full_link);
     if state.embed {
         return view! { <Figure state runner lead parts limit chapter_controls spreads/> }.into_any();
     }
-    let full_link = full_link(state, runner);
     view! {
         <section class="sim" data-scenario=scenario.id data-version=crate::VERSION>
             <h1>{scenario.title}</h1>
@@ -103,7 +103,6 @@ pub fn SimFrame(
                 </aside>
             </div>
             <Share state runner full_link chapter_controls/>
-            <PrintLink link=full_link/>
         </section>
     }
     .into_any()
