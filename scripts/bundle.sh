@@ -4,7 +4,7 @@
 # style sheet and its list of simulations, home-<hash>.html), the floor
 # (a module with no simulation: Leptos, the shell, the kit's start), and each module's largest
 # functions and crates (twiggy). Each module is measured as build_web ships it (dist/); twiggy
-# reads the same build with its names kept (the web profile, wasm-bindgen, wasm-opt -Oz -g).
+# reads the same build with its names kept (the web profile, wasm-bindgen, wasm-opt at module.html's level, -g).
 set -euo pipefail
 shopt -s inherit_errexit
 source "$(dirname "$0")/setup.sh"
@@ -16,6 +16,7 @@ command -v twiggy >/dev/null || { say "cargo install twiggy (once)"; cargo insta
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 opt_params=$(sed -n 's/.*data-wasm-opt-params="\([^"]*\)".*/\1/p' module.html)
+opt_level=$(sed -n 's/.*data-wasm-opt="\([^"]*\)".*/\1/p' module.html)
 gz() { gzip -9 -c "$1" | wc -c; }
 kb() { echo "$1 / 1024" | bc -l | xargs printf '%.1f'; }
 
@@ -27,7 +28,7 @@ build_named() {
   rm -rf "$work/bindgen" && mkdir -p "$work/bindgen"
   wasm-bindgen --target web --no-typescript --out-dir "$work/bindgen" "$WEB_TARGET_DIR/wasm32-unknown-unknown/web/resilience-lab-web.wasm"
   # shellcheck disable=SC2086 # the parameters are separate words
-  "$ROOT/node_modules/.bin/wasm-opt" -Oz -g $opt_params "$work/bindgen/resilience-lab-web_bg.wasm" -o "$work/named.wasm"
+  "$ROOT/node_modules/.bin/wasm-opt" "-O$opt_level" -g $opt_params "$work/bindgen/resilience-lab-web_bg.wasm" -o "$work/named.wasm"
   "$ROOT/node_modules/.bin/wasm-opt" --strip-debug "$work/named.wasm" -o "$work/shipped.wasm"
   echo $(($(gz "$work/shipped.wasm") + $(gz "$work/bindgen/resilience-lab-web.js")))
 }

@@ -35,8 +35,8 @@ async function only(dir, pattern) {
  * wasm-bindgen's JS glue, minified by terser: 1.8 KB less per page gzipped (8.3 -> 6.5 KB).
  * Trunk's own minifier (minify-js) fails to parse the glue's `export default`.
  */
-async function minified(js) {
-  const { code } = await minify(js, { module: true, compress: true, mangle: true });
+async function minified(js, module = true) {
+  const { code } = await minify(js, { module, compress: true, mangle: true });
   return code;
 }
 
@@ -102,7 +102,10 @@ async function main([stage, dist, listFile]) {
     await copyFile(join(from, wasm), join(dist, id, wasm));
     await writeFile(join(dist, id, glue), await minified(await readFile(join(from, glue), 'utf8')));
     await writeFile(join(dist, id, sheets[id].name), sheets[id].css);
-    modules[id] = [`${id}/${glue}`, `${id}/${wasm}`, `${id}/${sheets[id].name}`];
+    // The loader needs only the hashes: the module's (its glue's and its wasm's) and the style sheet's.
+    const hash = /-([0-9a-f]+)\.js$/.exec(glue)[1];
+    if (wasm !== `resilience-lab-web-${hash}_bg.wasm`) throw new Error(`${id}: ${glue} and ${wasm} differ in their hash`);
+    modules[id] = [hash, /^style-([0-9a-f]+)\.css$/.exec(sheets[id].name)[1]];
   }
   // Every module's build made the same icon and embed.js: the first one's are used.
   const first = join(stage, scenarios[0].id);
@@ -114,11 +117,10 @@ async function main([stage, dist, listFile]) {
   const home = hashed('home', 'html', cards);
   await writeFile(join(dist, home), cards);
 
-  // Its comments stay in the source: the page gets the code.
-  const loader = (await readFile(join(root, 'static', 'loader.js'), 'utf8'))
-    .split('\n').filter((line) => !/^\s*\/\//.test(line)).join('\n')
+  // Minified as the glue is (a classic script, not a module): 0.9 KB less per page gzipped.
+  const loader = await minified((await readFile(join(root, 'static', 'loader.js'), 'utf8'))
     .replace('__MODULES__', JSON.stringify(modules))
-    .replace('__HOME__', JSON.stringify([`./${home}`, `./${sheets.home.name}`]));
+    .replace('__HOME__', JSON.stringify([`./${home}`, `./${sheets.home.name}`])), false);
   const fill = {
     version: escape(await version()),
     public_url: publicMeta,

@@ -1,6 +1,7 @@
-// Inlined into index.html by scripts/site.mjs, which puts each simulation's module in `modules`:
-// { "<id>": ["<id>/<glue>.js", "<id>/<module>_bg.wasm", "<id>/style-<hash>.css"] }, paths
-// relative to the page so the site works from any sub-path. `?sim=<id>` starts that module's
+// Inlined into index.html by scripts/site.mjs, which puts each simulation's module in `modules`
+// by its hashes: { "<id>": ["<module's hash>", "<style sheet's hash>"] }, for the files
+// <id>/resilience-lab-web-<hash>.js and _bg.wasm and <id>/style-<hash>.css, paths relative to the
+// page so the site works from any sub-path. `?sim=<id>` starts that module's
 // download at once (before its style sheet) and nothing else's; without `sim`, the page is the
 // home page and loads none, only the home page's list of simulations and their presets and its
 // style sheet (`home`: a fragment of HTML and the site's rules alone, which a simulation's page
@@ -51,7 +52,8 @@
   };
   addEventListener('error', (event) => onTrap(event.error));
   addEventListener('unhandledrejection', (event) => onTrap(event.reason));
-  const [glue, wasm, style] = modules[sim];
+  const [hash, styleHash] = modules[sim];
+  const [glue, wasm, style] = [`${sim}/resilience-lab-web-${hash}.js`, `${sim}/resilience-lab-web-${hash}_bg.wasm`, `${sim}/style-${styleHash}.css`];
   const bytes = fetch(wasm);
   const code = import(`./${glue}`);
   useStyle(style);
