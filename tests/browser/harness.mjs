@@ -63,11 +63,12 @@ export async function frameWith(page, part, timeout = 15000) {
 /** Waits until the app has rendered (the loading line is gone and main exists). */
 export async function ready(page) {
   // The home page (no simulation shown) is ready once its list of simulations, fetched by the
-  // loader, is in.
+  // loader, is in. A module's first load on a busy machine (two builds beside the suite) took
+  // over 15 s: the wait is for the state, as long as it takes within a minute.
   await page.waitForFunction(
     () => document.querySelector('main') && (document.documentElement.dataset.view || !document.querySelector('[data-cards][aria-busy]')),
     null,
-    { timeout: 15000 },
+    { timeout: 60000 },
   );
 }
 

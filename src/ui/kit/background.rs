@@ -85,16 +85,20 @@ impl Background {
         }
     }
 
-    /// Drops whatever runs and whatever was shown.
+    /// Drops whatever runs and whatever was shown; nothing once its owner is gone.
     pub fn stop(&self) {
-        self.generation.with_value(|g| g.set(g.get() + 1));
-        self.work.set_value(None);
-        self.progress.set(None);
-        self.done.set(None);
+        self.generation.try_with_value(|g| g.set(g.get() + 1));
+        self.work.try_set_value(None);
+        self.progress.try_set(None);
+        self.done.try_set(None);
     }
 
-    /// Runs `sweep` from now on, instead of anything before it.
+    /// Runs `sweep` from now on, instead of anything before it; nothing once its owner is gone
+    /// (a settle timer can fire after a figure's part was closed: the compare view's columns).
     pub fn start(&self, sweep: Sweep) {
+        if self.generation.try_with_value(|_| ()).is_none() {
+            return;
+        }
         self.stop();
         let jobs = sweep.jobs();
         self.progress.set(Some((0, jobs.len())));

@@ -80,7 +80,13 @@ impl Spreads {
             let handle = set_timeout_with_handle(move || runs.start(sweep), SETTLE).ok();
             pending.set_value(handle);
         });
-        on_cleanup(move || runs.stop());
+        on_cleanup(move || {
+            // The settle timer must not start runs for a part that is gone.
+            if let Some(Some(h)) = pending.try_get_value() {
+                h.clear();
+            }
+            runs.stop();
+        });
         Self { runs, question: RwSignal::new(None) }
     }
 

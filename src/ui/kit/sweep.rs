@@ -91,7 +91,13 @@ pub fn SweepPanel(state: SimState) -> impl IntoView {
         };
         pending.set_value(set_timeout_with_handle(start, SETTLE).ok());
     });
-    on_cleanup(move || runs.stop());
+    on_cleanup(move || {
+        // The settle timer must not start runs for a part that is gone.
+        if let Some(Some(h)) = pending.try_get_value() {
+            h.clear();
+        }
+        runs.stop();
+    });
     let current_x = move || {
         state
             .sweep
