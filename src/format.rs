@@ -26,18 +26,21 @@ pub fn count(n: u64) -> String {
     group(n.min(i64::MAX as u64) as i64)
 }
 
+/// `x` to a tenth, as a metric's value is (`Value::num`): a number rendered from it reads the
+/// same as from its card's value (236.46 ms is 236.5 on the card, so "237 ms" in both, not
+/// "236 ms" in the words beside "237 ms" on the card; issue 45).
+fn tenths(x: f64) -> f64 {
+    libm::round(x * 10.0) / 10.0
+}
+
 /// A quantity as a reader quotes it: whole numbers with separators from 100 up ("1,449"),
 /// one decimal below ("56.6"), and no "-0".
 pub fn number(x: f64) -> String {
     if !x.is_finite() {
         return "—".into();
     }
-    if x.abs() >= 100.0 || x == libm::trunc(x) {
-        group(libm::round(x) as i64)
-    } else {
-        let s = fixed(x, 1);
-        if s == "-0.0" { "0.0".into() } else { s }
-    }
+    let x = tenths(x);
+    if x.abs() >= 100.0 || x == libm::trunc(x) { group(libm::round(x) as i64) } else { fixed(x, 1) }
 }
 
 /// Milliseconds with their unit: "1,448 ms", "56.6 ms".
@@ -104,11 +107,14 @@ pub fn span_ms(ms_value: f64) -> String {
 
 /// A percentage: "12%", "0.5%".
 pub fn pct(x: f64) -> String {
-    if x.abs() >= 10.0 || x == libm::trunc(x) {
-        format!("{}%", group(libm::round(x) as i64))
-    } else {
-        format!("{}%", fixed(x, 1))
-    }
+    format!("{}%", pct_number(x))
+}
+
+/// A percentage's number, as [`pct`] and a card of unit "%" show it: whole from 10 up, one
+/// decimal below ("12", "0.5").
+fn pct_number(x: f64) -> String {
+    let x = tenths(x);
+    if x.abs() >= 10.0 || x == libm::trunc(x) { group(libm::round(x) as i64) } else { fixed(x, 1) }
 }
 
 /// A ratio: "×9.8".
@@ -223,6 +229,9 @@ pub fn quantity(v: &Value, unit: &'static str) -> (String, &'static str) {
         "ms" if x.abs() >= 2.0 * 24.0 * 60.0 * MINUTE => (number(x / (24.0 * 60.0 * MINUTE)), "days"),
         "ms" if x.abs() >= 2.0 * 60.0 * MINUTE => (number(x / (60.0 * MINUTE)), "h"),
         "ms" if x.abs() >= MINUTE => (number(x / MINUTE), "min"),
+        // As the words say them: a share as `pct` ("88", not "87.5"), a ratio as `times`.
+        "%" => (pct_number(x), "%"),
+        "×" | "× normal" => (fixed(x, 1), unit),
         unit => (number(x), unit_for(x, unit)),
     }
 }
@@ -274,7 +283,11 @@ mod tests {
         assert_eq!(group(-1_234), "-1,234");
         assert_eq!(number(56.64), "56.6");
         assert_eq!(number(1448.4), "1,448");
-        assert_eq!(number(-0.01), "0.0");
+        assert_eq!(number(-0.01), "0");
+        // A number from its metric's value (to a tenth) and from the raw one read the same.
+        assert_eq!([number(236.46), number(Value::num(236.46).as_f64().unwrap())], ["237", "237"]);
+        assert_eq!([pct(87.5), quantity_text(&Value::num(87.5), "%")], ["88%", "88 %"]);
+        assert_eq!(quantity_text(&Value::num(116.4), "×"), "116.4 ×");
         assert_eq!(number(3.0), "3");
         assert_eq!(ms(2004.0), "2,004 ms");
         assert_eq!(seconds(430_000), "0.43 s");

@@ -32,7 +32,7 @@ const SPREADS = {
   'double-click card_charged': '3 on 20 of 20 seeds',
   'double-click server_requests': '3 on 20 of 20 seeds',
   'double-click timeouts_seen': '2 on 20 of 20 seeds',
-  'which-timeout gave_up_ms': '5.0 min on 20 of 20 seeds',
+  'which-timeout gave_up_ms': '5 min on 20 of 20 seeds',
   'which-timeout safe_to_retry_without_key': 'no on 20 of 20 seeds',
   'at-least-once lost': '0 on 20 of 20 seeds',
   'at-least-once duplicated': 'middle 80% of 20 seeds: 8–16',
@@ -41,7 +41,7 @@ const SPREADS = {
   'choosing-numbers timeout_rate_pct': 'middle 80% of 20 seeds: 0',
   'choosing-numbers calls_per_request': 'middle 80% of 20 seeds: 1',
   'choosing-numbers route_p99_ms': 'middle 80% of 20 seeds: 167–181',
-  'choosing-numbers worst_wait_ms': 'middle 80% of 20 seeds: 298–578',
+  'choosing-numbers worst_wait_ms': 'middle 80% of 20 seeds: 299–578',
 };
 
 /** The sweep view's reading, paragraph by paragraph, as the CLI's sweep of the page's state words it. */
