@@ -67,10 +67,12 @@ impl ChoosingNumbers {
 }
 
 /// A share as people read it, small ones with the digits that matter: "0.013%", "1.0%", "12%".
+/// From 0.05% on, as its card shows it (a metric is a tenth at most: "0.1%", not "0.098%" beside
+/// a card of 0.1%); below, the card reads 0 and the words keep the digits that say it is not.
 pub fn share(pct: f64) -> String {
     if pct == 0.0 {
         "0%".to_string()
-    } else if pct < 0.1 {
+    } else if pct < 0.05 {
         format!("{}%", format::plain(libm::round(pct * 1000.0) / 1000.0))
     } else {
         format::pct(pct)
