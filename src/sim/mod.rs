@@ -17,4 +17,4 @@ pub use engine::{EventQueue, MS, Micros, SEC, StepOutcome, TimerKey};
 pub use metrics::{Metric, MetricSet, WordSet};
 pub use model::{Explain, Host, Model};
 pub use params::{ChoiceOption, Config, ParamKind, ParamSpec, Params, Preset};
-pub use scenario::{MetricSpec, ScenarioSpec};
+pub use scenario::{MetricSpec, Quote, ScenarioSpec};

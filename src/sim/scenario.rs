@@ -25,6 +25,17 @@ pub struct SweepDefault {
     pub metric: &'static str,
 }
 
+/// A sentence of the run's reading that quotes metrics its page shows as stat cards: while the
+/// sentence states a number of that quantity, it is the card's text (`tests/agreement.rs`), and
+/// the page changes those cards at the words' pace, so both show one moment (`StatCard`).
+#[derive(Clone, Copy, Debug)]
+pub struct Quote {
+    /// The reading's key (a field of the scenario's `words!`).
+    pub reading: &'static str,
+    /// The metrics it quotes, by key.
+    pub metrics: &'static [&'static str],
+}
+
 /// Everything about one scenario, declared once.
 pub struct ScenarioSpec {
     pub id: &'static str,
@@ -38,6 +49,8 @@ pub struct ScenarioSpec {
     pub metrics: &'static [MetricSpec],
     /// The metrics a reader should look at first (stat cards' order, spreads, sweeps).
     pub headline: &'static [&'static str],
+    /// Which sentences quote which cards.
+    pub quotes: &'static [Quote],
     /// How long a run is when its model does not say (ms).
     pub default_duration_ms: u64,
     pub sweep: SweepDefault,
@@ -56,6 +69,11 @@ impl ScenarioSpec {
 
     pub fn param(&self, id: &str) -> Option<&'static ParamSpec> {
         self.params.iter().find(|p| p.id == id)
+    }
+
+    /// The keys of the sentences that quote metric `key` (see [`Quote`]).
+    pub fn quoted_by<'a>(&'a self, key: &'a str) -> impl Iterator<Item = &'static str> + 'a {
+        self.quotes.iter().filter(move |q| q.metrics.contains(&key)).map(|q| q.reading)
     }
 
     pub fn metric(&self, key: &str) -> Option<&'static MetricSpec> {

@@ -54,10 +54,6 @@ pub fn StatCard<M: Explain>(
     #[prop(optional_no_strip, into)]
     reading: Option<&'static str>,
     #[prop(optional, into)] tone: Option<Signal<Tone>>,
-    /// A number the words quote: it changes at the words' pace (a few times a second while
-    /// the run plays), so the card and the sentence that quotes it show the same moment.
-    #[prop(optional)]
-    quoted: bool,
     /// The headline card of a page, drawn larger.
     #[prop(optional)]
     big: bool,
@@ -67,7 +63,12 @@ pub fn StatCard<M: Explain>(
     lead: bool,
 ) -> impl IntoView {
     let spec = key.spec;
-    let value = if quoted { metrics.paced(move || metrics.value(key)) } else { metrics.signal(key) };
+    // A number the words quote (the scenario's `quotes`) changes at the words' pace (a few times
+    // a second while the run plays), so the card and the sentence that quotes it show the same
+    // moment; `data-quoted-by` names those sentences.
+    let quoted_by = metrics.scenario.quoted_by(spec.key).collect::<Vec<_>>().join(" ");
+    let value = if quoted_by.is_empty() { metrics.signal(key) } else { metrics.paced(move || metrics.value(key)) };
+    let quoted_by = (!quoted_by.is_empty()).then_some(quoted_by);
     // A note is words: it changes a few times a second while the run plays, as the page's other
     // words do, however often the metrics it is made from change.
     let note = note.map(|n| metrics.paced(move || n.get()));
@@ -90,7 +91,7 @@ pub fn StatCard<M: Explain>(
     let long = Memo::new(move |_| shown.with(|t| t.len() > 12));
     let yes_no = Memo::new(move |_| value.with(|v| matches!(v, Value::Bool(_))));
     view! {
-        <div class=class data-stat=key data-value=raw_value data-headline=headline title=spec.help>
+        <div class=class data-stat=key data-value=raw_value data-headline=headline data-quoted-by=quoted_by title=spec.help>
             <span class="label">{spec.label}</span>
             // The number and its unit in a box of one line's height that nothing outside depends
             // on (CSS `contain: strict`): a number that changes every frame lays out that box only.

@@ -103,10 +103,10 @@ fn Stats(metrics: Metrics<AtLeastOnce>, finished: Signal<bool>) -> impl IntoView
     });
     view! {
         <div class="stats">
-            <StatCard metrics key=AtLeastOnceMetrics::lost tone=lost_tone quoted=true/>
-            <StatCard metrics key=AtLeastOnceMetrics::duplicated tone=duplicated_tone quoted=true/>
-            <StatCard metrics key=AtLeastOnceMetrics::effectively_once tone=once_tone quoted=true/>
-            <StatCard metrics key=AtLeastOnceMetrics::skipped_as_duplicate quoted=true/>
+            <StatCard metrics key=AtLeastOnceMetrics::lost tone=lost_tone/>
+            <StatCard metrics key=AtLeastOnceMetrics::duplicated tone=duplicated_tone/>
+            <StatCard metrics key=AtLeastOnceMetrics::effectively_once tone=once_tone/>
+            <StatCard metrics key=AtLeastOnceMetrics::skipped_as_duplicate/>
         </div>
     }
 }

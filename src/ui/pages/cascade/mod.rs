@@ -154,9 +154,9 @@ fn Cards(metrics: Metrics<Cascade>, cards: &'static [Card]) -> impl IntoView {
                     let (reading, said) = card.note;
                     let note = Signal::derive(move || metrics.words(|w| said(w).to_string()));
                     let reading = (!reading.is_empty()).then_some(reading);
-                    // Every card's number is quoted by its note or the verdict: each changes
-                    // with the words, so a card and the sentence beside it show one moment.
-                    view! { <StatCard metrics key=card.metric note tone reading quoted=true/> }
+                    // A card the verdict quotes (`spec::QUOTES`) changes with the words, so the
+                    // card and the sentence show one moment.
+                    view! { <StatCard metrics key=card.metric note tone reading/> }
                 })
                 .collect_view()}
         </div>

@@ -125,12 +125,12 @@ fn Stats(metrics: Metrics<SlowServer>) -> impl IntoView {
     view! {
         <div class="stats">
             <StatCard metrics key=SlowServerMetrics::p99_ms_now/>
-            // The cards the words quote change with the words: one moment in both.
-            <StatCard metrics key=SlowServerMetrics::p99_ms_before note=before_note quoted=true/>
-            <StatCard metrics key=SlowServerMetrics::p99_ms_after_with_waiting note=ratio_note quoted=true/>
+            // The cards the words quote (spec::QUOTES) change with the words: one moment in both.
+            <StatCard metrics key=SlowServerMetrics::p99_ms_before note=before_note/>
+            <StatCard metrics key=SlowServerMetrics::p99_ms_after_with_waiting note=ratio_note/>
             <StatCard metrics key=SlowServerMetrics::b_queue tone=b_tone/>
             <StatCard metrics key=SlowServerMetrics::in_flight_end note=little_note/>
-            <StatCard metrics key=SlowServerMetrics::timed_out quoted=true/>
+            <StatCard metrics key=SlowServerMetrics::timed_out/>
             <StatCard metrics key=SlowServerMetrics::completed/>
         </div>
     }
