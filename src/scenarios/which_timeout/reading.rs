@@ -157,7 +157,15 @@ fn nothing_fired(f: &WhichTimeoutFacts) -> String {
     match f.outcome {
         Some(Outcome::Completed { at: done }) => format!("No timer fired: the call completed at {}.", at(done)),
         Some(Outcome::Failed { error, at: when, .. }) => {
-            format!("No timer fired: {} ended the call at {}.", error.id(), at(when))
+            // The moment the caller's code saw it, as its card ("Gave up at") shows it, when
+            // that is later (issue 45: "ended the call at 1,000 ms" beside a card of 1,008 ms).
+            let seen = match f.caller {
+                Caller::Failed { seen_at_us: Some(seen), .. } if seen != when => {
+                    format!("; the caller saw the error at {}", as_card(seen))
+                }
+                _ => String::new(),
+            };
+            format!("No timer fired: {} ended the call at {}{seen}.", error.id(), at(when))
         }
         None => "No timer has fired.".into(),
     }
