@@ -21,7 +21,7 @@ use resilience_lab::sim::{MS, Params, Reading, ScenarioSpec, Simulation, Value};
 /// How close a number of the same unit must be to a card's value to be taken for a quote of it.
 const NEAR: f64 = 0.03;
 
-/// The same for a count: one sentence often counts sets inside one another ("597 events credited
+/// The same for a count: one reading often counts sets inside one another ("597 events credited
 /// more than once … 297 of them through a late redelivery"), close without being the same.
 const NEAR_COUNT: f64 = 0.01;
 
@@ -148,11 +148,16 @@ fn agree_now(spec: &ScenarioSpec, params: &Params, sim: &dyn Simulation, case: &
     let reading = sim.reading();
     for quote in spec.quotes {
         let Some((_, sentence)) = reading.iter().find(|(k, _)| *k == quote.reading) else { continue };
-        let numbers = stated(sentence);
+        let (numbers, lead) =
+            (stated(sentence), stated(format::sentences(sentence).first().copied().unwrap_or_default()));
         for &key in quote.metrics {
             let (_, value) = metrics.iter().find(|(k, _)| *k == key).expect("declared metrics are reported");
             let Some(card) = card(value, spec.metric(key).expect("a declared metric").unit) else { continue };
-            if let Some(miss) = near_miss(&numbers, &card, &others) {
+            // A count is looked for in the first sentence, the one beside the card: the sentences
+            // after it count sets inside one another ("989 events were credited more than once"
+            // beside 981 credited once), close without being the same.
+            let numbers = if unit_needed(card.unit) { &numbers } else { &lead };
+            if let Some(miss) = near_miss(numbers, &card, &others) {
                 return Err(TestCaseError::fail(format!(
                     "{} {case} at {} ms: the card {key} shows {} {} but `{}` says {} {}: {sentence}",
                     spec.id,
