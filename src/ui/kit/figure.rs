@@ -11,7 +11,6 @@ use super::controls::ParamControls;
 use super::play::PlayControls;
 use super::presets::PresetButton;
 use super::seed::SeedControl;
-use super::share::full_link;
 use super::spread::Spreads;
 use super::state::SimState;
 use super::sweep::{SweepPanel, SweepToggle};
@@ -154,12 +153,13 @@ pub fn Figure(
     limit: Signal<String>,
     chapter_controls: &'static [&'static str],
     spreads: Spreads,
+    /// The full page's link to this state (the frame's, which printing reads too).
+    full_link: Signal<String>,
 ) -> impl IntoView {
     let scenario = state.scenario;
     let chosen = select(parts, &state.show_names(), state.chart_name().as_deref());
     let headline_name = chosen.headline.as_ref().map(|p| p.name);
     let presets = state.preset_choice();
-    let full_link = full_link(state, runner);
     let notices = (!chosen.notices.is_empty()).then(|| {
         view! {
             <div class="notices" role="status" data-notices>

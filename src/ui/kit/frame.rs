@@ -68,7 +68,7 @@ pub fn SimFrame(
     let full_link = full_link(state, runner);
     print_at_the_end(runner, full_link);
     if state.embed {
-        return view! { <Figure state runner lead parts limit chapter_controls spreads/> }.into_any();
+        return view! { <Figure state runner lead parts limit chapter_controls spreads full_link/> }.into_any();
     }
     view! {
         <section class="sim" data-scenario=scenario.id data-version=crate::VERSION>
