@@ -220,6 +220,11 @@ pub trait FactSet: Clone + PartialEq + std::fmt::Debug + Send + Sync + 'static {
 #[cfg(target_arch = "wasm32")]
 impl<T: Clone + PartialEq + std::fmt::Debug + Send + Sync + 'static> FactSet for T {}
 
+/// One answer to a page's question: its id (a run's words name the one it bears out) and the
+/// words the reader picks. A scenario declares its answers once, beside the rule that picks
+/// one; its words and its page both read that declaration.
+pub type Guess = (&'static str, &'static str);
+
 /// One sentence of a run's words: said always (`String`) or only when the run has it
 /// (`Option<String>`).
 pub trait Said {

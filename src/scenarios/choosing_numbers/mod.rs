@@ -44,7 +44,7 @@ mod spec;
 
 pub use latency::{Latency, MAX_LATENCY_MS, inverse_normal};
 pub use model::{ChoosingNumbers, Event, RateSample, RequestKey, TICK};
-pub use reading::{Facts, share};
+pub use reading::{Facts, PREDICTIONS, share};
 pub use picture::{Picture, worst_wait_bound};
 pub use record::{
     AlertRule, AlertState, AlertWindow, AttemptEnd, AttemptRecord, LANDED_KEPT, Landed, LandedRing, RequestRecord, RouteOutcome, SHOWN_CALLS,

@@ -12,7 +12,16 @@ use super::record::{AlertRule, AlertState};
 use super::spec::ChoosingNumbersConfig;
 use super::latency::Latency;
 use crate::format;
-use crate::sim::{Explain, Micros};
+use crate::sim::{Explain, Guess, Micros};
+
+/// The page's answers to "what share of healthy calls time out?", in the order shown, and the
+/// shares (in %) that separate them: 1 in 300 and 1 in 20.
+pub const ALMOST_NONE: Guess = ("almost-none", "Almost none: well under 1 in 300");
+pub const ABOUT_ONE: Guess = ("about-one", "Around 1 in 100 (between 1 in 300 and 1 in 20)");
+pub const MANY: Guess = ("many", "More than 1 in 20");
+pub const PREDICTIONS: &[Guess] = &[ALMOST_NONE, ABOUT_ONE, MANY];
+const ALMOST_NONE_BELOW_PCT: f64 = 0.3;
+const MANY_FROM_PCT: f64 = 5.0;
 
 /// What the words say, taken from the run once.
 #[derive(Clone, Debug, PartialEq)]
@@ -136,12 +145,12 @@ impl Facts {
     /// Which of the page's answers this run bears out.
     pub fn prediction(&self) -> Option<&'static str> {
         let rate = self.timeout_rate_pct?;
-        Some(if rate < 0.3 {
-            "almost-none"
-        } else if rate < 5.0 {
-            "about-one"
+        Some(if rate < ALMOST_NONE_BELOW_PCT {
+            ALMOST_NONE.0
+        } else if rate < MANY_FROM_PCT {
+            ABOUT_ONE.0
         } else {
-            "many"
+            MANY.0
         })
     }
 

@@ -83,7 +83,7 @@ pub use facts::{
     Backoff, BreakerFacts, BreakerNow, BudgetWhy, LinedUp, OutageRetries, PendingFacts, Phase, RetriesEnded, RetryAfter,
     RetryStormFacts,
 };
-pub use reading::prediction;
+pub use reading::{NEAR, PREDICTIONS, prediction};
 pub use spec::{BreakerTrip, DrainRamp, MAX_LAYERS, Mode, PARAMS, RetryAfterKind, RetryStormConfig, TICK};
 pub use ticks::{MAX_WAVES, TickNow, TickSample, Wave};
 pub use reading::RetryStormWords;

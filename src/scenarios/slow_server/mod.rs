@@ -44,7 +44,7 @@ pub use charts::{Charts, InFlightSample, LatencySample, QueueSample};
 pub use facts::{BChange, Busiest, SlowServerFacts, Spread, Why};
 pub use model::{Event, SAMPLE_EVERY, SlowServer};
 pub use picture::{MOST_PER_LANE, Picture, ServerPicture};
-pub use reading::{prediction, sweep_knee};
+pub use reading::{PREDICTIONS, prediction, sweep_knee};
 pub use request::RequestKey;
 pub use server::{Server, server_name};
 pub use spec::{MAX_SERVERS, PARAMS, Policy, ServiceDist, SlowServerConfig};

@@ -13,7 +13,7 @@ use super::model::SlowServer;
 use super::spec::SlowServerConfig;
 use super::tail::card_ms;
 use crate::format;
-use crate::sim::Micros;
+use crate::sim::{Guess, Micros};
 use crate::sim::Explain;
 
 crate::words! {
@@ -48,6 +48,12 @@ impl Explain for SlowServer {
 /// and keeps growing" when the last five seconds are worse still.
 const SAME: f64 = 1.5;
 const EXPLODES: f64 = 4.0;
+
+/// The page's answers to "what happens to p99 when B slows down?", in the order shown.
+pub const STAYS: Guess = ("same", "p99 stays about the same: the other servers pick up the slack");
+pub const DOUBLES: Guess = ("double", "p99 roughly doubles, then settles");
+pub const GROWS: Guess = ("explodes", "p99 grows many times over and keeps growing");
+pub const PREDICTIONS: &[Guess] = &[STAYS, DOUBLES, GROWS];
 
 impl SlowServer {
     pub(super) fn words_at(&self, facts: &super::SlowServerFacts) -> SlowServerWords {
@@ -277,11 +283,11 @@ fn timeouts(f: &SlowServerFacts, queues_grow: bool) -> String {
 /// tail is still growing; none when it fits none of them.
 pub fn prediction(ratio: f64, growing: bool) -> Option<&'static str> {
     if ratio < SAME {
-        Some("same")
+        Some(STAYS.0)
     } else if ratio < EXPLODES {
-        (!growing).then_some("double")
+        (!growing).then_some(DOUBLES.0)
     } else {
-        growing.then_some("explodes")
+        growing.then_some(GROWS.0)
     }
 }
 

@@ -8,9 +8,7 @@ use super::autoplay::AsksFirst;
 use super::spread::Spreads;
 use crate::ui::runner::Playback;
 
-/// One answer the reader can pick: an id (the run's reading names the one it bears out) and
-/// the words shown.
-pub type Guess = (&'static str, &'static str);
+use crate::sim::Guess;
 
 #[component]
 pub fn Predict(

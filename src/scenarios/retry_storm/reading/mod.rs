@@ -28,7 +28,7 @@ mod words;
 
 use super::{RetryStorm, RetryStormConfig};
 use crate::sim::Explain;
-use crate::sim::Micros;
+use crate::sim::{Guess, Micros};
 use crate::format;
 
 crate::words! {
@@ -72,19 +72,26 @@ impl Explain for RetryStorm {
     }
 }
 
-/// A peak up to this multiple of the capacity is "about what it can take"; up to [`STORM`]
-/// "up to about twice"; above, "several times".
-const NEAR: f64 = 1.5;
+/// A peak up to this multiple of the capacity is "about what it can take" (the page colours
+/// it fine); up to [`STORM`] "up to about twice"; above, "several times".
+pub const NEAR: f64 = 1.5;
 const STORM: f64 = 3.0;
+
+/// The page's answers to "how do the first ticks after the outage compare with the provider's
+/// capacity?", in the order shown.
+pub const TAKES: Guess = ("near", "what it can take, or less");
+pub const TWICE: Guess = ("double", "up to about twice that");
+pub const SEVERAL: Guess = ("storm", "several times that");
+pub const PREDICTIONS: &[Guess] = &[TAKES, TWICE, SEVERAL];
 
 /// Which of the page's predictions a peak-to-capacity ratio bears out.
 pub fn prediction(ratio: f64) -> &'static str {
     if ratio <= NEAR {
-        "near"
+        TAKES.0
     } else if ratio <= STORM {
-        "double"
+        TWICE.0
     } else {
-        "storm"
+        SEVERAL.0
     }
 }
 

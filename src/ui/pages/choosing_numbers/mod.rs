@@ -11,9 +11,9 @@ mod timeline;
 use leptos::prelude::*;
 
 use crate::format;
-use crate::scenarios::choosing_numbers::{ChoosingNumbers, ChoosingNumbersConfig, ChoosingNumbersMetrics, ChoosingNumbersWords};
+use crate::scenarios::choosing_numbers::{PREDICTIONS, ChoosingNumbers, ChoosingNumbersConfig, ChoosingNumbersMetrics, ChoosingNumbersWords};
 use crate::sim::{Config, Micros, Simulation};
-use crate::ui::kit::predict::{Guess, Predict};
+use crate::ui::kit::predict::Predict;
 use crate::ui::kit::table::{ChapterRow, ChapterRows};
 use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Table, Timeline, Tone, Verdict};
 use crate::ui::runner::Runner;
@@ -25,12 +25,6 @@ pub fn page(state: SimState) -> AnyView {
 /// The chapter's question is where the timeout goes: the timeout, the policy, the fan-out.
 const CHAPTER_CONTROLS: &[&str] =
     &[ChoosingNumbersConfig::timeout_ms, ChoosingNumbersConfig::retry_policy, ChoosingNumbersConfig::fan_out];
-
-const PREDICTIONS: &[Guess] = &[
-    ("almost-none", "Almost none: well under 1 in 300"),
-    ("about-one", "Around 1 in 100 (between 1 in 300 and 1 in 20)"),
-    ("many", "More than 1 in 20"),
-];
 
 /// The answer may be shown once this much of the run has played.
 const REVEAL_AFTER: Micros = 5_000_000;

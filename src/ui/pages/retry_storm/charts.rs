@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::format;
-use crate::scenarios::retry_storm::{ClientState, RetryStorm, TICK, TickSample};
+use crate::scenarios::retry_storm::{ClientState, NEAR, RetryStorm, TICK, TickSample};
 use crate::sim::{Host, Simulation};
 use crate::ui::kit::chart::{Bars, slot, spoken_summary};
 use crate::ui::kit::{Chart, ChartData, Line};
@@ -17,7 +17,7 @@ fn attempts(r: &TickSample) -> f64 {
 /// The most attempts in one charted row so far (the comparison's shared y scale).
 pub fn tallest(s: &Host<RetryStorm>) -> f64 {
     let top = s.ticks().rows().iter().map(attempts).fold(0.0, f64::max);
-    top.max(s.capacity() as f64 * 1.5) * 1.05
+    top.max(s.capacity() as f64 * NEAR) * 1.05
 }
 
 fn outage(s: &Host<RetryStorm>, label: &str) -> Vec<(f64, f64, String)> {

@@ -9,19 +9,13 @@ mod picture;
 
 use leptos::prelude::*;
 
-use crate::scenarios::retry_storm::{RetryStorm, RetryStormConfig, RetryStormMetrics, RetryStormWords, TICK};
+use crate::scenarios::retry_storm::{NEAR, PREDICTIONS, RetryStorm, RetryStormConfig, RetryStormMetrics, RetryStormWords, TICK};
 use crate::sim::{Config, Simulation};
 use crate::ui::kit::compare::{Compare, CompareSpec};
-use crate::ui::kit::predict::{Guess, Predict};
+use crate::ui::kit::predict::Predict;
 use crate::format;
 use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone, Verdict};
 use charts::{AttemptsChart, ClientsStrip, WaitingChart, attempts_chart, tallest};
-
-const PREDICTIONS: &[Guess] =
-    &[("near", "what it can take, or less"), ("double", "up to about twice that"), ("storm", "several times that")];
-
-/// A peak above this multiple of the capacity reads as a storm (red), at or below it as fine.
-const STORM_RATIO: f64 = 1.5;
 
 /// A sentence under the headline chart: its `data-reading` hook (its key in the reading), what
 /// it is about, and the sentence.
@@ -54,7 +48,7 @@ pub fn page(state: SimState) -> AnyView {
 
 fn peak_tone(metrics: &Metrics<RetryStorm>) -> Tone {
     match (metrics.num(RetryStormMetrics::peak_after_recovery), metrics.num(RetryStormMetrics::capacity_per_tick)) {
-        (Some(peak), Some(cap)) if peak > STORM_RATIO * cap => Tone::Bad,
+        (Some(peak), Some(cap)) if peak > NEAR * cap => Tone::Bad,
         (Some(_), _) => Tone::Good,
         _ => Tone::Plain,
     }

@@ -7,18 +7,12 @@ use leptos::prelude::*;
 use picture::at_each_server;
 
 use crate::format;
-use crate::scenarios::slow_server::{SAMPLE_EVERY, SlowServer, SlowServerConfig, SlowServerMetrics, server_name};
+use crate::scenarios::slow_server::{PREDICTIONS, SAMPLE_EVERY, SlowServer, SlowServerConfig, SlowServerMetrics, server_name};
 use crate::sim::{Config, Host, Micros, Model, Simulation};
 use crate::ui::kit::chart::slot;
-use crate::ui::kit::predict::{Guess, Predict};
+use crate::ui::kit::predict::Predict;
 use crate::ui::kit::{Chart, ChartData, Lead, Line, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone, Verdict};
 use crate::ui::runner::Runner;
-
-const PREDICTIONS: &[Guess] = &[
-    ("same", "p99 stays about the same: the other servers pick up the slack"),
-    ("double", "p99 roughly doubles, then settles"),
-    ("explodes", "p99 grows many times over and keeps growing"),
-];
 
 /// How long after the slowdown the answer may be shown: long enough for B's queue to show.
 const REVEAL_AFTER: Micros = 2_000_000;
