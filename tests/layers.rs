@@ -227,7 +227,10 @@ fn use_leaves(tokens: &[String], prefix: Vec<String>) -> Vec<Vec<String>> {
                 match tokens[k].as_str() {
                     "{" => depth += 1,
                     "}" | "," if depth == 1 => {
-                        leaves.extend(use_leaves(&tokens[item_start..k], path.clone()));
+                        // The empty item after a trailing comma names nothing (not the prefix).
+                        if k > item_start {
+                            leaves.extend(use_leaves(&tokens[item_start..k], path.clone()));
+                        }
                         item_start = k + 1;
                         if tokens[k] == "}" {
                             return leaves;
@@ -398,6 +401,10 @@ fn the_checker_sees_a_cycle_and_a_dependency_through_a_reexport() {
         paths,
         ["crate::sim::Micros", "crate::sim::params::Config", "crate::sim::params", "super::model::run", "reading::f"]
     );
+    // rustfmt's trailing comma in a long group: the two names, not the module they are in.
+    let grouped: Vec<_> =
+        paths_in(&code_only("use super::{\n    Mode,\n    TICK,\n};")).into_iter().map(|(p, _)| p.join("::")).collect();
+    assert_eq!(grouped, ["super::Mode", "super::TICK"]);
     let mut deps = BTreeMap::new();
     deps.insert("a".to_string(), BTreeSet::from(["b".to_string()]));
     deps.insert("b".to_string(), BTreeSet::from(["a".to_string()]));

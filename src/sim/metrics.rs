@@ -255,6 +255,34 @@ impl Said for Option<String> {
     }
 }
 
+/// One sentence of a scenario's words, by its field (`RetryStormWords::peak_note`): its key in
+/// the run's [`Reading`] (a page's `data-reading` hook) and how to read it, declared once by
+/// [`words!`], so a misspelt key does not compile.
+pub struct Word<W> {
+    pub key: &'static str,
+    read: fn(&W) -> &str,
+}
+
+impl<W> Word<W> {
+    #[doc(hidden)]
+    pub const fn declared(key: &'static str, read: fn(&W) -> &str) -> Self {
+        Self { key, read }
+    }
+
+    /// The sentence in these words, empty when the run has none.
+    pub fn of<'w>(&self, words: &'w W) -> &'w str {
+        (self.read)(words)
+    }
+}
+
+impl<W> Clone for Word<W> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<W> Copy for Word<W> {}
+
 /// A scenario's sentences about one run, as [`words!`] declares them.
 pub trait WordSet: Clone + PartialEq + Default + Send + Sync + 'static {
     /// The sentences, each under its field's name, in declaration order (`run --json`'s
@@ -277,8 +305,9 @@ pub trait WordSet: Clone + PartialEq + Default + Send + Sync + 'static {
 /// }
 /// ```
 ///
-/// gives the struct and [`WordSet`]: its [`Reading`] keys are the field names. A field named
-/// `limit` is the frame's notice of a model limit.
+/// gives the struct, [`WordSet`] and a typed key per sentence named by its field
+/// (`SlowServerWords::ratio`, a [`Word`]): its [`Reading`] keys are the field names. A field
+/// named `limit` is the frame's notice of a model limit.
 #[macro_export]
 macro_rules! words {
     (
@@ -291,6 +320,15 @@ macro_rules! words {
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct $name {
             $( $(#[$fmeta])* pub $field: $ty ),+
+        }
+
+        /// Each sentence's key and reader, by its field's name.
+        #[allow(non_upper_case_globals)]
+        impl $name {
+            $( pub const $field: $crate::sim::metrics::Word<Self> = $crate::sim::metrics::Word::declared(
+                stringify!($field),
+                |w: &Self| $crate::sim::metrics::Said::text(&w.$field),
+            ); )+
         }
 
         impl $crate::sim::metrics::WordSet for $name {

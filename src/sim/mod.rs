@@ -14,7 +14,7 @@ pub mod syn;
 
 pub use base::{Reading, Simulation, Value};
 pub use engine::{EventQueue, MS, Micros, SEC, StepOutcome, TimerKey};
-pub use metrics::{Guess, Metric, MetricSet, WordSet};
+pub use metrics::{Guess, Metric, MetricSet, Word, WordSet};
 pub use model::{Explain, Host, Model};
 pub use params::{ChoiceOption, Config, ParamKind, ParamSpec, Params, Preset};
 pub use scenario::{MetricSpec, Quote, ScenarioSpec};

@@ -13,6 +13,8 @@ use super::spec::{AtLeastOnceConfig, DedupeOn, Order};
 use crate::format;
 use crate::sim::Explain;
 use crate::sim::Micros;
+use crate::sim::scenario::Quote;
+use super::spec::AtLeastOnceMetrics;
 
 crate::words! {
     /// What an at-least-once run means, in words (the keys above).
@@ -466,3 +468,9 @@ pub fn sweep_theory(c: &AtLeastOnceConfig, x: &str) -> Option<String> {
         format::slider_value(c.visibility_timeout_ms, "ms")
     ))
 }
+
+/// Which sentences quote which cards (see [`Quote`]).
+/// The answer counts the events credited once, twice and never.
+pub static QUOTES: &[Quote] = &[
+    Quote { reading: AtLeastOnceWords::answer.key, metrics: &[AtLeastOnceMetrics::effectively_once.key(), AtLeastOnceMetrics::duplicated.key(), AtLeastOnceMetrics::lost.key()] },
+];

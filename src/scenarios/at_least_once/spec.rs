@@ -1,7 +1,7 @@
 //! The at-least-once declaration: its parameters, presets, metrics, and the constants the
 //! model and the run length share.
 
-use crate::sim::scenario::{Quote, SweepDefault};
+use crate::sim::scenario::SweepDefault;
 use crate::sim::{ParamSpec, Preset};
 
 /// One broker round trip for the ack (same region).
@@ -258,8 +258,3 @@ pub(super) const HEADLINE: &[&str] = &[AtLeastOnceMetrics::lost.key(), AtLeastOn
 pub(super) const SWEEP: SweepDefault =
     SweepDefault { x: AtLeastOnceConfig::crash_rate, from: 0.0, to: 10.0, steps: 11, by: Some(AtLeastOnceConfig::order), metric: AtLeastOnceMetrics::effectively_once.key() };
 
-/// Which sentences quote which cards (see [`Quote`]).
-/// The answer counts the events credited once, twice and never.
-pub static QUOTES: &[Quote] = &[
-    Quote { reading: "answer", metrics: &[AtLeastOnceMetrics::effectively_once.key(), AtLeastOnceMetrics::duplicated.key(), AtLeastOnceMetrics::lost.key()] },
-];

@@ -1,6 +1,6 @@
 //! The cascade's declaration: its fixes, parameters, presets and metrics.
 
-use crate::sim::scenario::{Quote, SweepDefault};
+use crate::sim::scenario::SweepDefault;
 use crate::sim::{ParamSpec, Preset};
 
 crate::choice! {
@@ -248,8 +248,3 @@ pub(super) const SWEEP: SweepDefault = SweepDefault {
     metric: CascadeMetrics::checkout_ok.key(),
 };
 
-/// Which sentences quote which cards (see [`Quote`]).
-/// The verdict quotes the headline cards.
-pub static QUOTES: &[Quote] = &[
-    Quote { reading: "verdict", metrics: &[CascadeMetrics::checkout_ok.key(), CascadeMetrics::checkout_failed.key(), CascadeMetrics::checkout_p99_ms_with_waiting.key(), CascadeMetrics::home_in_flight_end.key(), CascadeMetrics::pool_in_use_max.key()] },
-];

@@ -13,6 +13,8 @@ use super::spec::ChoosingNumbersConfig;
 use super::latency::Latency;
 use crate::format;
 use crate::sim::{Explain, Guess, Micros};
+use crate::sim::scenario::Quote;
+use super::spec::ChoosingNumbersMetrics;
 
 /// The page's answers to "what share of healthy calls time out?", in the order shown, and the
 /// shares (in %) that separate them: 1 in 300 and 1 in 20.
@@ -285,3 +287,9 @@ impl Explain for ChoosingNumbers {
         })
     }
 }
+
+/// Which sentences quote which cards (see [`Quote`]).
+/// The verdict quotes the headline cards.
+pub static QUOTES: &[Quote] = &[
+    Quote { reading: ChoosingNumbersWords::verdict.key, metrics: &[ChoosingNumbersMetrics::timeout_rate_pct.key(), ChoosingNumbersMetrics::route_p99_ms.key(), ChoosingNumbersMetrics::worst_wait_ms.key(), ChoosingNumbersMetrics::calls_per_request.key()] },
+];

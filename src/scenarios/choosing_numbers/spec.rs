@@ -2,7 +2,7 @@
 //! sweep and run length.
 
 use crate::sim::Value;
-use crate::sim::scenario::{Quote, SweepDefault};
+use crate::sim::scenario::SweepDefault;
 use crate::sim::syn::SynSchedule;
 use crate::sim::{ParamSpec, Preset};
 
@@ -268,8 +268,3 @@ pub(super) const SWEEP: SweepDefault = SweepDefault {
     metric: ChoosingNumbersMetrics::timeout_rate_pct.key(),
 };
 
-/// Which sentences quote which cards (see [`Quote`]).
-/// The verdict quotes the headline cards.
-pub static QUOTES: &[Quote] = &[
-    Quote { reading: "verdict", metrics: &[ChoosingNumbersMetrics::timeout_rate_pct.key(), ChoosingNumbersMetrics::route_p99_ms.key(), ChoosingNumbersMetrics::worst_wait_ms.key(), ChoosingNumbersMetrics::calls_per_request.key()] },
-];

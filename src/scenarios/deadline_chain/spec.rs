@@ -1,7 +1,7 @@
 //! The deadline chain's declaration: its modes, parameters, presets and metrics.
 
 use crate::sim::Value;
-use crate::sim::scenario::{Quote, SweepDefault};
+use crate::sim::scenario::SweepDefault;
 use crate::sim::{ParamSpec, Preset};
 
 crate::choice! {
@@ -201,9 +201,3 @@ pub(super) const SWEEP: SweepDefault = SweepDefault {
     metric: DeadlineChainMetrics::wasted_work_ms.key(),
 };
 
-/// Which sentences quote which cards (see [`Quote`]).
-/// The verdict quotes the user's answer and C's end; the commit window's sentence, its card.
-pub static QUOTES: &[Quote] = &[
-    Quote { reading: "verdict", metrics: &[DeadlineChainMetrics::user_answer_ms.key(), DeadlineChainMetrics::c_end_ms.key()] },
-    Quote { reading: "commit_window", metrics: &[DeadlineChainMetrics::commit_window_ms.key()] },
-];

@@ -1,12 +1,11 @@
 //! What a double-click run did, and why, taken from the model once: the verdict, the message
 //! under the button and the chapter's line restate these and nothing else.
 
-use super::SPEC;
 use super::chapter::chapter_charges;
 use super::log::Happening;
 use super::model::{BuyerOutcome, ClickEffect, DoubleClick};
-use super::spec::{Claim, DoubleClickConfig, Fix, KeyStore};
-use crate::sim::{Config, Micros};
+use super::spec::{Claim, DoubleClickConfig, Fix, KeyStore, PARAMS, PRESETS};
+use crate::sim::{Config, Micros, Params};
 
 /// The button came back before a later click, so that click started a new payment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,8 +133,8 @@ impl DoubleClick {
         ];
         let unfixed = DoubleClickConfig { fix: Fix::None, ..self.config.clone() };
         chapters.into_iter().any(|(id, fixes)| {
-            let Some(preset) = SPEC.preset(id) else { return false };
-            let mut p = SPEC.defaults();
+            let Some(preset) = PRESETS.iter().find(|p| p.id == id) else { return false };
+            let mut p = Params::defaults(PARAMS);
             p.apply_preset(preset).expect("a declared preset applies");
             fixes.contains(&self.config.fix) && DoubleClickConfig { fix: Fix::None, ..DoubleClickConfig::from_params(&p) } == unfixed
         })

@@ -127,7 +127,7 @@ pub static SPEC: ScenarioSpec = ScenarioSpec {
     presets: spec::PRESETS,
     metrics: spec::METRICS,
     headline: spec::HEADLINE,
-    quotes: spec::QUOTES,
+    quotes: reading::QUOTES,
     default_duration_ms: spec::DEFAULT_DURATION_MS,
     sweep: spec::SWEEP,
     model: &ModelOf::<DoubleClick>::NEW,

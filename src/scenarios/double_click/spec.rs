@@ -1,7 +1,7 @@
 //! The double-click declaration: the amounts, the fixes and the server's ways of claiming a
 //! key, the parameters, presets and metrics.
 
-use crate::sim::scenario::{Quote, SweepDefault};
+use crate::sim::scenario::SweepDefault;
 use crate::sim::{ParamSpec, Preset};
 
 /// What the buyer pays ($49.99).
@@ -421,8 +421,3 @@ pub(super) const SWEEP: SweepDefault = SweepDefault {
         metric: DoubleClickMetrics::card_charged.key(),
 };
 
-/// Which sentences quote which cards (see [`Quote`]).
-/// The verdict says how many times the card was charged.
-pub static QUOTES: &[Quote] = &[
-    Quote { reading: "verdict", metrics: &[DoubleClickMetrics::card_charged.key()] },
-];

@@ -2,7 +2,7 @@
 //! and run length.
 
 use crate::sim::Value;
-use crate::sim::scenario::{Quote, SweepDefault};
+use crate::sim::scenario::SweepDefault;
 use crate::sim::{MS, Micros, ParamSpec, Preset};
 
 /// The provider admits calls per 100 ms tick (the chapter's unit).
@@ -325,11 +325,3 @@ pub const SWEEP: SweepDefault = SweepDefault {
     metric: RetryStormMetrics::peak_after_recovery.key(),
 };
 
-/// Which sentences quote which cards (see [`Quote`]).
-/// The verdict quotes the peak; the readings below it, the cards they explain.
-pub static QUOTES: &[Quote] = &[
-    Quote { reading: "verdict", metrics: &[RetryStormMetrics::peak_after_recovery.key()] },
-    Quote { reading: "layers", metrics: &[RetryStormMetrics::attempts_total.key(), RetryStormMetrics::max_calls_per_user_action.key()] },
-    Quote { reading: "budget", metrics: &[RetryStormMetrics::outage_retry_pct.key()] },
-    Quote { reading: "breaker", metrics: &[RetryStormMetrics::calls_while_down.key()] },
-];

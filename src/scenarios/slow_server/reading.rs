@@ -15,6 +15,8 @@ use super::tail::card_ms;
 use crate::format;
 use crate::sim::{Guess, Micros};
 use crate::sim::Explain;
+use crate::sim::scenario::Quote;
+use super::spec::SlowServerMetrics;
 
 crate::words! {
     /// What a slow-server run means, in words (the keys above).
@@ -320,3 +322,10 @@ pub fn sweep_theory(c: &SlowServerConfig, x: &str) -> Option<String> {
         "Round robin and random choice keep sending B its share of the load, so once B's share exceeds what the slowed B can serve its queue grows without bound: {knee} (rate ÷ servers > workers × 1000 ÷ (service time × slowdown)). Least outstanding and two choices send B only what it can take."
     ))
 }
+
+/// Which sentences quote which cards (see [`Quote`]).
+/// The verdict's ratio sentence quotes the two p99 cards; the answer, the timeouts'.
+pub static QUOTES: &[Quote] = &[
+    Quote { reading: SlowServerWords::ratio.key, metrics: &[SlowServerMetrics::p99_ms_before.key(), SlowServerMetrics::p99_ms_after_with_waiting.key()] },
+    Quote { reading: SlowServerWords::answer.key, metrics: &[SlowServerMetrics::timed_out.key()] },
+];

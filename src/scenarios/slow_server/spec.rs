@@ -2,7 +2,7 @@
 //! and run length.
 
 use crate::sim::Value;
-use crate::sim::scenario::{Quote, SweepDefault};
+use crate::sim::scenario::SweepDefault;
 use crate::sim::{ParamSpec, Preset};
 
 pub const MAX_SERVERS: usize = 8;
@@ -65,7 +65,6 @@ crate::config! {
              once; the page says so when it happens. The default is far above every chapter run."),
     }
 }
-
 
 pub static PRESETS: &[Preset] = &[
     Preset {
@@ -171,9 +170,3 @@ pub static HEADLINE: &[&str] = &[SlowServerMetrics::p99_ms_after_with_waiting.ke
 pub const SWEEP: SweepDefault =
     SweepDefault { x: SlowServerConfig::slowdown, from: 1.0, to: 8.0, steps: 15, by: Some(SlowServerConfig::policy), metric: SlowServerMetrics::p99_ms_after.key() };
 
-/// Which sentences quote which cards (see [`Quote`]).
-/// The verdict's ratio sentence quotes the two p99 cards; the answer, the timeouts'.
-pub static QUOTES: &[Quote] = &[
-    Quote { reading: "ratio", metrics: &[SlowServerMetrics::p99_ms_before.key(), SlowServerMetrics::p99_ms_after_with_waiting.key()] },
-    Quote { reading: "answer", metrics: &[SlowServerMetrics::timed_out.key()] },
-];

@@ -19,6 +19,8 @@ use super::spec::{Client, WhichTimeoutConfig};
 use crate::format;
 use crate::sim::Explain;
 use crate::sim::{MS, Micros, SEC, Value};
+use crate::sim::scenario::Quote;
+use super::spec::WhichTimeoutMetrics;
 
 crate::words! {
     /// What a which-timeout run means, in words (the keys above).
@@ -382,3 +384,12 @@ pub fn sweep_theory(c: &WhichTimeoutConfig, x: &str) -> Option<String> {
         )
     })
 }
+
+/// Which sentences quote which cards (see [`Quote`]).
+/// The first timer's sentence and the caller's quote when the caller's code saw the error (the
+/// firing itself reads in seconds from 10 s on); the failover's verdict, its cards.
+pub static QUOTES: &[Quote] = &[
+    Quote { reading: WhichTimeoutWords::first.key, metrics: &[WhichTimeoutMetrics::gave_up_ms.key()] },
+    Quote { reading: WhichTimeoutWords::caller.key, metrics: &[WhichTimeoutMetrics::gave_up_ms.key()] },
+    Quote { reading: WhichTimeoutWords::failover_outcome.key, metrics: &[WhichTimeoutMetrics::failover_ok.key(), WhichTimeoutMetrics::failover_failed.key(), WhichTimeoutMetrics::failover_pool_full_at_ms.key(), WhichTimeoutMetrics::failover_slowest_ok_ms.key()] },
+];

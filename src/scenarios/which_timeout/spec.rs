@@ -2,7 +2,7 @@
 //! the parameters, presets and metrics.
 
 use crate::sim::Value;
-use crate::sim::scenario::{Quote, SweepDefault};
+use crate::sim::scenario::SweepDefault;
 use crate::sim::syn::SynSchedule;
 use crate::sim::{ParamSpec, Preset};
 
@@ -408,11 +408,3 @@ pub(super) const SWEEP: SweepDefault = SweepDefault {
     metric: WhichTimeoutMetrics::gave_up_ms.key(),
 };
 
-/// Which sentences quote which cards (see [`Quote`]).
-/// The first timer's sentence and the caller's quote when the caller's code saw the error (the
-/// firing itself reads in seconds from 10 s on); the failover's verdict, its cards.
-pub static QUOTES: &[Quote] = &[
-    Quote { reading: "first", metrics: &[WhichTimeoutMetrics::gave_up_ms.key()] },
-    Quote { reading: "caller", metrics: &[WhichTimeoutMetrics::gave_up_ms.key()] },
-    Quote { reading: "failover_outcome", metrics: &[WhichTimeoutMetrics::failover_ok.key(), WhichTimeoutMetrics::failover_failed.key(), WhichTimeoutMetrics::failover_pool_full_at_ms.key(), WhichTimeoutMetrics::failover_slowest_ok_ms.key()] },
-];

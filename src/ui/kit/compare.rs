@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use super::spread::Spreads;
 use super::{Chart, ChartData, Metrics, StatCard, Tone};
 use crate::sim::params::Config;
-use crate::sim::{Explain, Host, Metric, Micros, ParamKind, Simulation};
+use crate::sim::{Explain, Host, Metric, Micros, ParamKind, Simulation, Word};
 use crate::ui::kit::SimState;
 use crate::ui::runner::{EVENTS_PER_FRAME, Runner};
 
@@ -23,7 +23,7 @@ pub struct CompareSpec<M: Explain> {
     /// The metrics each column shows as stat cards.
     pub cards: &'static [Metric<M::Metrics>],
     /// The sentence of the words shown under the cards.
-    pub line: fn(&M::Words) -> &str,
+    pub line: Word<M::Words>,
     /// The cards' tone, from their column's metrics.
     pub tone: Option<fn(&Metrics<M>) -> Tone>,
     pub chart_title: &'static str,
@@ -185,7 +185,7 @@ fn CompareColumn<M: Explain>(
         let top = top.get();
         runner.track(|s| if legend { (spec.chart)(s, top) } else { unlabelled((spec.chart)(s, top)) })
     });
-    let line = Signal::derive(move || metrics.words(|w| (spec.line)(w).to_string()));
+    let line = metrics.said_signal(spec.line);
     let summary = Signal::derive(move || format!("{}: {}", column.label, line.get()));
     view! {
         <section class="compare-col" class:current=is_current data-compare=column.id>

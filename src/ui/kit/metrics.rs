@@ -9,9 +9,8 @@
 
 use leptos::prelude::*;
 
-use crate::sim::metrics::Said;
 use crate::sim::model::Told;
-use crate::sim::{Explain, Metric, ScenarioSpec, Value, WordSet};
+use crate::sim::{Explain, Metric, ScenarioSpec, Value, Word, WordSet};
 use crate::ui::runner::Runner;
 
 pub struct Metrics<M: Explain> {
@@ -102,14 +101,14 @@ impl<M: Explain> Metrics<M> {
     }
 
     /// One sentence of the words, empty when the run has none (tracked):
-    /// `metrics.said(|w| &w.verdict)`.
-    pub fn said<S: Said>(&self, field: impl FnOnce(&M::Words) -> &S) -> String {
-        self.words.with(|w| field(w).text().to_string())
+    /// `metrics.said(SlowServerWords::verdict)`.
+    pub fn said(&self, word: Word<M::Words>) -> String {
+        self.words.with(|w| word.of(w).to_string())
     }
 
     /// The same, as a signal for a view.
-    pub fn said_signal<S: Said + 'static>(&self, field: fn(&M::Words) -> &S) -> Signal<String> {
+    pub fn said_signal(&self, word: Word<M::Words>) -> Signal<String> {
         let me = *self;
-        Signal::derive(move || me.said(field))
+        Signal::derive(move || me.said(word))
     }
 }

@@ -28,9 +28,9 @@ pub fn Predict(
     /// Why, in the run's own numbers.
     #[prop(into)]
     answer: Signal<String>,
-    /// The answer's keys in the run's reading, in order, space-separated (the `data-reading`
-    /// hook the browser tests check against `run --json`).
-    reading: &'static str,
+    /// The answer's sentences' keys in the run's reading, in order (the `data-reading` hook the
+    /// browser tests check against `run --json`): `&[SlowServerWords::ratio.key, …]`.
+    reading: &'static [&'static str],
 ) -> impl IntoView {
     AsksFirst::mark();
     let guess = RwSignal::new(None::<&'static str>);
@@ -80,7 +80,7 @@ pub fn Predict(
                             (None, _) => "none",
                         }
                     }>{verdict}</span>
-                    <span data-reading=reading>{move || answer.get()}</span>
+                    <span data-reading=reading.join(" ")>{move || answer.get()}</span>
                 </p>
             </Show>
         </div>

@@ -8,7 +8,7 @@ use super::metrics::Metrics;
 use super::number::shortest;
 use super::spread::Spreads;
 use crate::format;
-use crate::sim::{Explain, Metric, Value};
+use crate::sim::{Explain, Metric, Value, Word};
 
 /// The raw number behind a card (empty when there is none yet).
 pub fn raw(value: &Value) -> String {
@@ -46,13 +46,13 @@ pub fn StatCard<M: Explain>(
     metrics: Metrics<M>,
     /// The metric, by its field: `DoubleClickMetrics::card_charged`.
     key: Metric<M::Metrics>,
-    /// A short line under the number (e.g. "×12 of capacity").
+    /// A short line under the number that the page makes (e.g. "×12 of capacity").
     #[prop(optional, into)]
     note: Option<Signal<String>>,
-    /// The note's key in the run's reading, when the note is one of its sentences (the
-    /// `data-reading` hook: the browser tests check it says what `run --json` says).
-    #[prop(optional_no_strip, into)]
-    reading: Option<&'static str>,
+    /// Or one of the run's sentences as the note (`RetryStormWords::peak_note`); its key is the
+    /// `data-reading` hook the browser tests check against what `run --json` says.
+    #[prop(optional)]
+    said: Option<Word<M::Words>>,
     #[prop(optional, into)] tone: Option<Signal<Tone>>,
     /// The headline card of a page, drawn larger.
     #[prop(optional)]
@@ -71,7 +71,8 @@ pub fn StatCard<M: Explain>(
     let quoted_by = (!quoted_by.is_empty()).then_some(quoted_by);
     // A note is words: it changes a few times a second while the run plays, as the page's other
     // words do, however often the metrics it is made from change.
-    let note = note.map(|n| metrics.paced(move || n.get()));
+    let reading = said.map(|w| w.key);
+    let note = said.map(|w| metrics.said_signal(w)).or(note).map(|n| metrics.paced(move || n.get()));
     let key = spec.key;
     let class = move || {
         let base = tone.map(|t| t.get()).unwrap_or_default().class();

@@ -8,7 +8,7 @@ use leptos::html;
 use leptos::prelude::*;
 
 use super::Metrics;
-use crate::sim::Explain;
+use crate::sim::{Explain, Word};
 
 #[component]
 pub fn Table(
@@ -49,22 +49,18 @@ fn heading(text: &'static str) -> AnyView {
     if text.is_empty() { view! { <td></td> }.into_any() } else { view! { <th scope="col">{text}</th> }.into_any() }
 }
 
-/// One row of [`ChapterRows`]: its `data-row` hook (the sentence's key in the reading) and the
-/// sentence, "label\tthis run\tthe chapter's".
-pub type ChapterRow<W> = (&'static str, fn(&W) -> &str);
-
 /// The rows of a table of this run beside the chapter's: each row is a sentence of the run's
-/// words, "label\tthis run\tthe chapter's", under `data-row="<key>"` (and `data-reading-cells`,
+/// words, "label\tthis run\tthe chapter's" (by its field: `DeadlineChainWords::table_answer`), under `data-row="<key>"` (and `data-reading-cells`,
 /// the hook that the browser tests compare, cell by cell, with `run --json`'s reading), its cells
 /// `data-col="run"` and `data-col="chapter"`. A sentence without three cells is left out.
 #[component]
-pub fn ChapterRows<M: Explain>(metrics: Metrics<M>, rows: &'static [ChapterRow<M::Words>]) -> impl IntoView {
+pub fn ChapterRows<M: Explain>(metrics: Metrics<M>, rows: &'static [Word<M::Words>]) -> impl IntoView {
     let cells = Memo::new(move |_| {
         metrics.words(|w| {
             rows.iter()
-                .filter_map(|(key, row)| {
-                    let mut cells = row(w).split('\t').map(str::to_string);
-                    Some((*key, cells.next()?, cells.next()?, cells.next()?))
+                .filter_map(|row| {
+                    let mut cells = row.of(w).split('\t').map(str::to_string);
+                    Some((row.key, cells.next()?, cells.next()?, cells.next()?))
                 })
                 .collect::<Vec<_>>()
         })

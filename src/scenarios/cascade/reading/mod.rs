@@ -25,6 +25,8 @@ use words::count;
 use crate::format;
 use crate::scenarios::cascade::{Cascade, CascadeConfig};
 use crate::sim::{Explain, Micros};
+use crate::sim::scenario::Quote;
+use super::spec::CascadeMetrics;
 
 crate::words! {
     /// What a cascade run means, in words (the keys above).
@@ -133,3 +135,9 @@ pub fn sweep_theory(c: &CascadeConfig, x: &str) -> Option<String> {
         format::ms(c.checkout_timeout_ms)
     ))
 }
+
+/// Which sentences quote which cards (see [`Quote`]).
+/// The verdict quotes the headline cards.
+pub static QUOTES: &[Quote] = &[
+    Quote { reading: CascadeWords::verdict.key, metrics: &[CascadeMetrics::checkout_ok.key(), CascadeMetrics::checkout_failed.key(), CascadeMetrics::checkout_p99_ms_with_waiting.key(), CascadeMetrics::home_in_flight_end.key(), CascadeMetrics::pool_in_use_max.key()] },
+];

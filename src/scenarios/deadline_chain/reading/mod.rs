@@ -23,6 +23,8 @@ mod words;
 use crate::format;
 use crate::scenarios::deadline_chain::{DeadlineChain, DeadlineChainConfig, TableRow};
 use crate::sim::{Explain, Micros};
+use crate::sim::scenario::Quote;
+use super::spec::DeadlineChainMetrics;
 
 crate::words! {
     /// What a deadline-chain run means, in words (the keys above).
@@ -115,3 +117,10 @@ pub fn sweep_theory(c: &DeadlineChainConfig, x: &str) -> Option<String> {
         )
     })
 }
+
+/// Which sentences quote which cards (see [`Quote`]).
+/// The verdict quotes the user's answer and C's end; the commit window's sentence, its card.
+pub static QUOTES: &[Quote] = &[
+    Quote { reading: DeadlineChainWords::verdict.key, metrics: &[DeadlineChainMetrics::user_answer_ms.key(), DeadlineChainMetrics::c_end_ms.key()] },
+    Quote { reading: DeadlineChainWords::commit_window.key, metrics: &[DeadlineChainMetrics::commit_window_ms.key()] },
+];

@@ -27,6 +27,8 @@ use crate::format;
 use crate::sim::Explain;
 use crate::sim::Micros;
 use words::when;
+use crate::sim::scenario::Quote;
+use super::spec::DoubleClickMetrics;
 
 crate::words! {
     /// What a double-click run means, in words (the keys above).
@@ -107,3 +109,9 @@ pub fn sweep_theory(c: &DoubleClickConfig, x: &str) -> Option<String> {
         )
     })
 }
+
+/// Which sentences quote which cards (see [`Quote`]).
+/// The verdict says how many times the card was charged.
+pub static QUOTES: &[Quote] = &[
+    Quote { reading: DoubleClickWords::verdict.key, metrics: &[DoubleClickMetrics::card_charged.key()] },
+];

@@ -30,6 +30,8 @@ use super::{RetryStorm, RetryStormConfig};
 use crate::sim::Explain;
 use crate::sim::{Guess, Micros};
 use crate::format;
+use crate::sim::scenario::Quote;
+use super::spec::RetryStormMetrics;
 
 crate::words! {
     /// What a retry-storm run means, in words (the keys above).
@@ -138,3 +140,12 @@ pub fn sweep_theory(c: &RetryStormConfig, x: &str) -> Option<String> {
         )
     })
 }
+
+/// Which sentences quote which cards (see [`Quote`]).
+/// The verdict quotes the peak; the readings below it, the cards they explain.
+pub static QUOTES: &[Quote] = &[
+    Quote { reading: RetryStormWords::verdict.key, metrics: &[RetryStormMetrics::peak_after_recovery.key()] },
+    Quote { reading: RetryStormWords::layers.key, metrics: &[RetryStormMetrics::attempts_total.key(), RetryStormMetrics::max_calls_per_user_action.key()] },
+    Quote { reading: RetryStormWords::budget.key, metrics: &[RetryStormMetrics::outage_retry_pct.key()] },
+    Quote { reading: RetryStormWords::breaker.key, metrics: &[RetryStormMetrics::calls_while_down.key()] },
+];

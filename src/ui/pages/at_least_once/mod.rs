@@ -11,7 +11,7 @@ mod table;
 
 use leptos::prelude::*;
 
-use crate::scenarios::at_least_once::{AtLeastOnce, AtLeastOnceConfig, AtLeastOnceMetrics};
+use crate::scenarios::at_least_once::{AtLeastOnce, AtLeastOnceConfig, AtLeastOnceMetrics, AtLeastOnceWords};
 use crate::sim::{Config, Simulation};
 use crate::ui::kit::speed::speed_to_watch;
 use crate::format;
@@ -70,12 +70,12 @@ fn AtLeastOncePage(state: SimState) -> impl IntoView {
     });
     let metrics = Metrics::provide(state.scenario, runner);
     let finished = Signal::derive(move || runner.track(|s| s.finished()));
-    let verdict = metrics.said_signal(|w| &w.answer);
+    let verdict = metrics.said_signal(AtLeastOnceWords::answer);
     let parts = vec![
         // The figure's headline: the messages and the ledger (`chart=timeline` picks the timeline).
         Part::new("picture", Role::Chart, move || view! { <picture::MessagePicture runner/> }),
         Part::new("cards", Role::Cards, move || view! { <Stats metrics finished/> }),
-        Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} figure=state.embed {..} role="status" data-verdict="" data-reading="answer"/> }),
+        Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} figure=state.embed {..} role="status" data-verdict="" data-reading=AtLeastOnceWords::answer.key/> }),
         Part::new("timeline", Role::Chart, move || view! { <deliveries::Deliveries runner/> }),
         Part::new("ledger", Role::Extra, move || view! { <ledger::Ledger runner metrics/> }),
         Part::new("table", Role::Extra, move || view! { <table::ChapterTable runner/> }),

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::scenarios::at_least_once::{AtLeastOnce, CHAPTER_TABLE};
+use crate::scenarios::at_least_once::{AtLeastOnce, AtLeastOnceWords, CHAPTER_TABLE};
 use crate::ui::kit::Table;
 use crate::ui::runner::Runner;
 
@@ -25,7 +25,7 @@ pub fn ChapterTable(runner: Runner<AtLeastOnce>) -> impl IntoView {
                     view! {
                         <tr class=class data-row="run">
                             <th scope="row">"This run"</th>
-                            <td data-col="middle" data-reading="crash_in_the_middle">{run.crash_in_the_middle.clone()}</td>
+                            <td data-col="middle" data-reading=AtLeastOnceWords::crash_in_the_middle.key>{run.crash_in_the_middle.clone()}</td>
                             <td data-col="guarantee">{run.result.clone()}</td>
                         </tr>
                     }

@@ -12,7 +12,7 @@ mod tour;
 use leptos::prelude::*;
 
 use crate::scenarios::cascade::{Cascade, CascadeConfig, CascadeMetrics as M, CascadeWords, SAMPLE_EVERY};
-use crate::sim::Metric;
+use crate::sim::{Metric, Word};
 use crate::sim::Config;
 use crate::format;
 use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone, Verdict};
@@ -25,31 +25,30 @@ pub fn page(state: SimState) -> AnyView {
 /// (bad where the cascade shows, good where /checkout is fine).
 struct Card {
     metric: Metric<M>,
-    /// The note's key in the reading and the sentence.
-    note: (&'static str, fn(&CascadeWords) -> &str),
+    /// The sentence under the number, if any.
+    note: Option<Word<CascadeWords>>,
     tone: fn(&M) -> Tone,
 }
 
-const NO_NOTE: (&str, fn(&CascadeWords) -> &str) = ("", |_| "");
 const PLAIN: fn(&M) -> Tone = |_| Tone::Plain;
 
 /// The chapter's table in numbers: /home in flight, /checkout succeeded and failed, p99.
 const HEADLINE: &[Card] = &[
-    Card { metric: M::home_in_flight_end, note: ("note_home", |w| &w.note_home), tone: growing },
-    Card { metric: M::checkout_ok, note: ("note_ok", |w| &w.note_ok), tone: checkout_ok },
-    Card { metric: M::checkout_failed, note: ("note_failed", |w| &w.note_failed), tone: |m| Tone::bad_if(m.checkout_failed > 0) },
-    Card { metric: M::checkout_p99_ms_with_waiting, note: ("note_p99", |w| &w.note_p99), tone: PLAIN },
+    Card { metric: M::home_in_flight_end, note: Some(CascadeWords::note_home), tone: growing },
+    Card { metric: M::checkout_ok, note: Some(CascadeWords::note_ok), tone: checkout_ok },
+    Card { metric: M::checkout_failed, note: Some(CascadeWords::note_failed), tone: |m| Tone::bad_if(m.checkout_failed > 0) },
+    Card { metric: M::checkout_p99_ms_with_waiting, note: Some(CascadeWords::note_p99), tone: PLAIN },
 ];
 
 /// Where the waiting happened: the pool, its queue, the downstream.
 const POOL_CARDS: &[Card] = &[
-    Card { metric: M::home_in_flight_growth_per_s, note: ("note_growth", |w| &w.note_growth), tone: growing },
-    Card { metric: M::pool_in_use_max, note: ("note_pool", |w| &w.note_pool), tone: PLAIN },
-    Card { metric: M::pool_waiting_max, note: NO_NOTE, tone: |m| Tone::bad_if(m.pool_waiting_max > 0) },
-    Card { metric: M::checkout_queued, note: NO_NOTE, tone: |m| Tone::bad_if(m.checkout_queued > 0) },
+    Card { metric: M::home_in_flight_growth_per_s, note: Some(CascadeWords::note_growth), tone: growing },
+    Card { metric: M::pool_in_use_max, note: Some(CascadeWords::note_pool), tone: PLAIN },
+    Card { metric: M::pool_waiting_max, note: None, tone: |m| Tone::bad_if(m.pool_waiting_max > 0) },
+    Card { metric: M::checkout_queued, note: None, tone: |m| Tone::bad_if(m.checkout_queued > 0) },
     Card {
         metric: M::downstream_open_connections_max,
-        note: ("note_downstream", |w| &w.note_downstream),
+        note: Some(CascadeWords::note_downstream),
         tone: |m| Tone::bad_if(m.downstream_open_connections_max as f64 > (m.pool_in_use_max as f64).max(100.0)),
     },
 ];
@@ -118,13 +117,13 @@ fn CascadePage(state: SimState) -> impl IntoView {
     let chapter = CascadeConfig::from_params(&state.scenario.defaults());
     let intro = Signal::derive(move || state.params.with(|p| intro(&CascadeConfig::from_params(p), &chapter)));
     let metrics = Metrics::provide(state.scenario, runner);
-    let verdict = metrics.said_signal(|w| &w.verdict);
+    let verdict = metrics.said_signal(CascadeWords::verdict);
     let parts = vec![
         // The figure's headline: the pool itself, slot by slot (`chart=home` picks the chart).
         Part::new("picture", Role::Chart, move || view! { <picture::PoolPicture state runner/> }),
         Part::new("cards", Role::Cards, move || view! { <Cards metrics cards=HEADLINE/> }),
         Part::new("home", Role::Chart, move || view! { <charts::HomeChart runner/> }),
-        Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} figure=state.embed {..} data-reading="verdict"/> }),
+        Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} figure=state.embed {..} data-reading=CascadeWords::verdict.key/> }),
         Part::new("pools", Role::Extra, move || view! { <pools::Pools runner metrics/> }),
         Part::new("stats", Role::Extra, move || view! { <Cards metrics cards=POOL_CARDS/> }),
         Part::new("tour", Role::Extra, move || view! { <tour::CascadeTour runner metrics/> }),
@@ -136,7 +135,7 @@ fn CascadePage(state: SimState) -> impl IntoView {
     view! {
         <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
-                <p class="fix-caption" data-fix data-reading="fix">{metrics.said_signal(|w| &w.fix)}</p>
+                <p class="fix-caption" data-fix data-reading=CascadeWords::fix.key>{metrics.said_signal(CascadeWords::fix)}</p>
             </Lead>
         </SimFrame>
     }
@@ -151,12 +150,12 @@ fn Cards(metrics: Metrics<Cascade>, cards: &'static [Card]) -> impl IntoView {
                 .iter()
                 .map(|card| {
                     let tone = metrics.paced(move || metrics.get(card.tone));
-                    let (reading, said) = card.note;
-                    let note = Signal::derive(move || metrics.words(|w| said(w).to_string()));
-                    let reading = (!reading.is_empty()).then_some(reading);
                     // A card the verdict quotes (`spec::QUOTES`) changes with the words, so the
                     // card and the sentence show one moment.
-                    view! { <StatCard metrics key=card.metric note tone reading/> }
+                    match card.note {
+                        Some(said) => view! { <StatCard metrics key=card.metric said tone/> }.into_any(),
+                        None => view! { <StatCard metrics key=card.metric tone/> }.into_any(),
+                    }
                 })
                 .collect_view()}
         </div>

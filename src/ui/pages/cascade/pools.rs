@@ -3,7 +3,8 @@
 use leptos::prelude::*;
 
 use crate::format;
-use crate::scenarios::cascade::{Cascade, Pool, Slot};
+use crate::scenarios::cascade::{Cascade, CascadeWords, Pool, Slot};
+use crate::sim::Word;
 use crate::ui::kit::Metrics;
 use crate::ui::runner::Runner;
 
@@ -55,16 +56,18 @@ pub fn Pools(runner: Runner<Cascade>, metrics: Metrics<Cascade>) -> impl IntoVie
         <section class="pools" aria-label="Connection pools, slot by slot">
             <PoolRow
                 id="shared"
-                title=metrics.said_signal(|w| &w.shared_pool_title)
+                metrics
+                title=CascadeWords::shared_pool_title
                 slots=shared
-                status=metrics.said_signal(|w| &w.shared_pool)
+                status=CascadeWords::shared_pool
                 hidden=Signal::derive(|| false)
             />
             <PoolRow
                 id="recs"
-                title=metrics.said_signal(|w| &w.recs_pool_title)
+                metrics
+                title=CascadeWords::recs_pool_title
                 slots=recs
-                status=metrics.said_signal(|w| &w.recs_pool)
+                status=CascadeWords::recs_pool
                 hidden=no_recs
             />
             <ul class="legend slot-legend">
@@ -81,9 +84,10 @@ pub fn Pools(runner: Runner<Cascade>, metrics: Metrics<Cascade>) -> impl IntoVie
 #[component]
 fn PoolRow(
     id: &'static str,
-    title: Signal<String>,
+    metrics: Metrics<Cascade>,
+    title: Word<CascadeWords>,
     slots: Signal<Drawn>,
-    status: Signal<String>,
+    status: Word<CascadeWords>,
     hidden: Signal<bool>,
 ) -> impl IntoView {
     // Only a change in the number of slots rebuilds the boxes; each box follows its own slot.
@@ -114,8 +118,8 @@ fn PoolRow(
     });
     view! {
         <div class="pool-row" data-pool=id hidden=hidden>
-            <h3 data-reading=format!("{id}_pool_title")>{title}</h3>
-            <p class="pool-status" role="status" data-reading=format!("{id}_pool")>{status}</p>
+            <h3 data-reading=title.key>{metrics.said_signal(title)}</h3>
+            <p class="pool-status" role="status" data-reading=status.key>{metrics.said_signal(status)}</p>
             <div class=density aria-hidden="true">{boxes}</div>
             <p class="more">{more}</p>
         </div>

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use crate::scenarios::cascade::{CHAPTER_TABLE, Cascade, CascadeWords};
-use crate::sim::Model;
+use crate::sim::{Model, Word};
 use crate::ui::kit::{Metrics, Table};
 use crate::ui::runner::Runner;
 
@@ -14,7 +14,7 @@ const COLUMNS: [&str; 4] = ["Fix", "/home in flight after 10 s", "/checkout succ
 pub fn ChapterTable(runner: Runner<Cascade>, metrics: Metrics<Cascade>) -> impl IntoView {
     // The chapter's row this run reproduces, if it is the chapter's setup with one of its fixes.
     let matching = Memo::new(move |_| runner.track(|s| s.config().chapter_row().map(|r| r.variant)));
-    let cell = move |key: &'static str, row: fn(&CascadeWords) -> &String| view! { <span data-reading=key>{metrics.said_signal(row)}</span> };
+    let cell = move |word: Word<CascadeWords>| view! { <span data-reading=word.key>{metrics.said_signal(word)}</span> };
     view! {
         <h2>"The chapter's table, and this run"</h2>
         <Table hook="data-chapter-table" class="chapter-table" label="The chapter's table, and this run" head=&COLUMNS>
@@ -30,10 +30,10 @@ pub fn ChapterTable(runner: Runner<Cascade>, metrics: Metrics<Cascade>) -> impl 
                 })
                 .collect_view()}
             <tr class="this-run" data-run-row>
-                <th scope="row">{cell("row_label", |w| &w.row_label)}</th>
-                <td data-label=COLUMNS[1]>{cell("row_home", |w| &w.row_home)}</td>
-                <td data-label=COLUMNS[2]>{cell("row_ok", |w| &w.row_ok)}</td>
-                <td data-label=COLUMNS[3]>{cell("row_failed", |w| &w.row_failed)}</td>
+                <th scope="row">{cell(CascadeWords::row_label)}</th>
+                <td data-label=COLUMNS[1]>{cell(CascadeWords::row_home)}</td>
+                <td data-label=COLUMNS[2]>{cell(CascadeWords::row_ok)}</td>
+                <td data-label=COLUMNS[3]>{cell(CascadeWords::row_failed)}</td>
             </tr>
         </Table>
         <p class="help">

@@ -4,24 +4,23 @@
 use leptos::prelude::*;
 
 use crate::scenarios::cascade::{Cascade, CascadeWords, GUIDED_STEPS, GuidedStep, SPEC};
-use crate::sim::{MS, Model};
+use crate::sim::{MS, Model, Word};
 use crate::ui::kit::{Metrics, Tour, TourState};
 use crate::ui::runner::Runner;
 
-/// One column of the tour: its heading, the chapter's figure, and this run's (its
-/// `data-tour-run` hook is the sentence's key in the reading).
+/// One column of the tour: its heading, the chapter's figure, and this run's sentence (its
+/// key in the reading is the `data-tour-run` hook).
 struct Column {
     heading: &'static str,
     chapter: fn(&GuidedStep) -> &'static str,
-    hook: &'static str,
-    run: fn(&CascadeWords) -> &Option<String>,
+    run: Word<CascadeWords>,
 }
 
 const COLUMNS: [Column; 4] = [
-    Column { heading: "Recommendations", chapter: |g| g.recs, hook: "tour_recs", run: |w| &w.tour_recs },
-    Column { heading: "/home handlers", chapter: |g| g.home, hook: "tour_home", run: |w| &w.tour_home },
-    Column { heading: "Shared pool", chapter: |g| g.pool, hook: "tour_pool", run: |w| &w.tour_pool },
-    Column { heading: "/checkout", chapter: |g| g.checkout, hook: "tour_checkout", run: |w| &w.tour_checkout },
+    Column { heading: "Recommendations", chapter: |g| g.recs, run: CascadeWords::tour_recs },
+    Column { heading: "/home handlers", chapter: |g| g.home, run: CascadeWords::tour_home },
+    Column { heading: "Shared pool", chapter: |g| g.pool, run: CascadeWords::tour_pool },
+    Column { heading: "/checkout", chapter: |g| g.checkout, run: CascadeWords::tour_checkout },
 ];
 
 #[component]
@@ -40,7 +39,7 @@ pub fn CascadeTour(runner: Runner<Cascade>, metrics: Metrics<Cascade>) -> impl I
             <div class="columns">
                 {COLUMNS
                     .iter()
-                    .map(|&Column { heading, chapter, hook, run }| {
+                    .map(|&Column { heading, chapter, run }| {
                         view! {
                             <div class="col">
                                 <h3>{heading}</h3>
@@ -50,14 +49,14 @@ pub fn CascadeTour(runner: Runner<Cascade>, metrics: Metrics<Cascade>) -> impl I
                                 </p>
                                 <p class="run-figure">
                                     <span class="who">"This run: "</span>
-                                    <span data-tour-run=hook data-reading=hook>{metrics.said_signal(run)}</span>
+                                    <span data-tour-run=run.key data-reading=run.key>{metrics.said_signal(run)}</span>
                                 </p>
                             </div>
                         }
                     })
                     .collect_view()}
             </div>
-            <p class="explanation" data-tour-explanation data-reading="tour_explanation">{metrics.said_signal(|w| &w.tour_explanation)}</p>
+            <p class="explanation" data-tour-explanation data-reading=CascadeWords::tour_explanation.key>{metrics.said_signal(CascadeWords::tour_explanation)}</p>
             <p class="help tour-note" hidden=chapter_run>{note}</p>
         </Tour>
     }

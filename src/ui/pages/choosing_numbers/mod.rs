@@ -12,9 +12,9 @@ use leptos::prelude::*;
 
 use crate::format;
 use crate::scenarios::choosing_numbers::{PREDICTIONS, ChoosingNumbers, ChoosingNumbersConfig, ChoosingNumbersMetrics, ChoosingNumbersWords};
-use crate::sim::{Config, Micros, Simulation};
+use crate::sim::{Config, Micros, Simulation, Word};
 use crate::ui::kit::predict::Predict;
-use crate::ui::kit::table::{ChapterRow, ChapterRows};
+use crate::ui::kit::table::ChapterRows;
 use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Table, Timeline, Tone, Verdict};
 use crate::ui::runner::Runner;
 
@@ -30,11 +30,11 @@ const CHAPTER_CONTROLS: &[&str] =
 const REVEAL_AFTER: Micros = 5_000_000;
 
 /// The chapter's rows, as the reading names them.
-const ROWS: [ChapterRow<ChoosingNumbersWords>; 4] = [
-    ("chapter_timeouts", |w| &w.chapter_timeouts),
-    ("chapter_fan_out", |w| &w.chapter_fan_out),
-    ("chapter_fit", |w| &w.chapter_fit),
-    ("chapter_worst", |w| &w.chapter_worst),
+const ROWS: [Word<ChoosingNumbersWords>; 4] = [
+    ChoosingNumbersWords::chapter_timeouts,
+    ChoosingNumbersWords::chapter_fan_out,
+    ChoosingNumbersWords::chapter_fit,
+    ChoosingNumbersWords::chapter_worst,
 ];
 
 /// What the reader set up, with the chapter's pricing call named as the chapter's.
@@ -64,9 +64,9 @@ fn ChoosingNumbersPage(state: SimState) -> impl IntoView {
     let question = Signal::derive(move || config.with(|c| question(c, &chapter)));
     let ready = Signal::derive(move || runner.track(|s| s.now() >= REVEAL_AFTER));
     let finished = Signal::derive(move || runner.track(|s| s.finished()));
-    let outcome = Signal::derive(move || Some(metrics.said(|w| &w.prediction)).filter(|p| !p.is_empty()));
-    let answer = metrics.said_signal(|w| &w.answer);
-    let verdict = metrics.said_signal(|w| &w.verdict);
+    let outcome = Signal::derive(move || Some(metrics.said(ChoosingNumbersWords::prediction)).filter(|p| !p.is_empty()));
+    let answer = metrics.said_signal(ChoosingNumbersWords::answer);
+    let verdict = metrics.said_signal(ChoosingNumbersWords::verdict);
     let parts = vec![
         // The figure's headline: calls landing on the latency, and the slowest request
         // (`chart=latency` picks the chart, which also moves the timeout when dragged).
@@ -75,7 +75,7 @@ fn ChoosingNumbersPage(state: SimState) -> impl IntoView {
         Part::new("cards", Role::Cards, move || view! { <Stats metrics/> }),
         Part::new("timeline", Role::Chart, move || view! { <Requests runner/> }),
         Part::new("verdict", Role::Verdict, move || {
-            view! { <Verdict text={verdict} figure=state.embed {..} role="status" data-verdict="" data-reading="verdict"/> }
+            view! { <Verdict text={verdict} figure=state.embed {..} role="status" data-verdict="" data-reading=ChoosingNumbersWords::verdict.key/> }
         }),
         Part::new("stats", Role::Extra, move || view! { <MoreStats metrics/> }),
         Part::new("table", Role::Extra, move || view! { <ChapterTable metrics/> }),
@@ -83,7 +83,7 @@ fn ChoosingNumbersPage(state: SimState) -> impl IntoView {
     view! {
         <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS>
             <Lead slot>
-                <Predict question options=PREDICTIONS ready finished outcome answer reading="answer"/>
+                <Predict question options=PREDICTIONS ready finished outcome answer reading=&[ChoosingNumbersWords::answer.key]/>
             </Lead>
         </SimFrame>
     }
@@ -116,7 +116,6 @@ fn share(pct: f64) -> String {
 fn MoreStats(metrics: Metrics<ChoosingNumbers>) -> impl IntoView {
     let alert_tone = Signal::derive(move || Tone::bad_if(metrics.num(ChoosingNumbersMetrics::alert_firing) == Some(1.0)));
     // Pending, firing or quiet, with the rule: the card alone says "no" while it is pending.
-    let alert_note = metrics.said_signal(|w| &w.alert);
     view! {
         <div class="stats">
             <StatCard metrics key=ChoosingNumbersMetrics::route_p50_ms/>
@@ -133,7 +132,7 @@ fn MoreStats(metrics: Metrics<ChoosingNumbers>) -> impl IntoView {
             <StatCard metrics key=ChoosingNumbersMetrics::timeout_rate_after_drift_pct/>
             // The alert's two cards last, side by side: the sentence makes its row tall.
             <StatCard metrics key=ChoosingNumbersMetrics::alert_fired_at_ms/>
-            <StatCard metrics key=ChoosingNumbersMetrics::alert_firing tone=alert_tone note=alert_note reading="alert"/>
+            <StatCard metrics key=ChoosingNumbersMetrics::alert_firing tone=alert_tone said=ChoosingNumbersWords::alert/>
         </div>
     }
 }

@@ -8,7 +8,7 @@ mod timeline;
 
 use leptos::prelude::*;
 
-use crate::scenarios::deadline_chain::{CWork, DeadlineChain, DeadlineChainConfig, DeadlineChainMetrics};
+use crate::scenarios::deadline_chain::{CWork, DeadlineChain, DeadlineChainConfig, DeadlineChainMetrics, DeadlineChainWords};
 use crate::sim::{Config, Params, Simulation};
 use crate::format;
 use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone, Verdict};
@@ -44,26 +44,26 @@ fn DeadlineChainPage(state: SimState) -> impl IntoView {
     // Step goes one event at a time: a request, a timer, an answer.
     let runner = state.runner::<DeadlineChain>(0);
     let metrics = Metrics::provide(state.scenario, runner);
-    let verdict = metrics.said_signal(|w| &w.verdict);
+    let verdict = metrics.said_signal(DeadlineChainWords::verdict);
     let parts = vec![
         Part::new("cards", Role::Cards, move || view! { <Stats metrics runner/> }),
         Part::new("timeline", Role::Chart, move || view! { <TimelineView state runner verdict/> }),
         Part::new("verdict", Role::Verdict, move || {
-            view! { <Verdict text={verdict} figure=state.embed {..} role="status" data-verdict="" data-reading="verdict"/> }
+            view! { <Verdict text={verdict} figure=state.embed {..} role="status" data-verdict="" data-reading=DeadlineChainWords::verdict.key/> }
         }),
         // Chapter 1, Break 3: the window between the first hang-up and C's commit.
         Part::new("window", Role::Extra, move || {
-            let window = metrics.said_signal(|w| &w.commit_window);
+            let window = metrics.said_signal(DeadlineChainWords::commit_window);
             view! {
                 <Show when=move || !window.with(String::is_empty)>
-                    <p data-reading="commit_window">{window}</p>
+                    <p data-reading=DeadlineChainWords::commit_window.key>{window}</p>
                 </Show>
             }
         }),
         Part::new("stats", Role::Extra, move || {
             view! {
                 <div class="stats">
-                    <StatCard metrics key=DeadlineChainMetrics::c_budget_told_ms note=metrics.said_signal(|w| &w.told_note) reading="told_note"/>
+                    <StatCard metrics key=DeadlineChainMetrics::c_budget_told_ms said=DeadlineChainWords::told_note/>
                     <StatCard metrics key=DeadlineChainMetrics::commit_window_ms/>
                 </div>
             }
@@ -100,9 +100,9 @@ fn Stats(metrics: Metrics<DeadlineChain>, runner: Runner<DeadlineChain>) -> impl
     });
     view! {
         <div class="stats">
-            <StatCard metrics key=DeadlineChainMetrics::user_answer_ms note=metrics.said_signal(|w| &w.answer_note) reading="answer_note" tone=answer_tone/>
-            <StatCard metrics key=DeadlineChainMetrics::b_gives_up_ms note=metrics.said_signal(|w| &w.b_note) reading="b_note" tone=b_tone/>
-            <StatCard metrics key=DeadlineChainMetrics::c_end_ms note=metrics.said_signal(|w| &w.c_note) reading="c_note" tone=c_tone/>
+            <StatCard metrics key=DeadlineChainMetrics::user_answer_ms said=DeadlineChainWords::answer_note tone=answer_tone/>
+            <StatCard metrics key=DeadlineChainMetrics::b_gives_up_ms said=DeadlineChainWords::b_note tone=b_tone/>
+            <StatCard metrics key=DeadlineChainMetrics::c_end_ms said=DeadlineChainWords::c_note tone=c_tone/>
             <StatCard metrics key=DeadlineChainMetrics::wasted_work_ms tone=waste_tone/>
         </div>
     }
@@ -155,7 +155,7 @@ fn TimelineView(state: SimState, runner: Runner<DeadlineChain>, verdict: Signal<
 /// Every moment so far, in words: the text equivalent of the timeline.
 #[component]
 fn Moments(metrics: Metrics<DeadlineChain>) -> impl IntoView {
-    let moments = metrics.said_signal(|w| &w.moments);
+    let moments = metrics.said_signal(DeadlineChainWords::moments);
     let items = move || {
         moments.with(|m| {
             m.lines()

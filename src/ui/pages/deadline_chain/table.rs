@@ -4,16 +4,16 @@
 use leptos::prelude::*;
 
 use crate::scenarios::deadline_chain::{DeadlineChain, DeadlineChainWords};
-use crate::sim::metrics::Said;
-use crate::ui::kit::table::{ChapterRow, ChapterRows};
+use crate::sim::Word;
+use crate::ui::kit::table::ChapterRows;
 use crate::ui::kit::{Metrics, Table};
 
 /// The table's rows: their hooks and sentences.
-const ROWS: [ChapterRow<DeadlineChainWords>; 4] = [
-    ("table_answer", |w| w.table_answer.text()),
-    ("table_b_gives_up", |w| w.table_b_gives_up.text()),
-    ("table_c_work", |w| w.table_c_work.text()),
-    ("table_c_told", |w| w.table_c_told.text()),
+const ROWS: [Word<DeadlineChainWords>; 4] = [
+    DeadlineChainWords::table_answer,
+    DeadlineChainWords::table_b_gives_up,
+    DeadlineChainWords::table_c_work,
+    DeadlineChainWords::table_c_told,
 ];
 
 #[component]
@@ -22,12 +22,12 @@ pub fn ChapterTable(metrics: Metrics<DeadlineChain>) -> impl IntoView {
         <Table
             hook="data-chapter-table"
             class="dc-table"
-            caption=metrics.said_signal(|w| &w.table_caption)
-            caption_reading="table_caption"
+            caption=metrics.said_signal(DeadlineChainWords::table_caption)
+            caption_reading=DeadlineChainWords::table_caption.key
             head=&["", "This run", "The chapter's run"]
         >
             <ChapterRows metrics rows=&ROWS/>
         </Table>
-        <p class="help" data-table-claim data-reading="table_claim">{metrics.said_signal(|w| &w.table_claim)}</p>
+        <p class="help" data-table-claim data-reading=DeadlineChainWords::table_claim.key>{metrics.said_signal(DeadlineChainWords::table_claim)}</p>
     }
 }

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::scenarios::double_click::DoubleClick;
+use crate::scenarios::double_click::{DoubleClick, DoubleClickWords};
 use crate::sim::Simulation;
 use crate::ui::kit::{Metrics, Table};
 use crate::ui::runner::Runner;
@@ -21,15 +21,15 @@ pub fn LastEvent(runner: Runner<DoubleClick>, metrics: Metrics<DoubleClick>) -> 
     let live = move || if runner.playing.get() { "off" } else { "polite" };
     let events = Signal::derive(move || runner.track_words(|s| s.events().to_string()));
     view! {
-        <p class="dc-last" data-last-event data-reading="last_event" data-events=events aria-live=live>
-            {metrics.said_signal(|w| &w.last_event)}
+        <p class="dc-last" data-last-event data-reading=DoubleClickWords::last_event.key data-events=events aria-live=live>
+            {metrics.said_signal(DoubleClickWords::last_event)}
         </p>
     }
 }
 
 #[component]
 pub fn EventList(metrics: Metrics<DoubleClick>) -> impl IntoView {
-    let lines = Memo::new(move |_| metrics.said(|w| &w.events).lines().map(split).collect::<Vec<_>>());
+    let lines = Memo::new(move |_| metrics.said(DoubleClickWords::events).lines().map(split).collect::<Vec<_>>());
     let title = move || lines.with(|l| format!("Every event so far ({})", l.len()));
     let rows = move || {
         lines.with(|l| {

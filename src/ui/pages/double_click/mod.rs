@@ -9,7 +9,7 @@ mod timeline;
 use leptos::prelude::*;
 
 use crate::format;
-use crate::scenarios::double_click::{AMOUNT_CENTS, ButtonState, DoubleClick, DoubleClickConfig, DoubleClickMetrics};
+use crate::scenarios::double_click::{AMOUNT_CENTS, ButtonState, DoubleClick, DoubleClickConfig, DoubleClickMetrics, DoubleClickWords};
 use crate::sim::{Config, Model, Params, Simulation};
 use crate::ui::kit::ghost::previous_run;
 use crate::ui::kit::speed::link_sets_speed;
@@ -84,7 +84,7 @@ fn Stats(metrics: Metrics<DoubleClick>) -> impl IntoView {
     let charged_tone = Signal::derive(move || Tone::bad_if(metrics.num(DoubleClickMetrics::card_charged).unwrap_or(0.0) > 1.0));
     view! {
         <div class="stats">
-            <StatCard metrics key=DoubleClickMetrics::card_charged note=metrics.said_signal(|w| &w.chapter) reading="chapter" tone=charged_tone/>
+            <StatCard metrics key=DoubleClickMetrics::card_charged said=DoubleClickWords::chapter tone=charged_tone/>
             <StatCard metrics key=DoubleClickMetrics::client_outcome/>
             <StatCard metrics key=DoubleClickMetrics::server_requests/>
             <StatCard metrics key=DoubleClickMetrics::timeouts_seen/>
@@ -118,10 +118,10 @@ fn Board(runner: Runner<DoubleClick>, metrics: Metrics<DoubleClick>) -> impl Int
                 <span class="label">"What the buyer sees"</span>
                 <div class="dc-mock">
                     <span class=move || button.get().0>{move || button.get().1}</span>
-                    <span class="dc-message" data-reading="buyer_sees">{metrics.said_signal(|w| &w.buyer_sees)}</span>
+                    <span class="dc-message" data-reading=DoubleClickWords::buyer_sees.key>{metrics.said_signal(DoubleClickWords::buyer_sees)}</span>
                 </div>
             </div>
-            <p class=verdict_class data-verdict data-reading="verdict" role="status">{metrics.said_signal(|w| &w.verdict)}</p>
+            <p class=verdict_class data-verdict data-reading=DoubleClickWords::verdict.key role="status">{metrics.said_signal(DoubleClickWords::verdict)}</p>
         </div>
     }
 }
@@ -195,7 +195,7 @@ fn MoreStats(metrics: Metrics<DoubleClick>, runner: Runner<DoubleClick>) -> impl
                 <StatCard metrics key=DoubleClickMetrics::claim_wait_ms/>
             </Show>
             <Show when=move || recovery.get()>
-                <StatCard metrics key=DoubleClickMetrics::recovery_charges note=metrics.said_signal(|w| &w.recovery) reading="recovery"/>
+                <StatCard metrics key=DoubleClickMetrics::recovery_charges said=DoubleClickWords::recovery/>
             </Show>
         </div>
     }

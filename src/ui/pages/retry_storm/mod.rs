@@ -10,24 +10,22 @@ mod picture;
 use leptos::prelude::*;
 
 use crate::scenarios::retry_storm::{NEAR, PREDICTIONS, RetryStorm, RetryStormConfig, RetryStormMetrics, RetryStormWords, TICK};
-use crate::sim::{Config, Simulation};
+use crate::sim::{Config, Simulation, Word};
 use crate::ui::kit::compare::{Compare, CompareSpec};
 use crate::ui::kit::predict::Predict;
 use crate::format;
 use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone, Verdict};
 use charts::{AttemptsChart, ClientsStrip, WaitingChart, attempts_chart, tallest};
 
-/// A sentence under the headline chart: its `data-reading` hook (its key in the reading), what
-/// it is about, and the sentence.
-type Reading = (&'static str, &'static str, fn(&RetryStormWords) -> &String);
-
-const READINGS: &[Reading] = &[
-    ("backoff", "The backoff", |w| &w.backoff),
-    ("traffic", "Traffic during the outage", |w| &w.traffic),
-    ("budget", "Retry budget", |w| &w.budget),
-    ("layers", "Calls per user action", |w| &w.layers),
-    ("breaker", "Circuit breaker", |w| &w.breaker),
-    ("pending", "Pending orders", |w| &w.pending),
+/// A sentence under the headline chart: what it is about, and the sentence (its key in the
+/// reading is its `data-reading` hook).
+const READINGS: &[(&str, Word<RetryStormWords>)] = &[
+    ("The backoff", RetryStormWords::backoff),
+    ("Traffic during the outage", RetryStormWords::traffic),
+    ("Retry budget", RetryStormWords::budget),
+    ("Calls per user action", RetryStormWords::layers),
+    ("Circuit breaker", RetryStormWords::breaker),
+    ("Pending orders", RetryStormWords::pending),
 ];
 
 /// The chapter's three runs, side by side.
@@ -35,7 +33,7 @@ static COMPARE: CompareSpec<RetryStorm> = CompareSpec {
     param: RetryStormConfig::mode,
     options: &["fixed", "exponential", "jitter"],
     cards: &[RetryStormMetrics::peak_after_recovery],
-    line: |w| &w.summary,
+    line: RetryStormWords::summary,
     tone: Some(peak_tone),
     chart_title: "Attempts per 100 ms tick",
     chart: attempts_chart,
@@ -98,16 +96,16 @@ fn RetryStormPage(state: SimState) -> impl IntoView {
     // The answer waits until the clients are done retrying, when the peak has shown itself.
     let ready = Signal::derive(move || runner.track(|s| s.recovered_at().is_some()));
     let finished = Signal::derive(move || runner.track(|s| s.finished()));
-    let outcome = Signal::derive(move || Some(metrics.said(|w| &w.prediction)).filter(|p| !p.is_empty()));
-    let answer = metrics.said_signal(|w| &w.verdict);
-    let verdict = metrics.said_signal(|w| &w.verdict);
+    let outcome = Signal::derive(move || Some(metrics.said(RetryStormWords::prediction)).filter(|p| !p.is_empty()));
+    let answer = metrics.said_signal(RetryStormWords::verdict);
+    let verdict = metrics.said_signal(RetryStormWords::verdict);
     let parts = vec![
         // The figure's headline: the clients and the provider, tick by tick (`chart=attempts`
         // picks the chart).
         Part::new("picture", Role::Chart, move || view! { <picture::StormPicture state runner/> }),
         Part::new("cards", Role::Cards, move || view! { <HeadlineStats metrics/> }),
         Part::new("attempts", Role::Chart, move || view! { <AttemptsChart runner/> }),
-        Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} figure=state.embed {..} data-verdict="" data-reading="verdict"/> })
+        Part::new("verdict", Role::Verdict, move || view! { <Verdict text={verdict} figure=state.embed {..} data-verdict="" data-reading=RetryStormWords::verdict.key/> })
             .figure_only(),
         Part::new("readings", Role::Extra, move || view! { <Readings metrics/> }),
         Part::new("stats", Role::Extra, move || view! { <MoreStats metrics/> }),
@@ -136,7 +134,7 @@ fn RetryStormPage(state: SimState) -> impl IntoView {
                     finished
                     outcome
                     answer
-                    reading="verdict"
+                    reading=&[RetryStormWords::verdict.key]
                 />
             </Lead>
         </SimFrame>
@@ -148,10 +146,10 @@ fn HeadlineStats(metrics: Metrics<RetryStorm>) -> impl IntoView {
     let tone = Signal::derive(move || peak_tone(&metrics));
     view! {
         <div class="stats headline">
-            <StatCard metrics key=RetryStormMetrics::peak_after_recovery note=metrics.said_signal(|w| &w.peak_note) reading="peak_note" tone big=true/>
-            <StatCard metrics key=RetryStormMetrics::waves_after_recovery note=metrics.said_signal(|w| &w.waves_note) reading="waves_note"/>
-            <StatCard metrics key=RetryStormMetrics::recovered_ms note=metrics.said_signal(|w| &w.recovered_note) reading="recovered_note"/>
-            <StatCard metrics key=RetryStormMetrics::outage_traffic_vs_normal note=metrics.said_signal(|w| &w.traffic_note) reading="traffic_note"/>
+            <StatCard metrics key=RetryStormMetrics::peak_after_recovery said=RetryStormWords::peak_note tone big=true/>
+            <StatCard metrics key=RetryStormMetrics::waves_after_recovery said=RetryStormWords::waves_note/>
+            <StatCard metrics key=RetryStormMetrics::recovered_ms said=RetryStormWords::recovered_note/>
+            <StatCard metrics key=RetryStormMetrics::outage_traffic_vs_normal said=RetryStormWords::traffic_note/>
         </div>
     }
 }
@@ -160,11 +158,11 @@ fn HeadlineStats(metrics: Metrics<RetryStorm>) -> impl IntoView {
 fn MoreStats(metrics: Metrics<RetryStorm>) -> impl IntoView {
     view! {
         <div class="stats">
-            <StatCard metrics key=RetryStormMetrics::amplification note=metrics.said_signal(|w| &w.amplification_note) reading="amplification_note"/>
-            <StatCard metrics key=RetryStormMetrics::max_calls_per_user_action note=metrics.said_signal(|w| &w.calls_note) reading="calls_note"/>
-            <StatCard metrics key=RetryStormMetrics::outage_retry_pct note=metrics.said_signal(|w| &w.retry_note) reading="retry_note"/>
-            <StatCard metrics key=RetryStormMetrics::attempts_total note=metrics.said_signal(|w| &w.attempts_note) reading="attempts_note"/>
-            <StatCard metrics key=RetryStormMetrics::calls_while_down note=metrics.said_signal(|w| &w.breaker_state) reading="breaker_state"/>
+            <StatCard metrics key=RetryStormMetrics::amplification said=RetryStormWords::amplification_note/>
+            <StatCard metrics key=RetryStormMetrics::max_calls_per_user_action said=RetryStormWords::calls_note/>
+            <StatCard metrics key=RetryStormMetrics::outage_retry_pct said=RetryStormWords::retry_note/>
+            <StatCard metrics key=RetryStormMetrics::attempts_total said=RetryStormWords::attempts_note/>
+            <StatCard metrics key=RetryStormMetrics::calls_while_down said=RetryStormWords::breaker_state/>
             <StatCard metrics key=RetryStormMetrics::drain_done_ms/>
         </div>
     }
@@ -177,8 +175,8 @@ fn Readings(metrics: Metrics<RetryStorm>) -> impl IntoView {
         <dl class="readings">
             {READINGS
                 .iter()
-                .map(|&(key, title, sentence)| {
-                    let text = metrics.said_signal(sentence);
+                .map(|&(title, sentence)| {
+                    let (key, text) = (sentence.key, metrics.said_signal(sentence));
                     view! {
                         <div data-reading-row=key>
                             <dt>{title}</dt>

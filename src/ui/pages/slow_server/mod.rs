@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use picture::at_each_server;
 
 use crate::format;
-use crate::scenarios::slow_server::{PREDICTIONS, SAMPLE_EVERY, SlowServer, SlowServerConfig, SlowServerMetrics, server_name};
+use crate::scenarios::slow_server::{PREDICTIONS, SAMPLE_EVERY, SlowServer, SlowServerConfig, SlowServerMetrics, server_name, SlowServerWords};
 use crate::sim::{Config, Host, Micros, Model, Simulation};
 use crate::ui::kit::chart::slot;
 use crate::ui::kit::predict::Predict;
@@ -58,8 +58,8 @@ fn SlowServerPage(state: SimState) -> impl IntoView {
     let metrics = Metrics::provide(state.scenario, runner);
     let ready = Signal::derive(move || runner.track(|s| s.now() >= s.slow_at() + REVEAL_AFTER));
     let finished = Signal::derive(move || runner.track(|s| s.finished()));
-    let outcome = Signal::derive(move || Some(metrics.said(|w| &w.prediction)).filter(|p| !p.is_empty()));
-    let answer = Signal::derive(move || format!("{} {}", metrics.said(|w| &w.ratio), metrics.said(|w| &w.answer)));
+    let outcome = Signal::derive(move || Some(metrics.said(SlowServerWords::prediction)).filter(|p| !p.is_empty()));
+    let answer = Signal::derive(move || format!("{} {}", metrics.said(SlowServerWords::ratio), metrics.said(SlowServerWords::answer)));
     let chapter = SlowServerConfig::from_params(&state.scenario.defaults());
     let config = Memo::new(move |_| state.params.with(SlowServerConfig::from_params));
     let setup = Signal::derive(move || config.with(|c| setup_sentence(c, &chapter)));
@@ -72,10 +72,10 @@ fn SlowServerPage(state: SimState) -> impl IntoView {
         format!("{} Predict: under {policy}, what happens to p99?", setup.get())
     });
     // The figure's verdict: the numbers once there are some, what has happened until then.
-    let verdict_key = Signal::derive(move || if metrics.said(|w| &w.ratio).is_empty() { "answer" } else { "ratio" });
+    let verdict_key = Signal::derive(move || if metrics.said(SlowServerWords::ratio).is_empty() { SlowServerWords::answer.key } else { SlowServerWords::ratio.key });
     let verdict = Signal::derive(move || {
-        let ratio = metrics.said(|w| &w.ratio);
-        if ratio.is_empty() { metrics.said(|w| &w.answer) } else { ratio }
+        let ratio = metrics.said(SlowServerWords::ratio);
+        if ratio.is_empty() { metrics.said(SlowServerWords::answer) } else { ratio }
     });
     let parts = vec![
         Part::new("picture", Role::Chart, move || view! { <picture::QueuePicture state runner/> }),
@@ -89,7 +89,7 @@ fn SlowServerPage(state: SimState) -> impl IntoView {
     view! {
         <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
-                <Predict question options=PREDICTIONS ready finished outcome answer reading="ratio answer"/>
+                <Predict question options=PREDICTIONS ready finished outcome answer reading=&[SlowServerWords::ratio.key, SlowServerWords::answer.key]/>
             </Lead>
         </SimFrame>
     }

@@ -11,7 +11,7 @@ mod timers;
 
 use leptos::prelude::*;
 
-use crate::scenarios::which_timeout::{Client, WhichTimeout, WhichTimeoutConfig, WhichTimeoutMetrics};
+use crate::scenarios::which_timeout::{Client, WhichTimeout, WhichTimeoutConfig, WhichTimeoutMetrics, WhichTimeoutWords};
 use crate::sim::Config;
 use crate::ui::kit::speed::speed_to_watch;
 use crate::format;
@@ -133,7 +133,7 @@ fn CallStats(metrics: Metrics<WhichTimeout>) -> impl IntoView {
             <StatCard metrics key=WhichTimeoutMetrics::error tone=error_tone/>
             <StatCard metrics key=WhichTimeoutMetrics::gave_up_ms/>
             <StatCard metrics key=WhichTimeoutMetrics::phase/>
-            <StatCard metrics key=WhichTimeoutMetrics::safe_to_retry_without_key note=metrics.said_signal(|w| &w.retry_note) reading="retry_note" tone=retry_tone/>
+            <StatCard metrics key=WhichTimeoutMetrics::safe_to_retry_without_key said=WhichTimeoutWords::retry_note tone=retry_tone/>
         </div>
     }
 }
@@ -141,7 +141,7 @@ fn CallStats(metrics: Metrics<WhichTimeout>) -> impl IntoView {
 #[component]
 fn TimelineView(runner: Runner<WhichTimeout>, metrics: Metrics<WhichTimeout>) -> impl IntoView {
     let data = Signal::derive(move || runner.track(timeline::data));
-    let summary = metrics.said_signal(|w| &w.first);
+    let summary = metrics.said_signal(WhichTimeoutWords::first);
     view! { <Timeline id="timeline" title="The call, every armed timer, and the server" data summary/> }
 }
 
@@ -166,16 +166,16 @@ fn MoreStats(metrics: Metrics<WhichTimeout>) -> impl IntoView {
 /// With a failover, what its calls saw leads, and which timer fired follows on the full page.
 #[component]
 fn Readings(metrics: Metrics<WhichTimeout>, fleet: Signal<bool>, embed: bool) -> impl IntoView {
-    let first = Signal::derive(move || metrics.said(|w| &w.first));
+    let first = Signal::derive(move || metrics.said(WhichTimeoutWords::first));
     // Under a failover's verdict, and in a figure, only which timer fired: why the others did
     // not is the single call's detail.
     let first_fired = Signal::derive(move || format::first_sentences(&first.get(), 1));
     // What the calls saw, not the setting: the controls and the question state the setting.
-    let fleet_words = move || metrics.said(|w| &w.failover_outcome);
+    let fleet_words = move || metrics.said(WhichTimeoutWords::failover_outcome);
     // The verdict's key in the reading; in a figure it says the first sentence only.
     let verdict_key = move || match (fleet.get(), embed) {
-        (true, _) => Some("failover_outcome"),
-        (false, false) => Some("first"),
+        (true, _) => Some(WhichTimeoutWords::failover_outcome.key),
+        (false, false) => Some(WhichTimeoutWords::first.key),
         (false, true) => None,
     };
     let verdict = Signal::derive(move || match (fleet.get(), embed) {
@@ -188,9 +188,9 @@ fn Readings(metrics: Metrics<WhichTimeout>, fleet: Signal<bool>, embed: bool) ->
             <Verdict text={verdict} figure={embed} {..} role="status" data-verdict="" data-reading=verdict_key/>
             {(!embed).then(|| view! { <Show when=move || fleet.get()><p data-reading-lead="first">{first_fired}</p></Show> })}
             {(!embed).then(|| view! {
-                <p data-reading="caller">{metrics.said_signal(|w| &w.caller)}</p>
-                <p data-reading="retry">{metrics.said_signal(|w| &w.retry)}</p>
-                <p data-reading="server">{metrics.said_signal(|w| &w.server)}</p>
+                <p data-reading=WhichTimeoutWords::caller.key>{metrics.said_signal(WhichTimeoutWords::caller)}</p>
+                <p data-reading=WhichTimeoutWords::retry.key>{metrics.said_signal(WhichTimeoutWords::retry)}</p>
+                <p data-reading=WhichTimeoutWords::server.key>{metrics.said_signal(WhichTimeoutWords::server)}</p>
             })}
         </section>
     }
