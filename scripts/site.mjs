@@ -19,6 +19,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { minify } from 'terser';
 import { hashed, styleSheets } from './styles.mjs';
+import { shortNames } from './names.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -99,8 +100,10 @@ async function main([stage, dist, listFile]) {
     const glue = await only(from, /^resilience-lab-web-[0-9a-f]+\.js$/);
     const wasm = await only(from, /^resilience-lab-web-[0-9a-f]+_bg\.wasm$/);
     await mkdir(join(dist, id));
-    await copyFile(join(from, wasm), join(dist, id, wasm));
-    await writeFile(join(dist, id, glue), await minified(await readFile(join(from, glue), 'utf8')));
+    // The names the module and its glue share, shortened in both (scripts/names.mjs).
+    const short = shortNames(await readFile(join(from, wasm)), await readFile(join(from, glue), 'utf8'));
+    await writeFile(join(dist, id, wasm), short.wasm);
+    await writeFile(join(dist, id, glue), await minified(short.glue));
     await writeFile(join(dist, id, sheets[id].name), sheets[id].css);
     // The loader needs only the hashes: the module's (its glue's and its wasm's) and the style sheet's.
     const hash = /-([0-9a-f]+)\.js$/.exec(glue)[1];

@@ -104,3 +104,18 @@ test('no module carries core\'s float parser or formatter', () => {
     for (const [name, entry] of Object.entries(tables)) assert.equal(bytes.indexOf(entry), -1, `${id}'s module holds ${name}`);
   }
 });
+
+// scripts/names.mjs: wasm-bindgen's names with their 16-digit hashes, in both the glue and the
+// module, cost each page about 6 KB gzipped; the pages above load with the short names.
+test('no module or glue carries wasm-bindgen\'s hashed names or custom sections', () => {
+  for (const id of scenarioIds()) {
+    const files = readdirSync(join(dist, id));
+    const glue = readFileSync(join(dist, id, files.find((f) => f.endsWith('.js'))), 'utf8');
+    assert.doesNotMatch(glue, /__wbg_\w*[0-9a-f]{16}|resilience-lab-web_bg\.js/, `${id}'s glue`);
+    const wasm = readFileSync(join(dist, id, files.find((f) => f.endsWith('_bg.wasm'))));
+    const module = new WebAssembly.Module(wasm);
+    const names = [...WebAssembly.Module.imports(module), ...WebAssembly.Module.exports(module)].map((i) => i.name);
+    assert.deepEqual(names.filter((n) => /[0-9a-f]{16}/.test(n)), [], `${id}'s module`);
+    assert.deepEqual(WebAssembly.Module.customSections(module, 'producers'), [], `${id}'s module`);
+  }
+});
