@@ -46,7 +46,7 @@
 //!
 //! Simulated time jumps from one event to the next, so a redelivery four days later costs one
 //! event. A run lasts until the broker, the outbox and the consumers hold nothing more (an
-//! estimate from the parameters: `run_length.rs`); metrics and the reading are live before that.
+//! estimate from the parameters: `model/run_length.rs`); metrics and the reading are live before that.
 //!
 //! Where the defaults come from:
 //! - 1,000 messages, a 30 s visibility timeout (SQS's default), jobs of 200 ms, crashes for 2% of
@@ -85,7 +85,6 @@ mod guarantee;
 mod model;
 mod picture;
 mod reading;
-mod run_length;
 mod spec;
 
 pub use chapter::{CHAPTER_TABLE, ChapterRow, RunRow};

@@ -62,22 +62,19 @@
 
 mod chapter;
 mod facts;
-mod fault_words;
 mod failover;
-mod failover_facts;
-mod failover_words;
 mod model;
 mod reading;
 mod spec;
 mod undici_clock;
 
 pub use chapter::{Ending, FaultRow, MEASURED, Measured, RetryCell, every_fault, measured_with};
-pub use fault_words::{caller_cell, chapter_cell, first_fired_cell, retry_cell, work_cell};
+pub use reading::{caller_cell, chapter_cell, first_fired_cell, retry_cell, work_cell};
 pub use facts::{
     Caller, FirstFired, NextTimer, NotFirst, OtherTimer, Retry, Server, UndiciTicks, WhichTimeoutFacts, WhyThen, Work,
 };
 pub use failover::{Failover, FleetSample, HangEnd, MAX_ATTEMPTS, RequestEnd};
-pub use failover_facts::{Answered, FailoverFacts, Hangs, Lookup, PoolFull, Pooled};
+pub use facts::{Answered, FailoverFacts, Hangs, Lookup, PoolFull, Pooled};
 pub use model::{ArmedTimer, CallError, Event, Outcome, Phase, PhaseSpan, TimerClock, TimerKind, WhichTimeout};
 pub use spec::{Client, Fault, Os, PARAMS, WhichTimeoutConfig};
 pub use undici_clock::{TICK_MS, UndiciClock, ticks_for};

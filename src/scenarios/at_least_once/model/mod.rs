@@ -5,6 +5,7 @@
 mod broker;
 mod consumer;
 mod records;
+mod run_length;
 
 use std::collections::VecDeque;
 
@@ -16,7 +17,6 @@ pub use records::{
 };
 
 use super::guarantee::Guarantee;
-use super::run_length;
 use super::spec::{AtLeastOnceConfig, Order, TIMELINE_CAP};
 use crate::sim::base::MAX_RUN_LENGTH_MS;
 use crate::sim::rng::{SimRng, ms_to_us};

@@ -2,7 +2,7 @@
 //! client and timers (each run takes microseconds), one row each: what fires first and when,
 //! what the caller sees, whether the server did the work, whether a plain retry is safe, and
 //! what the chapter measured where these settings are its setup for that fault, each cell
-//! rendered from the row's facts (`scenarios/which_timeout/fault_words.rs`). A row's button
+//! rendered from the row's facts (`scenarios/which_timeout/reading/fault.rs`). A row's button
 //! shows that fault in the simulation above.
 
 use leptos::prelude::*;

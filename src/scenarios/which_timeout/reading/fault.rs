@@ -1,7 +1,7 @@
 //! The table "every fault with these settings" in words: each cell rendered from its row's
 //! facts (`chapter.rs`).
 
-use super::chapter::{Ending, FaultRow, RetryCell};
+use crate::scenarios::which_timeout::chapter::{Ending, FaultRow, RetryCell};
 use crate::format;
 use crate::sim::{Micros, SEC};
 

@@ -16,7 +16,7 @@
 //! Simulated time jumps over the quiet stretches, so a generous end costs nothing; the tests
 //! check that runs settle by it.
 
-use super::spec::{ACK_MS, AtLeastOnceConfig, Order, PRODUCER_RESTART_MS, RECORD_MS, WORK_CAP, WORK_CV};
+use crate::scenarios::at_least_once::spec::{ACK_MS, AtLeastOnceConfig, Order, PRODUCER_RESTART_MS, RECORD_MS, WORK_CAP, WORK_CV};
 use crate::sim::base::MAX_RUN_LENGTH_MS;
 
 /// The run is long enough that the chance of a crash chain outlasting it is below this.

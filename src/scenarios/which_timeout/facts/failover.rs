@@ -1,8 +1,8 @@
 //! Chapter 1, Break 5 as facts: what the failover's many calls saw, taken from the run once.
-//! `failover_words.rs` restates these (and the settings it names) and nothing else.
+//! `reading/failover.rs` restates these (and the settings it names) and nothing else.
 
-use super::failover::{HangEnd, RequestEnd};
-use super::model::WhichTimeout;
+use crate::scenarios::which_timeout::failover::{HangEnd, RequestEnd};
+use crate::scenarios::which_timeout::model::WhichTimeout;
 use crate::sim::Micros;
 
 /// What the failover's calls saw so far (only in a run with a failover).

@@ -1,10 +1,12 @@
 //! What a which-timeout run shows, taken from the run once: which timer fired first, when,
 //! how late and why; why the others did not; what the caller sees; whether the request reached
 //! the server's code; whether a retry needs a key; what a failover's many calls saw
-//! (`failover_facts.rs`). The sentences (`reading.rs`, `failover_words.rs`) restate these
+//! (`facts/failover.rs`). The sentences (`reading.rs`, `reading/failover.rs`) restate these
 //! and nothing else, so the tests check each claim here against the metrics.
 
-use super::failover_facts::FailoverFacts;
+mod failover;
+
+pub use failover::{Answered, FailoverFacts, Hangs, Lookup, PoolFull, Pooled};
 use super::model::{ArmedTimer, CallError, Outcome, Phase, TimerClock, TimerKind, WhichTimeout};
 use super::spec::{Client, Fault};
 use super::undici_clock::ticks_for;

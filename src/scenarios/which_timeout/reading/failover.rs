@@ -1,9 +1,9 @@
 //! Chapter 1, Break 5 in words: what many calls saw during the failover, rendered from the
 //! failover's facts (and the arrival rate, a setting).
 
-use super::failover::{HangEnd, RequestEnd};
-use super::failover_facts::{Answered, FailoverFacts, Hangs, Lookup, Pooled};
-use super::spec::{Client, WhichTimeoutConfig};
+use crate::scenarios::which_timeout::failover::{HangEnd, RequestEnd};
+use crate::scenarios::which_timeout::facts::{Answered, FailoverFacts, Hangs, Lookup, Pooled};
+use crate::scenarios::which_timeout::spec::{Client, WhichTimeoutConfig};
 use crate::format;
 use crate::sim::{Micros, SEC};
 

@@ -6,10 +6,14 @@
 //! sees), `server` (whether the request reached the server's code and the server did the
 //! work), `retry` (whether a retry needs an idempotency key) and `retry_note` (why, in a few
 //! words, under its card); with a failover (Chapter 1,
-//! Break 5), `failover` (what the many calls saw: `failover_words.rs`) and `failover_outcome`
+//! Break 5), `failover` (what the many calls saw: `reading/failover.rs`) and `failover_outcome`
 //! (the same without its setting).
 
-use super::failover_words::failover_words;
+mod failover;
+mod fault;
+
+pub use fault::{caller_cell, chapter_cell, first_fired_cell, retry_cell, work_cell};
+use failover::failover_words;
 use super::facts::{
     Caller, FirstFired, NextTimer, NotFirst, OtherTimer, Retry, Server, UndiciTicks, WhichTimeoutFacts, WhyThen, Work,
 };
