@@ -406,3 +406,12 @@ fn verdicts_lead_with_a_short_sentence() {
             .unwrap_or_else(|e| panic!("scenario {}: {e}", spec.id));
     }
 }
+
+/// `.cargo/config.toml` fixes the property tests' seed (README, "Testing"), so CI draws the same
+/// cases every run; a seed set in the environment wins, to explore others.
+#[test]
+fn property_tests_draw_a_fixed_seed() {
+    let seed = std::env::var("PROPTEST_RNG_SEED").expect("cargo sets it from .cargo/config.toml");
+    let fixed = seed.parse::<u64>().expect("a number");
+    assert_eq!(ProptestConfig::default().rng_seed, proptest::test_runner::RngSeed::Fixed(fixed));
+}
