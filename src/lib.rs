@@ -9,6 +9,7 @@
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub mod bench;
+pub mod draw;
 pub mod format;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod numbers;

@@ -8,10 +8,14 @@
 //!                        [--duration-ms D] [--threads N] [--json|--csv]
 //!     resilience-lab bench [--quick] [--json] [--fingerprints]
 //!     resilience-lab numbers [--csv|--json|--markdown]
+//!     resilience-lab figure [<scenario>] [--preset P] [--url QUERY] [--set k=v]... [--seed N]
+//!                        [--duration-ms D] [--at-ms T] (--svg|--png) [--width PX]
 //!
 //! Every error is one line naming what is allowed, with exit status 2. A value that cannot be
 //! used as written is read as the page reads it: a notice on stderr, and the nearest value.
 
+#[cfg(not(target_arch = "wasm32"))]
+mod figure;
 #[cfg(not(target_arch = "wasm32"))]
 mod numbers;
 #[cfg(not(target_arch = "wasm32"))]
@@ -28,7 +32,7 @@ mod native {
     use super::out::outln;
     use super::settings::{self, Settings};
     use resilience_lab::report::{RunReport, ScenarioDescription};
-    use resilience_lab::sim::Value;
+    use resilience_lab::sim::{Simulation, Value};
     use resilience_lab::url;
     use resilience_lab::{format, scenarios};
 
@@ -36,7 +40,8 @@ mod native {
         [--url QUERY] [--set key=value]... [--seed N] [--duration-ms D] [--at-ms T] [--json] | resilience-lab sweep [<scenario>] \
         --x <param>=<from>..<to>[:<steps>] [--by <param>] [--seeds K] [--metric <key>]... [--preset P] [--set k=v]... \
         [--duration-ms D] [--threads N] [--json|--csv] | resilience-lab bench [--quick] [--json] [--fingerprints] \
-        | resilience-lab numbers [--csv|--json|--markdown]";
+        | resilience-lab numbers [--csv|--json|--markdown] | resilience-lab figure [<scenario>] [--preset P] [--url QUERY] \
+        [--set k=v]... [--seed N] [--duration-ms D] [--at-ms T] (--svg|--png) [--width PX]";
 
     pub fn main() -> ExitCode {
         let args: Vec<String> = std::env::args().skip(1).collect();
@@ -46,6 +51,7 @@ mod native {
             Some("sweep") => super::sweep::sweep(&args[1..]),
             Some("bench") => bench(&args[1..]),
             Some("numbers") => super::numbers::numbers(&args[1..]),
+            Some("figure") => super::figure::figure(&args[1..]),
             Some("-V" | "--version" | "version") => {
                 outln!("resilience-lab {}", resilience_lab::VERSION);
                 Ok(())
@@ -55,7 +61,7 @@ mod native {
                 Ok(())
             }
             Some(other) => Err(format!(
-                "unknown command '{}'; expected list, run, sweep, bench, numbers or --version",
+                "unknown command '{}'; expected list, run, sweep, figure, bench, numbers or --version",
                 short(other)
             )),
             None => Err(USAGE.to_string()),
@@ -109,25 +115,38 @@ mod native {
         (ms * 1000.0).round() as u64
     }
 
-    fn run(args: &[String]) -> Result<(), String> {
+    /// A run played to the moment asked for: its settings, that moment in ms (None: the end).
+    pub struct Played {
+        pub state: url::State,
+        pub at_ms: Option<f64>,
+        pub sim: Box<dyn Simulation>,
+    }
+
+    /// A run as `run` and `figure` play it: the scenario and settings from `args` (`--at-ms` and
+    /// `flags`, which are given to `flag`, besides the shared ones), played to `--at-ms`, else
+    /// to the link's `at=`, else to its end.
+    pub fn played(
+        args: &[String],
+        command: &str,
+        flags: &str,
+        mut flag: impl FnMut(&str, &mut std::slice::Iter<String>) -> Result<bool, String>,
+    ) -> Result<Played, String> {
         let (named, rest) = settings::scenario(args)?;
         let mut settings = Settings::default();
-        let (mut json, mut at) = (false, None);
+        let mut at = None;
         let mut rest = rest.iter();
         while let Some(arg) = rest.next() {
-            if arg == "--json" {
-                json = true;
-            } else if arg == "--at-ms" {
+            if arg == "--at-ms" {
                 at = Some(settings::value(arg, &mut rest)?.clone());
-            } else if !settings.take(arg, &mut rest)? {
+            } else if !flag(arg, &mut rest)? && !settings.take(arg, &mut rest)? {
                 return Err(format!(
-                    "unknown option '{}'; expected {}, --at-ms or --json",
+                    "unknown option '{}'; expected {}, --at-ms or {flags}",
                     short(arg),
                     settings::OPTIONS
                 ));
             }
         }
-        let scenario = settings.scenario(named, "run")?;
+        let scenario = settings.scenario(named, command)?;
         let (state, notices) = settings.into_state(scenario)?;
         settings::warn(&notices);
         let mut sim = scenario.start(&state.params, state.seed, state.duration());
@@ -148,6 +167,16 @@ mod native {
             }
             None => sim.run_to_end(),
         }
+        Ok(Played { state, at_ms, sim })
+    }
+
+    fn run(args: &[String]) -> Result<(), String> {
+        let mut json = false;
+        let Played { state, at_ms, sim } = played(args, "run", "--json", |arg, _| {
+            json |= arg == "--json";
+            Ok(arg == "--json")
+        })?;
+        let scenario = state.scenario;
         let metrics = sim.metrics();
         let reading = sim.reading();
         if json {

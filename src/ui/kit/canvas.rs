@@ -13,7 +13,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, IntersectionObserver, IntersectionObserverEntry};
 
-use crate::sim::decimal::fixed;
+use crate::draw::{Pen, Stamp};
 use crate::ui::runner::{Trailing, WORDS_EVERY_MS};
 
 /// Sizes the canvas's backing store for the screen's pixel ratio and returns a context that
@@ -164,14 +164,6 @@ where
     in_view
 }
 
-/// A drawn label's box as JSON for the tests: `{"text","x","y","w","h"}`, top-left corner, in
-/// CSS pixels to a tenth.
-pub fn label_json(text: &str, x: f64, y: f64, w: f64, h: f64) -> String {
-    let text = text.replace('\\', "\\\\").replace('"', "\\\"");
-    let [x, y, w, h] = [x, y, w, h].map(|v| fixed(v, 1));
-    format!("{{\"text\":\"{text}\",\"x\":{x},\"y\":{y},\"w\":{w},\"h\":{h}}}")
-}
-
 /// Sets the context's font unless it has it already: setting one makes the browser bring the
 /// page's style up to date first (to resolve the font against the canvas), a millisecond or
 /// more per chart per frame on a phone.
@@ -213,22 +205,6 @@ pub fn text_width(ctx: &CanvasRenderingContext2d, font: &'static str, text: &str
         widths.insert(text.to_string(), w);
     });
     w
-}
-
-/// A label to draw: `text` in `font` and `ink`, on a box of `bg` (none: on what is beneath), the
-/// box's top-left corner at (`left`, `top`) and its size `width` × `height`, the text's left
-/// edge and baseline at `text_x` and `baseline` from that corner. CSS pixels.
-pub struct Stamp<'a> {
-    pub text: &'a str,
-    pub font: &'static str,
-    pub ink: &'a str,
-    pub bg: Option<&'a str>,
-    pub left: f64,
-    pub top: f64,
-    pub width: f64,
-    pub height: f64,
-    pub text_x: f64,
-    pub baseline: f64,
 }
 
 /// Draws a label. A label drawn a second time is drawn once into a small canvas of its own, at
@@ -315,4 +291,70 @@ fn engrave(s: &Stamp, dpr: f64) -> Option<HtmlCanvasElement> {
     let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
     letter(&ctx, s);
     Some(plate)
+}
+
+/// The page's pen is the canvas's own context: each picture compiles to calls on it.
+impl Pen for CanvasRenderingContext2d {
+    fn set_fill_style_str(&self, ink: &str) {
+        CanvasRenderingContext2d::set_fill_style_str(self, ink);
+    }
+
+    fn set_stroke_style_str(&self, ink: &str) {
+        CanvasRenderingContext2d::set_stroke_style_str(self, ink);
+    }
+
+    fn set_line_width(&self, w: f64) {
+        CanvasRenderingContext2d::set_line_width(self, w);
+    }
+
+    fn set_global_alpha(&self, a: f64) {
+        CanvasRenderingContext2d::set_global_alpha(self, a);
+    }
+
+    fn set_line_dash(&self, dash: &[f64]) {
+        let _ = CanvasRenderingContext2d::set_line_dash(
+            self,
+            &dash.iter().map(|&d| JsValue::from(d)).collect::<js_sys::Array>(),
+        );
+    }
+
+    fn begin_path(&self) {
+        CanvasRenderingContext2d::begin_path(self);
+    }
+
+    fn move_to(&self, x: f64, y: f64) {
+        CanvasRenderingContext2d::move_to(self, x, y);
+    }
+
+    fn line_to(&self, x: f64, y: f64) {
+        CanvasRenderingContext2d::line_to(self, x, y);
+    }
+
+    fn arc(&self, x: f64, y: f64, r: f64, from: f64, to: f64) {
+        let _ = CanvasRenderingContext2d::arc(self, x, y, r, from, to);
+    }
+
+    fn fill(&self) {
+        CanvasRenderingContext2d::fill(self);
+    }
+
+    fn stroke(&self) {
+        CanvasRenderingContext2d::stroke(self);
+    }
+
+    fn fill_rect(&self, x: f64, y: f64, w: f64, h: f64) {
+        CanvasRenderingContext2d::fill_rect(self, x, y, w, h);
+    }
+
+    fn stroke_rect(&self, x: f64, y: f64, w: f64, h: f64) {
+        CanvasRenderingContext2d::stroke_rect(self, x, y, w, h);
+    }
+
+    fn text_width(&self, font: &'static str, text: &str) -> f64 {
+        text_width(self, font, text)
+    }
+
+    fn label(&self, s: &Stamp) {
+        stamp(self, s);
+    }
 }

@@ -14,13 +14,7 @@ use crate::sim::{Explain, Host, Params, Simulation};
 /// Changes closer together than this are one gesture (a drag of a slider).
 const GESTURE_MS: f64 = 1000.0;
 
-/// What a picture keeps of an earlier run, and what to call it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Ghost<T> {
-    /// The preset's label, or "before your change" when the run was not a preset's.
-    pub label: String,
-    pub trace: T,
-}
+pub use crate::draw::Ghost;
 
 /// A run as the reader last had it: its parameters, seed and name.
 #[derive(Clone, PartialEq)]

@@ -4,7 +4,7 @@
 //! moment as JSON, counts named as `run --json` names them, so a test can compare the two.
 
 use leptos::prelude::*;
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+use web_sys::HtmlCanvasElement;
 
 use super::canvas::{drawn_canvas, set_attribute};
 use super::chart::{color, is_dark, spoken_summary};
@@ -66,29 +66,4 @@ pub fn Picture<T: Clone + PartialEq + Send + Sync + 'static>(
             <p class="visually-hidden" aria-live="polite">{move || spoken.get()}</p>
         </figure>
     }
-}
-
-/// Dots of radius `radius` at `points`, filled or as rings, in one path (a picture draws
-/// hundreds of requests a frame: one path per kind, not one per dot).
-pub fn dots(
-    ctx: &CanvasRenderingContext2d,
-    ink: &str,
-    points: impl Iterator<Item = (f64, f64)>,
-    radius: f64,
-    filled: bool,
-) {
-    ctx.begin_path();
-    for (x, y) in points {
-        ctx.move_to(x + radius, y);
-        let _ = ctx.arc(x, y, if filled { radius } else { radius - 0.6 }, 0.0, std::f64::consts::TAU);
-    }
-    if filled {
-        ctx.set_fill_style_str(ink);
-        ctx.fill();
-    } else {
-        ctx.set_stroke_style_str(ink);
-        ctx.set_line_width(1.2);
-        ctx.stroke();
-    }
-    ctx.set_line_width(1.0);
 }

@@ -5,8 +5,8 @@
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::data::{ChartData, XAxis};
-use super::labels::{ASCENT, Labels, Spot};
 use super::theme::{Theme, color, nice_step};
+use crate::draw::labels::{ASCENT, Labels, Spot};
 use crate::format;
 use crate::ui::kit::canvas::{context, set_attribute, set_font, text_width};
 use crate::ui::kit::number::shortest;
@@ -117,7 +117,7 @@ pub fn draw(el: &HtmlCanvasElement, css_w: f64, css_h: f64, d: &ChartData) {
     markers(&ctx, &s, d, &theme, &mut labels);
     shaded_labels(&s, d, &theme, &mut labels);
     axes(&ctx, &s, &theme);
-    labels.publish(el);
+    set_attribute(el, "data-labels", &labels.json());
 }
 
 fn shade(ctx: &CanvasRenderingContext2d, s: &Scale, d: &ChartData, theme: &Theme) {
@@ -130,7 +130,13 @@ fn shade(ctx: &CanvasRenderingContext2d, s: &Scale, d: &ChartData, theme: &Theme
     }
 }
 
-fn grid_and_y_axis(ctx: &CanvasRenderingContext2d, s: &Scale, texts: &[String], theme: &Theme, labels: &mut Labels) {
+fn grid_and_y_axis(
+    ctx: &CanvasRenderingContext2d,
+    s: &Scale,
+    texts: &[String],
+    theme: &Theme,
+    labels: &mut Labels<CanvasRenderingContext2d>,
+) {
     ctx.set_stroke_style_str(theme.grid);
     ctx.set_line_width(1.0);
     for (&t, text) in s.y.ticks.iter().zip(texts) {
@@ -147,7 +153,13 @@ fn grid_and_y_axis(ctx: &CanvasRenderingContext2d, s: &Scale, texts: &[String], 
 
 /// Seconds (or the parameter's values) along the bottom: about one label per 70 px; a label
 /// that would touch its neighbour is left out.
-fn x_axis(ctx: &CanvasRenderingContext2d, s: &Scale, axis: XAxis, theme: &Theme, labels: &mut Labels) {
+fn x_axis(
+    ctx: &CanvasRenderingContext2d,
+    s: &Scale,
+    axis: XAxis,
+    theme: &Theme,
+    labels: &mut Labels<CanvasRenderingContext2d>,
+) {
     let (per_unit, unit) = match axis {
         XAxis::Time => (1000.0, "s"),
         XAxis::Value(unit) => (1.0, unit),
@@ -253,7 +265,13 @@ fn dash(pattern: &[f64]) -> js_sys::Array {
 
 /// Horizontal reference lines (a capacity, a limit), labelled above the line at its left end,
 /// else at its right end, else below it.
-fn reference_lines(ctx: &CanvasRenderingContext2d, s: &Scale, d: &ChartData, theme: &Theme, labels: &mut Labels) {
+fn reference_lines(
+    ctx: &CanvasRenderingContext2d,
+    s: &Scale,
+    d: &ChartData,
+    theme: &Theme,
+    labels: &mut Labels<CanvasRenderingContext2d>,
+) {
     for (y, text) in &d.hlines {
         let yy = s.py(*y).round() + 0.5;
         ctx.set_stroke_style_str(theme.fg);
@@ -278,7 +296,13 @@ fn reference_lines(ctx: &CanvasRenderingContext2d, s: &Scale, d: &ChartData, the
 
 /// Vertical marker lines (a slowdown, an ejection), each labelled beside its line in the first
 /// free row from the top: two markers close together stack their labels instead of overprinting.
-fn markers(ctx: &CanvasRenderingContext2d, s: &Scale, d: &ChartData, theme: &Theme, labels: &mut Labels) {
+fn markers(
+    ctx: &CanvasRenderingContext2d,
+    s: &Scale,
+    d: &ChartData,
+    theme: &Theme,
+    labels: &mut Labels<CanvasRenderingContext2d>,
+) {
     for (x, text) in d.markers.iter().filter(|(x, _)| *x >= s.x0 && *x <= s.x1) {
         let xx = s.px(*x).round() + 0.5;
         ctx.set_stroke_style_str(theme.fg);
@@ -300,7 +324,7 @@ fn markers(ctx: &CanvasRenderingContext2d, s: &Scale, d: &ChartData, theme: &The
 }
 
 /// A shaded range's label, inside it near the top, in the first free row.
-fn shaded_labels(s: &Scale, d: &ChartData, theme: &Theme, labels: &mut Labels) {
+fn shaded_labels(s: &Scale, d: &ChartData, theme: &Theme, labels: &mut Labels<CanvasRenderingContext2d>) {
     for (a, _, text) in &d.shaded {
         let x = s.px(a.max(s.x0)) + 3.0;
         let spots = (0..ROWS).map(|r| Spot { x, y: TOP + 11.0 + ROW * r as f64 });

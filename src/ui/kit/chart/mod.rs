@@ -8,7 +8,6 @@ use web_sys::HtmlCanvasElement;
 
 mod data;
 mod draw;
-pub mod labels;
 pub mod theme;
 
 pub use data::{Band, Bars, ChartData, Line, XAxis};

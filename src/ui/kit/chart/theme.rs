@@ -1,29 +1,10 @@
-//! The charts' colours, light and dark, and their round-number ticks: shared by the chart and
-//! the timeline.
+//! Which of the colours (`draw::theme`) the page is drawn in, and the charts' round-number ticks:
+//! shared by the chart and the timeline.
 
 use leptos::prelude::*;
 
+pub use crate::draw::theme::{Theme, color, slot};
 use crate::url;
-
-/// Palette slots; each has a light and a dark colour, both readable on their background.
-const LIGHT: [&str; 8] = ["#0969da", "#cf222e", "#1a7f37", "#8250df", "#bc4c00", "#1b7c83", "#bf3989", "#6e7781"];
-const DARK: [&str; 8] = ["#4493f8", "#ff7b72", "#3fb950", "#bc8cff", "#ffa657", "#39c5cf", "#ff80c8", "#9198a1"];
-
-/// The palette slots by name, so pages say which colour they mean.
-pub mod slot {
-    pub const BLUE: usize = 0;
-    pub const RED: usize = 1;
-    pub const GREEN: usize = 2;
-    pub const PURPLE: usize = 3;
-    pub const ORANGE: usize = 4;
-    pub const TEAL: usize = 5;
-    pub const PINK: usize = 6;
-    pub const GRAY: usize = 7;
-}
-
-pub fn color(slot: usize, dark: bool) -> &'static str {
-    if dark { DARK[slot % 8] } else { LIGHT[slot % 8] }
-}
 
 thread_local! {
     /// The scheme the link's `theme=` forces (None: the system's), set once by [`force`].
@@ -76,37 +57,10 @@ pub fn prefers_dark() -> bool {
     dark
 }
 
-/// The ink of everything drawn that is not a series: text, axes, grid, background, shading.
-pub struct Theme {
-    pub fg: &'static str,
-    pub muted: &'static str,
-    pub grid: &'static str,
-    pub bg: &'static str,
-    pub shade: &'static str,
-    pub dark: bool,
-}
-
 impl Theme {
+    /// The theme the page is drawn in now.
     pub fn now() -> Self {
-        if is_dark() {
-            Theme {
-                fg: "#e6edf3",
-                muted: "#9198a1",
-                grid: "#30363d",
-                bg: "#0d1117",
-                shade: "rgba(248,81,73,0.12)",
-                dark: true,
-            }
-        } else {
-            Theme {
-                fg: "#1f2328",
-                muted: "#59636e",
-                grid: "#d8dee4",
-                bg: "#ffffff",
-                shade: "rgba(207,34,46,0.08)",
-                dark: false,
-            }
-        }
+        Theme::of(is_dark())
     }
 }
 

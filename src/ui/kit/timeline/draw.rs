@@ -5,7 +5,8 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::data::{Fill, Shape, TimelineData};
 use super::layout::{self, BAR, Font, Ink, LABEL_H, Plan};
-use crate::ui::kit::canvas::{Stamp, context, set_attribute, stamp, text_width};
+use crate::draw::Stamp;
+use crate::ui::kit::canvas::{context, set_attribute, stamp, text_width};
 use crate::ui::kit::chart::{color, is_dark};
 use crate::ui::kit::number::shortest;
 

@@ -149,7 +149,7 @@ impl Plan {
     /// The boxes of the labels drawn, as JSON, for the tests.
     pub fn labels_json(&self) -> String {
         let items: Vec<String> =
-            self.labels.iter().map(|l| crate::ui::kit::canvas::label_json(&l.text, l.x, l.y, l.w, LABEL_H)).collect();
+            self.labels.iter().map(|l| crate::draw::labels::label_json(&l.text, l.x, l.y, l.w, LABEL_H)).collect();
         format!("[{}]", items.join(","))
     }
 }

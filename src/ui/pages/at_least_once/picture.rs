@@ -11,10 +11,10 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use crate::format;
 use crate::scenarios::at_least_once::{AtLeastOnce, Cause, ConsumerNow, Entry, Picture as Moment, Step};
 use crate::sim::Simulation;
-use crate::ui::kit::canvas::context;
-use crate::ui::kit::chart::labels::{Labels, Spot};
+use crate::ui::kit::canvas::{context, set_attribute};
+use crate::draw::{Labels, Spot};
 use crate::ui::kit::chart::{Theme, color, slot};
-use crate::ui::kit::picture::dots;
+use crate::draw::dots;
 use crate::ui::kit::{Mark, Picture};
 use crate::ui::runner::Runner;
 
@@ -91,17 +91,17 @@ fn draw(el: &HtmlCanvasElement, w: f64, h: f64, m: &Moment) {
     out_of_sight(&ctx, &theme, &mut labels, m, ROW_H, inner);
     consumers(&ctx, &theme, &mut labels, m, 2.0 * ROW_H, inner);
     ledger(&ctx, &theme, &mut labels, m, 3.0 * ROW_H + 4.0, inner, h);
-    labels.publish(el);
+    set_attribute(el, "data-labels", &labels.json());
 }
 
 /// The first text of `texts` that fits `room`, else the last.
-fn fitting<'t>(labels: &Labels, texts: &'t [String], room: f64) -> &'t str {
+fn fitting<'t>(labels: &Labels<CanvasRenderingContext2d>, texts: &'t [String], room: f64) -> &'t str {
     texts.iter().find(|t| labels.width_of(t) <= room).unwrap_or(&texts[texts.len() - 1])
 }
 
 /// A row of dots, one per message of `kinds` in its mark, from the left; past the room for
 /// them, "+N more" of the `total`.
-fn row_of_dots(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels, kinds: &[(usize, bool)], total: usize, top: f64, room: f64) {
+fn row_of_dots(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels<CanvasRenderingContext2d>, kinds: &[(usize, bool)], total: usize, top: f64, room: f64) {
     let fits = (((room - labels.width_of("+0,000 more")) / PITCH) as usize).min(kinds.len());
     let at = |k: usize| (PAD + k as f64 * PITCH + PITCH / 2.0, top + 16.0 + PITCH / 2.0);
     for mark in [(slot::BLUE, true), (slot::PURPLE, true), (slot::GRAY, true), (slot::ORANGE, false)] {
@@ -115,7 +115,7 @@ fn row_of_dots(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Label
 }
 
 /// The broker's queue: "Queue: 12 ready, 3 came back", and a dot per ready message.
-fn queue(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels, m: &Moment, top: f64, room: f64) {
+fn queue(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels<CanvasRenderingContext2d>, m: &Moment, top: f64, room: f64) {
     let back = m.ready_after_crash + m.ready_after_lease;
     let ready = format::count(m.ready_total);
     let mut texts = Vec::new();
@@ -132,7 +132,7 @@ fn queue(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels, m: 
 
 /// Messages the consumers cannot see now: leased to a crashed consumer (back when the lease
 /// runs out), the outbox's second publishes, acked ones due back late, the dead-letter queue.
-fn out_of_sight(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels, m: &Moment, top: f64, room: f64) {
+fn out_of_sight(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels<CanvasRenderingContext2d>, m: &Moment, top: f64, room: f64) {
     let leases = m.orphans;
     let mut kinds: Vec<(usize, bool)> = vec![(slot::ORANGE, false); leases as usize];
     kinds.extend(std::iter::repeat_n((slot::PURPLE, true), (m.outbox + m.late) as usize));
@@ -168,7 +168,7 @@ fn out_of_sight(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labe
 }
 
 /// The consumers, a box each: the copy it works on and its step, or a cross while it restarts.
-fn consumers(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels, m: &Moment, top: f64, room: f64) {
+fn consumers(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels<CanvasRenderingContext2d>, m: &Moment, top: f64, room: f64) {
     let (busy, restarting) = (m.busy(), m.restarting());
     let mut texts = vec![format!("Consumers: {busy} busy"), format!("{busy} busy")];
     if restarting > 0 {
@@ -218,7 +218,7 @@ fn cross(ctx: &CanvasRenderingContext2d, ink: &str, x: f64, y: f64) {
 
 /// The ledger: its balance against the expected one, "credited twice: N" in red, and a square
 /// per event in event order, each double credit ringed in red where it landed.
-fn ledger(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels, m: &Moment, top: f64, room: f64, h: f64) {
+fn ledger(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels<CanvasRenderingContext2d>, m: &Moment, top: f64, room: f64, h: f64) {
     let red = color(slot::RED, theme.dark);
     let twice = m.duplicated() as u64;
     let lost = m.lost() as u64;

@@ -15,11 +15,11 @@ use crate::format;
 use crate::scenarios::cascade::{Cascade, Holder, Picture as Moment, PoolPicture, Waiter};
 use crate::sim::decimal::fixed;
 use crate::sim::{Host, Simulation};
-use crate::ui::kit::canvas::context;
-use crate::ui::kit::chart::labels::{Labels, Spot};
+use crate::ui::kit::canvas::{context, set_attribute};
+use crate::draw::{Labels, Spot};
 use crate::ui::kit::chart::{Theme, color, slot};
 use crate::ui::kit::ghost::{Ghost, previous_run};
-use crate::ui::kit::picture::dots;
+use crate::draw::dots;
 use crate::ui::kit::{Mark, Picture, SimState};
 use crate::ui::runner::Runner;
 
@@ -154,7 +154,7 @@ fn draw(el: &HtmlCanvasElement, w: f64, h: f64, scene: &Scene) {
             pool(&ctx, &theme, &mut labels, recs, second, full_label(recs, None), None);
         }
     }
-    labels.publish(el);
+    set_attribute(el, "data-labels", &labels.json());
 }
 
 /// Two areas for two pools: side by side when wide enough and the shared pool's slots are
@@ -186,7 +186,7 @@ fn full_label(p: &PoolPicture, first_full_at: Option<u64>) -> Option<(String, bo
 fn pool(
     ctx: &CanvasRenderingContext2d,
     theme: &Theme,
-    labels: &mut Labels,
+    labels: &mut Labels<CanvasRenderingContext2d>,
     p: &PoolPicture,
     a: Area,
     full: Option<(String, bool)>,
@@ -255,7 +255,7 @@ fn pool(
 
 /// The ghost's name, when its shared pool filled, and its checkouts, at `y` in `w`: the
 /// longest that fits.
-fn ghost_label(labels: &mut Labels, theme: &Theme, g: &Ghost<Trace>, x: f64, w: f64, y: f64) {
+fn ghost_label(labels: &mut Labels<CanvasRenderingContext2d>, theme: &Theme, g: &Ghost<Trace>, x: f64, w: f64, y: f64) {
     let t = &g.trace;
     let full = t.pool_full_at_ms.map_or("never full".to_string(), |ms| format!("full at {}", format::secs(ms / 1000.0)));
     let (ok, of) = (format::count(t.checkout_ok), format::count(t.checkout_arrived));
@@ -327,7 +327,7 @@ fn slot_grid(p: &PoolPicture, a: Area) -> (f64, usize) {
 }
 
 /// "Shared pool: 20 of 20 in use", or shorter when it does not fit.
-fn title(labels: &mut Labels, theme: &Theme, p: &PoolPicture, x: f64, room: f64, y: f64) {
+fn title(labels: &mut Labels<CanvasRenderingContext2d>, theme: &Theme, p: &PoolPicture, x: f64, room: f64, y: f64) {
     let (long, short) = if p.name == "recs" {
         ("Recommendations' pool", "Recommendations")
     } else {
@@ -420,7 +420,7 @@ fn outline(ctx: &CanvasRenderingContext2d, ink: &str, x: f64, y: f64, side: f64,
 }
 
 /// "272 calls wait: /home 247, /checkout 25", or shorter when it does not fit.
-fn line_label(labels: &mut Labels, theme: &Theme, p: &PoolPicture, a: Area, y: f64) {
+fn line_label(labels: &mut Labels<CanvasRenderingContext2d>, theme: &Theme, p: &PoolPicture, a: Area, y: f64) {
     let waiting = p.waiting_home + p.waiting_checkout;
     let texts: Vec<String> = if waiting == 0 {
         let none = if p.now.limit.is_none() { "nobody waits: each call opens one" } else { "no call waits for a connection" };

@@ -14,11 +14,11 @@ use crate::scenarios::choosing_numbers::{
     AttemptEnd, ChoosingNumbers, ChoosingNumbersConfig, Latency, Picture as Moment, share, worst_wait_bound,
 };
 use crate::sim::{Config, Host, Micros, Simulation};
-use crate::ui::kit::canvas::context;
-use crate::ui::kit::chart::labels::{Labels, Spot};
+use crate::ui::kit::canvas::{context, set_attribute};
+use crate::draw::{Labels, Spot};
 use crate::ui::kit::chart::{Theme, color, slot};
 use crate::ui::kit::ghost::{Ghost, previous_run};
-use crate::ui::kit::picture::dots;
+use crate::draw::dots;
 use crate::ui::kit::{Mark, Picture, SimState};
 use crate::ui::runner::Runner;
 
@@ -135,7 +135,7 @@ fn draw(el: &HtmlCanvasElement, w: f64, h: f64, scene: &Scene) {
     let axis = LogAxis::of(&scene.moment, PAD, w - PAD);
     latency(&ctx, &theme, &mut labels, scene, &axis, (16.0, split - 16.0));
     slowest(&ctx, &theme, &mut labels, scene, (PAD, split + 4.0, w - PAD, h - 2.0));
-    labels.publish(el);
+    set_attribute(el, "data-labels", &labels.json());
 }
 
 /// A log axis of latency from `lo` to `hi` ms over `left`..`right` px.
@@ -175,7 +175,7 @@ impl LogAxis {
 
 /// The fitted shape, red past the timeout, the landed attempts as dots, the timeout and its
 /// share, between `top` and `base` px.
-fn latency(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels, scene: &Scene, axis: &LogAxis, (top, base): (f64, f64)) {
+fn latency(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels<CanvasRenderingContext2d>, scene: &Scene, axis: &LogAxis, (top, base): (f64, f64)) {
     let m = &scene.moment;
     let timeout = m.timeout.map(|t| t as f64 / 1000.0);
     shape(ctx, theme, &m.latency, axis, timeout, (top + 12.0, base));
@@ -241,7 +241,7 @@ fn shape(ctx: &CanvasRenderingContext2d, theme: &Theme, l: &Latency, axis: &LogA
 }
 
 /// The latest attempts, a dot each, stacked in their latency's column, and how many timed out.
-fn landed(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels, m: &Moment, axis: &LogAxis, (top, base): (f64, f64)) {
+fn landed(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels<CanvasRenderingContext2d>, m: &Moment, axis: &LogAxis, (top, base): (f64, f64)) {
     let fits = ((base - top) / DOT_PITCH) as usize;
     let mut height = [0usize; DOT_BINS];
     let mut spots: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
@@ -269,7 +269,7 @@ fn landed(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels, m:
 fn ghost_timeout(
     ctx: &CanvasRenderingContext2d,
     theme: &Theme,
-    labels: &mut Labels,
+    labels: &mut Labels<CanvasRenderingContext2d>,
     axis: &LogAxis,
     (g, t): (&Ghost<Trace>, Micros),
     (top, base): (f64, f64),
@@ -292,7 +292,7 @@ fn ghost_timeout(
 
 /// The slowest request so far: a row per call, a bar per attempt, the route's deadline, how
 /// long it waited, on an axis from its arrival to the settings' worst wait.
-fn slowest(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels, scene: &Scene, (left, top, right, bottom): (f64, f64, f64, f64)) {
+fn slowest(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels<CanvasRenderingContext2d>, scene: &Scene, (left, top, right, bottom): (f64, f64, f64, f64)) {
     let m = &scene.moment;
     let end = scene.axis_end.max(1) as f64;
     let plot = (left + ROW_NAMES, right);
@@ -352,7 +352,7 @@ fn attempt(ctx: &CanvasRenderingContext2d, theme: &Theme, a: &crate::scenarios::
 }
 
 /// A dashed vertical line across the rows, named under the axis (or over the rows).
-fn marker(ctx: &CanvasRenderingContext2d, labels: &mut Labels, ink: &str, x: f64, text: &str, (top, axis_y): (f64, f64)) {
+fn marker(ctx: &CanvasRenderingContext2d, labels: &mut Labels<CanvasRenderingContext2d>, ink: &str, x: f64, text: &str, (top, axis_y): (f64, f64)) {
     ctx.set_stroke_style_str(ink);
     ctx.set_line_dash(&js_sys::Array::of2(&3.0.into(), &3.0.into())).ok();
     ctx.begin_path();

@@ -16,11 +16,11 @@ use crate::scenarios::retry_storm::{
 };
 use crate::sim::decimal::fixed;
 use crate::sim::{Config, Host, Simulation};
-use crate::ui::kit::canvas::context;
-use crate::ui::kit::chart::labels::{Labels, Spot};
+use crate::ui::kit::canvas::{context, set_attribute};
+use crate::draw::{Labels, Spot};
 use crate::ui::kit::chart::{Theme, color, slot};
 use crate::ui::kit::ghost::{Ghost, previous_run};
-use crate::ui::kit::picture::dots;
+use crate::draw::dots;
 use crate::ui::kit::{Mark, Picture, SimState};
 use crate::ui::runner::Runner;
 
@@ -198,7 +198,7 @@ fn draw(el: &HtmlCanvasElement, w: f64, h: f64, scene: &Scene) {
         }
         None => strip(&ctx, &theme, &mut labels, scene, w, &at),
     }
-    labels.publish(el);
+    set_attribute(el, "data-labels", &labels.json());
 }
 
 /// Each client's centre, in a grid filling the box from `left` to `right`, `top` to `bottom`.
@@ -275,7 +275,7 @@ fn flights(ctx: &CanvasRenderingContext2d, theme: &Theme, m: &Moment, spots: &[(
 
 /// The provider's box: up or down, its capacity for this tick as slots filled by the calls it
 /// admitted, the calls it turned away (or failed, down) as dots under them, and the count.
-fn provider(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels, m: &Moment, at: &Layout) {
+fn provider(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels<CanvasRenderingContext2d>, m: &Moment, at: &Layout) {
     let (x, y, w, h) = at.provider;
     if m.down {
         ctx.set_fill_style_str(color(slot::GRAY, theme.dark));
@@ -324,7 +324,7 @@ fn turned_away(ctx: &CanvasRenderingContext2d, theme: &Theme, m: &Moment, (x, y,
 }
 
 /// The breaker at the provider's door: a bar, red while open, orange with its probe out.
-fn breaker(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels, m: &Moment, at: &Layout) {
+fn breaker(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels<CanvasRenderingContext2d>, m: &Moment, at: &Layout) {
     let Some(state) = m.breaker else { return };
     let (_, y, _, h) = at.provider;
     let ink = match state {
@@ -346,7 +346,7 @@ fn breaker(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels, m
 
 /// Attempts per tick over the whole run, against the capacity, on the figure's fixed axis,
 /// the ghost's as a dashed outline behind them.
-fn strip(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels, scene: &Scene, w: f64, at: &Layout) {
+fn strip(ctx: &CanvasRenderingContext2d, theme: &Theme, labels: &mut Labels<CanvasRenderingContext2d>, scene: &Scene, w: f64, at: &Layout) {
     let m = &scene.moment;
     let (left, right, bottom) = (PAD, w - PAD, at.strip_top + STRIP_H - 15.0);
     let height = STRIP_H - 30.0;
@@ -443,7 +443,7 @@ fn ghost_outline(
 
 /// The capacity, the busiest tick since recovery where it is, and the ghost's name and peak.
 fn strip_labels(
-    labels: &mut Labels,
+    labels: &mut Labels<CanvasRenderingContext2d>,
     theme: &Theme,
     scene: &Scene,
     (left, right, bottom, height): (f64, f64, f64, f64),
@@ -489,7 +489,7 @@ fn strip_labels(
 fn fan(
     ctx: &CanvasRenderingContext2d,
     theme: &Theme,
-    labels: &mut Labels,
+    labels: &mut Labels<CanvasRenderingContext2d>,
     f: &Fan,
     ghost: Option<(&str, u64)>,
     (left, top, right, bottom): (f64, f64, f64, f64),

@@ -1,11 +1,11 @@
 //! Text on a chart that never overlaps: every label takes the first of its candidate places
 //! that is inside the canvas and clear of the labels placed before it (axis labels first, so
-//! nothing covers them). The boxes drawn are published on the canvas as `data-labels`, so the
-//! browser tests can check that no two overlap and none is cut off, at any width.
+//! nothing covers them). The boxes drawn are published on the canvas as `data-labels` (see
+//! [`Labels::json`]), so the browser tests can check that no two overlap and none is cut off, at
+//! any width.
 
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
-
-use super::super::canvas::{Stamp, label_json, set_attribute, stamp, text_width};
+use super::{Pen, Stamp};
+use crate::sim::decimal::fixed;
 
 /// The height of an 11 px label's box: from 9 px above its baseline to 3 px below.
 pub const ASCENT: f64 = 9.0;
@@ -40,8 +40,8 @@ impl Placed {
     }
 }
 
-pub struct Labels<'a> {
-    ctx: &'a CanvasRenderingContext2d,
+pub struct Labels<'a, P: Pen> {
+    pen: &'a P,
     font: &'static str,
     width: f64,
     height: f64,
@@ -49,20 +49,14 @@ pub struct Labels<'a> {
     placed: Vec<Placed>,
 }
 
-impl<'a> Labels<'a> {
-    /// Labels in `font`, which the context has.
-    pub fn new(
-        ctx: &'a CanvasRenderingContext2d,
-        font: &'static str,
-        width: f64,
-        height: f64,
-        halo: &'static str,
-    ) -> Self {
-        Self { ctx, font, width, height, halo, placed: Vec::new() }
+impl<'a, P: Pen> Labels<'a, P> {
+    /// Labels in `font`.
+    pub fn new(pen: &'a P, font: &'static str, width: f64, height: f64, halo: &'static str) -> Self {
+        Self { pen, font, width, height, halo, placed: Vec::new() }
     }
 
     pub fn width_of(&self, text: &str) -> f64 {
-        text_width(self.ctx, self.font, text)
+        self.pen.text_width(self.font, text)
     }
 
     fn fits(&self, x: f64, y: f64, w: f64, gap: f64) -> bool {
@@ -92,29 +86,34 @@ impl<'a> Labels<'a> {
         let w = self.width_of(text);
         let Some(spot) = spots.into_iter().find(|s| self.fits(s.x, s.y, w, gap)) else { return false };
         // On a box of the background's colour, so it stays readable over lines and bars.
-        stamp(
-            self.ctx,
-            &Stamp {
-                text,
-                font: self.font,
-                ink: fill,
-                bg: Some(self.halo),
-                left: spot.x - 1.5,
-                top: spot.y - ASCENT,
-                width: w + 3.0,
-                height: ASCENT + DESCENT,
-                text_x: 1.5,
-                baseline: ASCENT,
-            },
-        );
+        self.pen.label(&Stamp {
+            text,
+            font: self.font,
+            ink: fill,
+            bg: Some(self.halo),
+            left: spot.x - 1.5,
+            top: spot.y - ASCENT,
+            width: w + 3.0,
+            height: ASCENT + DESCENT,
+            text_x: 1.5,
+            baseline: ASCENT,
+        });
         self.placed.push(Placed { text: text.to_string(), x: spot.x, y: spot.y, w });
         true
     }
 
-    /// Publishes the boxes drawn, as JSON `[{"text","x","y","w","h"}]` (top-left corner).
-    pub fn publish(&self, el: &HtmlCanvasElement) {
+    /// The boxes drawn, as JSON `[{"text","x","y","w","h"}]` (top-left corner).
+    pub fn json(&self) -> String {
         let boxes: Vec<String> =
             self.placed.iter().map(|p| label_json(&p.text, p.x, p.y - ASCENT, p.w, ASCENT + DESCENT)).collect();
-        set_attribute(el, "data-labels", &format!("[{}]", boxes.join(",")));
+        format!("[{}]", boxes.join(","))
     }
+}
+
+/// A drawn label's box as JSON for the tests: `{"text","x","y","w","h"}`, top-left corner, in
+/// CSS pixels to a tenth.
+pub fn label_json(text: &str, x: f64, y: f64, w: f64, h: f64) -> String {
+    let text = text.replace('\\', "\\\\").replace('"', "\\\"");
+    let [x, y, w, h] = [x, y, w, h].map(|v| fixed(v, 1));
+    format!("{{\"text\":\"{text}\",\"x\":{x},\"y\":{y},\"w\":{w},\"h\":{h}}}")
 }
