@@ -7,9 +7,17 @@
 //! Generic, not `dyn`: the browser build has one pen, so each picture compiles to one copy that
 //! calls the context directly, as it did when it was written against the context.
 
+#[cfg(feature = "at-least-once")]
+pub mod at_least_once;
+#[cfg(feature = "cascade")]
+pub mod cascade;
+#[cfg(feature = "choosing-numbers")]
+pub mod choosing_numbers;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod figure;
 pub mod labels;
+#[cfg(feature = "retry-storm")]
+pub mod retry_storm;
 #[cfg(feature = "slow-server")]
 pub mod slow_server;
 #[cfg(not(target_arch = "wasm32"))]
@@ -33,6 +41,8 @@ pub trait Pen {
     fn line_to(&self, x: f64, y: f64);
     /// An arc clockwise (on the screen) from angle `from` to `to`, radians from the x axis.
     fn arc(&self, x: f64, y: f64, r: f64, from: f64, to: f64);
+    fn rect(&self, x: f64, y: f64, w: f64, h: f64);
+    fn close_path(&self);
     fn fill(&self);
     fn stroke(&self);
     fn fill_rect(&self, x: f64, y: f64, w: f64, h: f64);

@@ -26,8 +26,9 @@ struct State {
     alpha: f64,
     dash: Vec<f64>,
     path: String,
-    /// The current point of the path, if it has one.
+    /// The current point of the path, if it has one, and where its subpath began.
     at: Option<(f64, f64)>,
+    start: (f64, f64),
 }
 
 /// An SVG document `width` × `height` CSS pixels on a background.
@@ -116,6 +117,7 @@ impl Pen for Svg {
         let mut s = self.state.borrow_mut();
         let _ = write!(s.path, "M{} {}", n(x), n(y));
         s.at = Some((x, y));
+        s.start = (x, y);
     }
 
     fn line_to(&self, x: f64, y: f64) {
@@ -129,7 +131,8 @@ impl Pen for Svg {
         let point = |a: f64| (x + r * a.cos(), y + r * a.sin());
         let start = point(from);
         // As the canvas does: a line from the current point to the arc's start.
-        match self.state.borrow().at {
+        let at = self.state.borrow().at;
+        match at {
             Some(at) if (at.0 - start.0).abs() + (at.1 - start.1).abs() < 1e-9 => {}
             Some(_) => self.line_to(start.0, start.1),
             None => self.move_to(start.0, start.1),
@@ -147,6 +150,20 @@ impl Pen for Svg {
             let large = u8::from(sweep > std::f64::consts::PI && sweep < std::f64::consts::TAU - 1e-9);
             let _ = write!(s.path, "A{r} {r} 0 {large} 1 {} {}", n(end.0), n(end.1), r = n(r));
             s.at = Some(end);
+        }
+    }
+
+    fn rect(&self, x: f64, y: f64, w: f64, h: f64) {
+        self.move_to(x, y);
+        let mut s = self.state.borrow_mut();
+        let _ = write!(s.path, "h{}v{}h{}Z", n(w), n(h), n(-w));
+    }
+
+    fn close_path(&self) {
+        let mut s = self.state.borrow_mut();
+        if s.at.is_some() {
+            s.path.push('Z');
+            s.at = Some(s.start);
         }
     }
 

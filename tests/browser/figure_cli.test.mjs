@@ -23,6 +23,11 @@ function figureAt(query, atMs, width) {
 const cases = [
   ['slow-server', 'sim=slow-server&embed=1&presets=chapter,least-outstanding', 6000],
   ['slow-server, least outstanding', 'sim=slow-server&embed=1&preset=least-outstanding', 12000],
+  ['cascade, the timeout', 'sim=cascade&embed=1&preset=timeout', 3000],
+  ['cascade, the bulkhead', 'sim=cascade&embed=1&preset=bulkhead', 1500],
+  ['retry-storm, Fixed 1 s', 'sim=retry-storm&embed=1&preset=fixed', 6050],
+  ['at-least-once', 'sim=at-least-once&embed=1', 20000],
+  ['choosing-numbers, Break 2', 'sim=choosing-numbers&embed=1&preset=ch1-break-2', 4000],
 ];
 
 for (const [what, query, ms] of cases) {

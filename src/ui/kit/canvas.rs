@@ -334,6 +334,14 @@ impl Pen for CanvasRenderingContext2d {
         let _ = CanvasRenderingContext2d::arc(self, x, y, r, from, to);
     }
 
+    fn rect(&self, x: f64, y: f64, w: f64, h: f64) {
+        CanvasRenderingContext2d::rect(self, x, y, w, h);
+    }
+
+    fn close_path(&self) {
+        CanvasRenderingContext2d::close_path(self);
+    }
+
     fn fill(&self) {
         CanvasRenderingContext2d::fill(self);
     }
