@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { serve, launch, openPage, ready, shots, scenarios, skipToEnd, timelineLabels, timelineProblems } from './harness.mjs';
+import { serve, launch, openPage, ready, shots, scenarios, skipToEnd, timelineAfterSteps, timelineLabels, timelineProblems } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -27,9 +27,8 @@ for (const id of Object.keys(LANES)) {
         await page.waitForSelector('#timeline canvas[data-labels]');
         const check = async (moment) => assert.deepEqual(timelineProblems(await timelineLabels(page), LANES[id], 8), [], `${preset}, ${moment}`);
         await check('before Play');
-        for (let i = 1; i <= STEPS; i++) {
-          await page.click('[data-action="step"]');
-          await check(`step ${i}`);
+        for (const [i, drawn] of (await timelineAfterSteps(page, STEPS)).entries()) {
+          assert.deepEqual(timelineProblems(drawn, LANES[id], 8), [], `${preset}, step ${i + 1}`);
         }
         await skipToEnd(page);
         await check('at the end');
