@@ -169,8 +169,9 @@ const shown = [
 
 for (const width of [360, 412, 720]) for (const scheme of ['light', 'dark']) {
   test(`cascade's picture at ${width} px, ${scheme}: every label inside the canvas, none overlapping`, async () => {
+    // One page loads every preset in turn: the same fresh load at this size and scheme.
+    const page = await openPage(browser, { width, height: 900, colorScheme: scheme });
     for (const [preset, ms] of shown) {
-      const page = await openPage(browser, { width, height: 900, colorScheme: scheme });
       await pausedPicture(page, server.base, `sim=cascade&embed=1&preset=${preset}`, ms);
       const { labels, w, h } = await page.$eval('[data-picture] canvas', (c) => ({ labels: JSON.parse(c.dataset.labels), w: c.clientWidth, h: c.clientHeight }));
       const texts = labels.map((l) => l.text).join(' | ');
@@ -184,8 +185,8 @@ for (const width of [360, 412, 720]) for (const scheme of ['light', 'dark']) {
         assert.ok(!(a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h), `${preset}: "${a.text}" overlaps "${b.text}"`);
       }
       await screenshot(page, `cascade-picture-${preset.replace(/[&=]/g, '-')}-${width}-${scheme}`);
-      assert.deepEqual(page.problems(), []);
-      await page.context().close();
+      assert.deepEqual(page.problems(), [], preset);
     }
+    await page.context().close();
   });
 }
