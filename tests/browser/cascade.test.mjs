@@ -5,7 +5,7 @@
 // are runs where the chapter's words would be false.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, scenarios, screenshot, stat, setSlider, untilFinished, plain, coreRun, saysReading, readingOf } from './harness.mjs';
+import { serve, launch, openPage, ready, scenarios, screenshot, stat, setSlider, untilFinished, plain, coreRun, saysReading, readingOf, viewAs } from './harness.mjs';
 
 // The chapter's timeline (GUIDED_STEPS in src/scenarios/cascade/mod.rs): time and title per step.
 const STEPS = [
@@ -450,8 +450,10 @@ test('an embed 720 px tall shows the headline picture, or the chart it asks for,
 
 test('an embed\'s fix caption shows every fix\'s whole sentence, from a phone to a chapter column', async () => {
   const hidden = [];
+  // One page, every load at its width (`viewAs`).
+  const page = await openPage(browser, { width: 320, height: 900 });
   for (const width of [320, 360, 412, 480, 540, 720]) {
-    const page = await openPage(browser, { width, height: 900 });
+    await viewAs(page, { width, height: 900 });
     for (const preset of ['', '&preset=ch1-break-1']) {
       for (const variant of ['no-timeout', 'timeout', 'bulkhead', 'both']) {
         await page.goto(`${server.base}/?sim=cascade&embed=1${preset}&variant=${variant}&recs_timeout_ms=12500&pool_size=100&controls=variant,recs_timeout_ms,pool_size`);
@@ -460,9 +462,9 @@ test('an embed\'s fix caption shows every fix\'s whole sentence, from a phone to
         if (full > shown) hidden.push(`${width}px ${preset || 'defaults'} ${variant}: ${full} px of text in ${shown}`);
       }
     }
-    assert.deepEqual(page.problems(), []);
-    await page.context().close();
+    assert.deepEqual(page.problems(), [], `at ${width} px`);
   }
+  await page.context().close();
   assert.deepEqual(hidden, []);
 });
 

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveDir } from '../../scripts/static-server.mjs';
-import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, scenarioIds, scenarios, cli, dist } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, scenarioIds, scenarios, cli, dist, viewAs } from './harness.mjs';
 
 const hostPage = (src, width) => `<!doctype html><html><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>Chapter host</title></head>
@@ -276,8 +276,10 @@ test('every README snippet, 720 px wide at its own fallback height, shows its he
     .filter(({ query }) => scenarioIds().includes(new URLSearchParams(query).get('sim')));
   assert.ok(snippets.length >= 5, `found ${snippets.length} snippets`);
   const cut = [];
+  // One page, every snippet loaded at its own height (`viewAs`).
+  const page = await openPage(browser, { width: 720, height: 900 });
   for (const { query, height } of snippets) {
-    const page = await openPage(browser, { width: 720, height });
+    await viewAs(page, { width: 720, height });
     await page.goto(`${server.base}/${query}`);
     await ready(page);
     // The spreads under the headline cards arrive after the first render: measure after them.
@@ -286,9 +288,9 @@ test('every README snippet, 720 px wide at its own fallback height, shows its he
     const id = await page.$eval('.figure-chart figure', (f) => f.id || f.className);
     if (bottom > height) cut.push(`${query}: the headline chart (${id}) ends at ${Math.round(bottom)} px of ${height}`);
     await screenshot(page, `embed-720-${new URLSearchParams(query).get('sim')}`);
-    assert.deepEqual(page.problems(), []);
-    await page.context().close();
+    assert.deepEqual(page.problems(), [], query);
   }
+  await page.context().close();
   assert.deepEqual(cut, []);
 });
 

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { serve, launch, openPage, ready, screenshot, scenarios, scenarioIds, setSlider, untilFinished, plain, cliRun } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, scenarios, scenarioIds, setSlider, untilFinished, plain, cliRun, viewAs } from './harness.mjs';
 
 /** The README's snippets: the query, the 720 px height, the phone heights, the title. */
 async function readmeSnippets() {
@@ -27,7 +27,12 @@ const simOf = (query) => new URLSearchParams(query).get('sim');
 
 /** Opens a snippet's figure as its frame would show it: `width` px wide. */
 async function openFigure(browser, server, query, width, height = 800) {
-  const page = await openPage(browser, { width, height });
+  return showFigure(await openPage(browser, { width, height }), query, width, height);
+}
+
+/** Loads a snippet's figure into `page` (reused: see `viewAs`) as a new frame `width` px wide would. */
+async function showFigure(page, query, width, height = 800) {
+  await viewAs(page, { width, height });
   await page.goto(`${server.base}/${query}`);
   await ready(page);
   await page.waitForSelector('[data-figure]');
@@ -112,10 +117,9 @@ async function checkSnippet(s, name) {
   if (seen.length !== 1) problems.push(`${name}: the height changed during the run: ${seen.join(' -> ')} px`);
   await screenshot(page, `figure-720-${name}-after`);
   assert.deepEqual(page.problems(), [], name);
-  await page.context().close();
   // A phone's column: at most 1,300 px, as its snippet says, the same after the run.
   for (const width of [412, 360]) {
-    const phone = await openFigure(browser, server, s.query, width, 900);
+    const phone = await showFigure(page, s.query, width, 900);
     const h = await figureHeight(phone);
     if (Math.abs(h - s.narrow[width]) > 8) problems.push(`${name}: renders ${h} px at ${width}, its snippet says ${s.narrow[width]}`);
     if (width === 412) problems.push(...(await phoneScreen(phone)).map((p) => `${name}: ${p}`));
@@ -127,8 +131,8 @@ async function checkSnippet(s, name) {
     if (after !== h) problems.push(`${name}: ${h} px at ${width} before the run, ${after} after`);
     if (width === 412) await screenshot(phone, `figure-412-${name}-after`);
     assert.deepEqual(phone.problems(), [], `${name} at ${width}`);
-    await phone.context().close();
   }
+  await page.context().close();
   return problems;
 }
 
@@ -140,8 +144,9 @@ test('every README snippet: its own height at 720, 412 and 360 px, one screen, s
 });
 
 test('keyboard order in every figure: the question, the play bar, the controls, then the rest', async () => {
+  const page = await openPage(browser, { width: 720, height: 800 });
   for (const s of await readmeSnippets()) {
-    const page = await openFigure(browser, server, s.query, 720);
+    await showFigure(page, s.query, 720);
     const regions = [];
     for (let i = 0; i < 80; i++) {
       await page.keyboard.press('Tab');
@@ -160,13 +165,14 @@ test('keyboard order in every figure: the question, the play bar, the controls, 
     const ranks = regions.map((r) => order.indexOf(r));
     assert.deepEqual(ranks, [...ranks].sort((a, b) => a - b), `${s.query}: ${regions.join(', ')}`);
     assert.ok(regions.includes('play') && regions.includes('controls'), `${s.query}: ${regions.join(', ')}`);
-    await page.context().close();
   }
+  await page.context().close();
 });
 
 test('before Play every figure draws its chart at the run\'s scale: axis, lanes, reference; no empty strip', async () => {
+  const page = await openPage(browser, { width: 720, height: 800 });
   for (const s of await readmeSnippets()) {
-    const page = await openFigure(browser, server, s.query, 720);
+    await showFigure(page, s.query, 720);
     await page.waitForFunction(() => {
       const c = document.querySelector('.figure-chart canvas');
       return c && c.width > 0 && c.height > 0;
@@ -182,8 +188,8 @@ test('before Play every figure draws its chart at the run\'s scale: axis, lanes,
     });
     assert.ok(drawn.height >= 120, `${s.query}: the chart is ${drawn.height} px tall before Play`);
     assert.ok(drawn.inked > 0.01, `${s.query}: only ${(drawn.inked * 100).toFixed(2)}% of the chart is drawn before Play`);
-    await page.context().close();
   }
+  await page.context().close();
 });
 
 test('presets= is one segmented control, show= adds parts, chart= picks the headline, unknown names get a notice', async () => {

@@ -2,7 +2,7 @@
 // 360 px, in the full layout and in the embed, before and after its run.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, scenarios, untilFinished } from './harness.mjs';
+import { serve, launch, openPage, ready, scenarios, untilFinished, viewAs } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -25,8 +25,10 @@ const overflow = (page) => page.evaluate(() => {
 for (const s of scenarios()) {
   for (const embed of [false, true]) {
     test(`${s.id}${embed ? ' embed' : ''}: no sideways scroll at 320 and 360 px, any preset, before and after the run`, async () => {
+      // One page, every load at its width (`viewAs`).
+      const page = await openPage(browser, { width: 320, height: 740 });
       for (const width of [320, 360]) {
-        const page = await openPage(browser, { width, height: 740 });
+        await viewAs(page, { width, height: 740 });
         for (const preset of [null, ...s.presets.map((p) => p.id)]) {
           const query = `sim=${s.id}${preset ? `&preset=${preset}` : ''}${embed ? '&embed=1' : ''}`;
           await page.goto(`${server.base}/?${query}`);
@@ -38,9 +40,9 @@ for (const s of scenarios()) {
           o = await overflow(page);
           assert.ok(o.over <= 0, `${query} at ${width} px, after the run: ${o.over} px too wide; ${o.widest}`);
         }
-        assert.deepEqual(page.problems(), []);
-        await page.context().close();
+        assert.deepEqual(page.problems(), [], `at ${width} px`);
       }
+      await page.context().close();
     });
   }
 }

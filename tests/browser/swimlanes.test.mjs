@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { serve, launch, openPage, ready, shots, scenarios, skipToEnd, timelineAfterSteps, timelineLabels, timelineProblems } from './harness.mjs';
+import { serve, launch, openPage, ready, shots, scenarios, skipToEnd, timelineAfterSteps, timelineLabels, timelineProblems, viewAs } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -53,8 +53,10 @@ const compared = [
 
 for (const [id, presets] of compared) {
   test(`${id}: switching ${presets.join(', ')} in an embed keeps one time axis`, async () => {
+    // One page, every load at its size and scheme (`viewAs`).
+    const page = await openPage(browser, { width: 360, height: 900 });
     for (const [width, scheme] of [[360, 'dark'], [412, 'light'], [720, 'light'], [720, 'dark']]) {
-      const page = await openPage(browser, { width, height: 900, colorScheme: scheme });
+      await viewAs(page, { width, height: 900, colorScheme: scheme });
       await page.goto(`${server.base}/?sim=${id}&embed=1&presets=${presets.join(',')}&preset=${presets[0]}`);
       await ready(page);
       await page.waitForSelector('#timeline canvas[data-labels]');
@@ -68,8 +70,8 @@ for (const [id, presets] of compared) {
         assert.deepEqual(timelineProblems(await timelineLabels(page), LANES[id], 8), [], `${preset} at ${width} px`);
         await page.locator('#timeline').screenshot({ path: join(shots, `swimlanes-${id}-${preset}-${width}-${scheme}.png`) });
       }
-      assert.deepEqual(page.problems(), []);
-      await page.context().close();
+      assert.deepEqual(page.problems(), [], `at ${width} px, ${scheme}`);
     }
+    await page.context().close();
   });
 }

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { serve, launch, openPage, ready, shots, scenarios, timelineLabels, timelineMoments, timelineProblems } from './harness.mjs';
+import { serve, launch, openPage, ready, shots, scenarios, timelineLabels, timelineMoments, timelineProblems, viewAs } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -49,9 +49,11 @@ for (const s of scenarios()) {
 
 test('every page with a timeline, in an embed 720 px tall, shows the whole timeline without scrolling', async () => {
   let checked = 0;
+  // One page, every load at its width (`viewAs`).
+  const page = await openPage(browser, { width: 720, height: 720 });
   for (const { id } of scenarios()) {
     for (const width of [720, 1000]) {
-      const page = await openPage(browser, { width, height: 720 });
+      await viewAs(page, { width, height: 720 });
       await page.goto(`${server.base}/?sim=${id}&embed=1`);
       await ready(page);
       await page.waitForSelector('[data-figure]');
@@ -61,9 +63,9 @@ test('every page with a timeline, in an embed 720 px tall, shows the whole timel
         assert.ok(bottom <= 720, `${id} at ${width} px: the timeline ends at ${bottom} px`);
         checked += 1;
       }
-      assert.deepEqual(page.problems(), []);
-      await page.context().close();
+      assert.deepEqual(page.problems(), [], `${id} at ${width} px`);
     }
   }
+  await page.context().close();
   assert.ok(checked > 0, 'some page has a timeline to check');
 });
