@@ -105,14 +105,19 @@ pub fn span_ms(ms_value: f64) -> String {
     }
 }
 
-/// A percentage: "12%", "0.5%".
+/// A percentage: "12%", "0.5%", "0.013%", "< 0.001%".
 pub fn pct(x: f64) -> String {
     format!("{}%", pct_number(x))
 }
 
-/// A percentage's number, as [`pct`] and a card of unit "%" show it: whole from 10 up, one
-/// decimal below ("12", "0.5").
+/// A percentage's number, the one rendering of a share in words and on a card of unit "%":
+/// whole from 10 up, one decimal from 0.05 ("12", "0.5"); below, the digits that say it is not
+/// zero ("0.013", "0.02"), and "< 0.001" under that: a non-zero share never reads "0" (issue 45).
 fn pct_number(x: f64) -> String {
+    if x != 0.0 && x.abs() < 0.05 {
+        let thousandths = libm::round(x * 1000.0) / 1000.0;
+        return if thousandths == 0.0 { "< 0.001".into() } else { plain(thousandths) };
+    }
     let x = tenths(x);
     if x.abs() >= 10.0 || x == libm::trunc(x) { group(libm::round(x) as i64) } else { fixed(x, 1) }
 }
@@ -214,9 +219,11 @@ pub fn unit_for(value: f64, unit: &str) -> &str {
     if unit == "times" && value == 1.0 { "time" } else { unit }
 }
 
-/// A metric's value and its unit as a reader quotes them, on a stat card and on the command
-/// line alike: money in dollars ("$149.97"), a minute or more of milliseconds in minutes, hours
-/// or days ("8.4 min"), "1 time" but "3 times", and no unit after a dash or a word.
+/// A metric's value and its unit as a reader quotes them, on a stat card, on the command line
+/// and in the words that state the same quantity: money in dollars ("$149.97"), a minute or more
+/// of milliseconds in seconds ("69 s", as the words say a moment; not "1.1 min" beside "69 s",
+/// issue 45), ten minutes or more in minutes, hours or days ("12.4 min"), "1 time" but "3 times",
+/// and no unit after a dash or a word.
 pub fn quantity(v: &Value, unit: &'static str) -> (String, &'static str) {
     const MINUTE: f64 = 60_000.0;
     let Some(x) = v.as_f64().filter(|_| matches!(v, Value::Int(_) | Value::Num(_))) else { return (value(v), "") };
@@ -228,7 +235,8 @@ pub fn quantity(v: &Value, unit: &'static str) -> (String, &'static str) {
         "$" => (signed_dollars(libm::round(x * 100.0) as i64), ""),
         "ms" if x.abs() >= 2.0 * 24.0 * 60.0 * MINUTE => (number(x / (24.0 * 60.0 * MINUTE)), "days"),
         "ms" if x.abs() >= 2.0 * 60.0 * MINUTE => (number(x / (60.0 * MINUTE)), "h"),
-        "ms" if x.abs() >= MINUTE => (number(x / MINUTE), "min"),
+        "ms" if x.abs() >= 60.0 * MINUTE => (number(x / MINUTE), "min"),
+        "ms" if x.abs() >= MINUTE => (number(x / 1000.0), "s"),
         // As the words say them: a share as `pct` ("88", not "87.5"), a ratio as `times`.
         "%" => (pct_number(x), "%"),
         "×" | "× normal" => (fixed(x, 1), unit),
@@ -236,7 +244,19 @@ pub fn quantity(v: &Value, unit: &'static str) -> (String, &'static str) {
     }
 }
 
-/// [`quantity`] as one piece of text: "8.4 min", "$149.97", "1 time", "—".
+/// A duration or a moment in ms as its card shows it ([`quantity`]): "3,490 ms", "69 s", "66.1
+/// min". Words that state a carded quantity use it, so both read the same (issue 45).
+pub fn card_ms(ms: f64) -> String {
+    quantity_text(&Value::num(ms), "ms")
+}
+
+/// A moment of the run (µs) as a card shows it: "2,502 ms", "58,529 ms", "447 s" (not "58.53 s"
+/// or "447.4 s" beside its card).
+pub fn moment(t: Micros) -> String {
+    card_ms(t as f64 / 1000.0)
+}
+
+/// [`quantity`] as one piece of text: "505 s", "$149.97", "1 time", "—".
 pub fn quantity_text(v: &Value, unit: &'static str) -> String {
     match quantity(v, unit) {
         (n, "") => n,
@@ -320,7 +340,11 @@ mod tests {
         assert_eq!(counted(1, "call", "calls"), "1 call");
         assert_eq!(quantity_text(&Value::Int(14997), "¢"), "$149.97");
         assert_eq!(quantity_text(&Value::Int(-51559), "$"), "-$51,559");
-        assert_eq!(quantity_text(&Value::Num(505_413.6), "ms"), "8.4 min");
+        assert_eq!(quantity_text(&Value::Num(505_413.6), "ms"), "505 s");
+        assert_eq!(quantity_text(&Value::Num(69_000.0), "ms"), "69 s");
+        assert_eq!(quantity_text(&Value::Num(3_966_000.0), "ms"), "66.1 min");
+        assert_eq!([pct(0.02), pct(0.0131), pct(0.0004), pct(0.05)], ["0.02%", "0.013%", "< 0.001%", "0.1%"]);
+        assert_eq!(quantity_text(&Value::share(0.02), "%"), "0.02 %");
         assert_eq!(quantity_text(&Value::Num(56.6), "ms"), "56.6 ms");
         assert_eq!(quantity_text(&Value::Num(9_000_000.0), "ms"), "2.5 h");
         assert_eq!(quantity_text(&Value::Int(1), "times"), "1 time");

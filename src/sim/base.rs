@@ -36,6 +36,18 @@ impl Value {
     pub fn count(n: u64) -> Value {
         Value::Int(n.min(i64::MAX as u64) as i64)
     }
+
+    /// A share (%) as a metric: to 0.1 from 0.05 up, as [`Value::num`]; below, to a thousandth,
+    /// and a non-zero share under that as it is, so that its card reads as the words say it
+    /// ("0.02%", "< 0.001%"), never "0" beside them (issue 45).
+    pub fn share(x: f64) -> Value {
+        let thousandths = libm::round(x * 1000.0) / 1000.0;
+        match x {
+            x if !x.is_finite() || x.abs() >= 0.05 => Value::num(x),
+            _ if thousandths == 0.0 => Value::Num(x),
+            _ => Value::Num(thousandths),
+        }
+    }
 }
 
 /// Sentences that explain a run, each keyed by what it explains ("answer", "verdict", …):

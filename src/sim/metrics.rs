@@ -7,9 +7,14 @@ use super::base::{Reading, Value};
 use super::scenario::MetricSpec;
 
 /// How a metric's field reads as a [`Value`] (JSON, stat card): a count as a whole number, a
-/// measured float rounded to 0.1, a missing float as null.
+/// measured float rounded to 0.1 (a share as [`Value::share`]), a missing float as null.
 pub trait MetricValue {
     fn to_value(&self) -> Value;
+
+    /// The value of a metric declared in `unit`.
+    fn to_value_in(&self, _unit: &str) -> Value {
+        self.to_value()
+    }
 }
 
 impl MetricValue for u64 {
@@ -40,11 +45,19 @@ impl MetricValue for f64 {
     fn to_value(&self) -> Value {
         Value::num(*self)
     }
+
+    fn to_value_in(&self, unit: &str) -> Value {
+        if unit == "%" { Value::share(*self) } else { self.to_value() }
+    }
 }
 
 impl MetricValue for Option<f64> {
     fn to_value(&self) -> Value {
         self.map_or(Value::Null, Value::num)
+    }
+
+    fn to_value_in(&self, unit: &str) -> Value {
+        self.map_or(Value::Null, |x| x.to_value_in(unit))
     }
 }
 
@@ -175,7 +188,7 @@ macro_rules! metrics {
         impl $name {
             $( pub const $field: $crate::sim::metrics::Metric<Self> = $crate::sim::metrics::Metric::declared(
                 $crate::sim::MetricSpec { key: stringify!($field), label: $label, unit: $unit, help: $help },
-                |m: &Self| $crate::sim::metrics::MetricValue::to_value(&m.$field),
+                |m: &Self| $crate::sim::metrics::MetricValue::to_value_in(&m.$field, $unit),
             ); )+
         }
 
@@ -188,7 +201,7 @@ macro_rules! metrics {
             }
 
             fn values(&self) -> Vec<(&'static str, $crate::sim::Value)> {
-                vec![$( (stringify!($field), $crate::sim::metrics::MetricValue::to_value(&self.$field)) ),+]
+                vec![$( (stringify!($field), $crate::sim::metrics::MetricValue::to_value_in(&self.$field, $unit)) ),+]
             }
         }
 

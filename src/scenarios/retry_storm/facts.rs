@@ -5,7 +5,7 @@
 use super::{
     BreakerState, BudgetWindow, ClientState, ClientsNow, DrainRamp, Mode, RetryAfterKind, RetryStorm, TICK, TickNow, Trip,
 };
-use crate::sim::Micros;
+use crate::sim::{Micros, Value};
 
 /// Where the run is against the outage, which decides what the verdict can say.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -106,7 +106,7 @@ pub struct OutageRetries {
     pub user_calls: u64,
     /// Retries made during the outage so far: its provider calls that were not first attempts.
     pub retries: u64,
-    /// Those retries per 100 user calls, to 0.1 (the `outage_retry_pct` metric, rounded).
+    /// Those retries per 100 user calls, as the `outage_retry_pct` metric rounds them ([`Value::share`]).
     pub retry_pct: f64,
     /// Why they stand where they do against the budget (with a budget only).
     pub why: Option<BudgetWhy>,
@@ -396,7 +396,7 @@ impl RetryStorm {
             return None;
         }
         let retries = self.outage_attempts - users;
-        let retry_pct = libm::round(100.0 * retries as f64 / users as f64 * 10.0) / 10.0;
+        let retry_pct = Value::share(100.0 * retries as f64 / users as f64).as_f64().unwrap_or_default();
         let why = self.layers.has_budget().then(|| self.budget_why(window, retry_pct));
         Some(OutageRetries { user_calls: users, retries, retry_pct, why })
     }

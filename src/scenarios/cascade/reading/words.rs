@@ -3,7 +3,7 @@
 use crate::format;
 use crate::scenarios::cascade::facts::{CascadeFacts, FLAT, PoolFacts};
 use crate::scenarios::cascade::PoolNow;
-use crate::sim::{MS, Micros, Value};
+use crate::sim::{MS, Micros};
 
 /// The chapter's way of saying a slope: "flat", "growing about 48 per second".
 pub(super) fn growth_words(g: f64) -> String {
@@ -33,11 +33,9 @@ pub(super) fn tenths(t: Micros) -> String {
     seconds((t + 50 * MS) / (100 * MS) * (100 * MS))
 }
 
-/// A /checkout percentile as its card shows it ("3,490 ms", "1 min"): one function renders the
+/// A /checkout percentile as its card shows it ("3,490 ms", "69 s"): one function renders the
 /// number the card and the words both show.
-pub(super) fn card_ms(ms: f64) -> String {
-    format::quantity_text(&Value::num(ms), "ms")
-}
+pub(super) use crate::format::card_ms;
 
 /// The checkouts still waiting, as a percentile counts them: "35 still waiting at their wait so far".
 pub(super) fn waiting_so_far(n: u64) -> String {

@@ -309,14 +309,19 @@ fn ms_value(us: Option<Micros>) -> Value {
     us.map_or(Value::Null, |t| Value::num(t as f64 / 1000.0))
 }
 
-fn num(x: Option<f64>) -> Value {
-    x.map_or(Value::Null, Value::num)
+/// A share, with the digits a small one needs (see [`Value::share`]).
+fn share(x: Option<f64>) -> Value {
+    x.map_or(Value::Null, Value::share)
 }
 
-/// A small share or ratio to three decimals (0.013%), where 0.1 would read as nothing.
+/// A small share or ratio to three decimals (0.013%), where 0.1 would read as nothing; a
+/// non-zero one under a thousandth as it is (its card reads "< 0.001").
 fn fine(x: Option<f64>) -> Value {
     match x {
-        Some(x) if x.is_finite() => Value::Num(libm::round(x * 1000.0) / 1000.0),
+        Some(x) if x.is_finite() => {
+            let r = libm::round(x * 1000.0) / 1000.0;
+            Value::Num(if r == 0.0 { x } else { r })
+        }
         _ => Value::Null,
     }
 }
@@ -391,19 +396,19 @@ impl Model for ChoosingNumbers {
             requests: c.requests,
             finished: c.finished,
             in_flight: c.in_flight,
-            timeout_rate_pct: num(self.timeout_rate_pct()),
+            timeout_rate_pct: share(self.timeout_rate_pct()),
             tail_at_timeout_pct: fine(self.tail_at_timeout_pct()),
-            timeout_rate_after_drift_pct: num(self.timeout_rate_after_drift_pct()),
+            timeout_rate_after_drift_pct: share(self.timeout_rate_after_drift_pct()),
             calls_per_request: fine(self.calls_per_request()),
             route_p50_ms: q(0.5),
             route_p95_ms: q(0.95),
             route_p99_ms: q(0.99),
-            past_deadline_pct: num(self.past_deadline_pct()),
-            slow_request_pct: num(self.slow_request_pct()),
-            slow_request_theory_pct: num(self.slow_request_theory_pct()),
+            past_deadline_pct: share(self.past_deadline_pct()),
+            slow_request_pct: share(self.slow_request_pct()),
+            slow_request_theory_pct: share(self.slow_request_theory_pct()),
             worst_wait_ms: ms_value((c.finished > 0).then(|| self.route.max())),
-            fallback_pct: num(self.fallback_pct()),
-            error_pct: num(self.error_pct()),
+            fallback_pct: share(self.fallback_pct()),
+            error_pct: share(self.error_pct()),
             work_after_give_up_ms: self.work_after_give_up_ms(),
             attempts_fit: self.attempts_fit(),
             connect_timeouts: c.connect_timeouts,

@@ -77,18 +77,9 @@ impl ChoosingNumbers {
     }
 }
 
-/// A share as people read it, small ones with the digits that matter: "0.013%", "1.0%", "12%".
-/// From 0.05% on, as its card shows it (a metric is a tenth at most: "0.1%", not "0.098%" beside
-/// a card of 0.1%); below, the card reads 0 and the words keep the digits that say it is not.
-pub fn share(pct: f64) -> String {
-    if pct == 0.0 {
-        "0%".to_string()
-    } else if pct < 0.05 {
-        format!("{}%", format::plain(libm::round(pct * 1000.0) / 1000.0))
-    } else {
-        format::pct(pct)
-    }
-}
+/// A share as people read it, small ones with the digits that matter ("0.013%", "1.0%", "12%"):
+/// the one rendering its card uses too (`format::pct`).
+pub use crate::format::pct as share;
 
 impl Facts {
     pub fn verdict(&self) -> String {
@@ -117,8 +108,11 @@ impl Facts {
             ));
         }
         match (self.route_p99_ms, self.worst_ms) {
-            (Some(p99), _) if said_worst => out.push(format!("Route p99 {}.", format::ms(p99))),
-            (Some(p99), Some(worst)) => out.push(format!("Route p99 {}, worst wait {}.", format::ms(p99), format::ms(worst))),
+            // As their cards show them ("179 s", not "179,307 ms" beside it).
+            (Some(p99), _) if said_worst => out.push(format!("Route p99 {}.", format::card_ms(p99))),
+            (Some(p99), Some(worst)) => {
+                out.push(format!("Route p99 {}, worst wait {}.", format::card_ms(p99), format::card_ms(worst)))
+            }
             _ => {}
         }
         if let (Some(past), Some(d)) = (self.past_deadline_pct, self.deadline_ms)
@@ -137,7 +131,7 @@ impl Facts {
         (self.deadline_ms.is_none() && worst >= 2.0 * t).then(|| {
             format!(
                 "Worst wait {}, {} the {} timeout: a timeout bounds each attempt, not the request.",
-                format::ms(worst),
+                format::card_ms(worst),
                 format::times(worst / t),
                 format::ms(t)
             )
@@ -230,7 +224,7 @@ impl Facts {
                         format!("Attempts that fit in the deadline\t{}\t3 (2 s deadline, 500 ms each, minus backoff)", or_dash(fit)),
                         format!(
                     "Worst wait\t{}\t12 s = 2 calls × 3 attempts × 2 s (Break 2)",
-                    or_dash(self.worst_ms.map(format::ms))
+                    or_dash(self.worst_ms.map(format::card_ms))
                 ),
         ]
     }
@@ -289,7 +283,8 @@ impl Explain for ChoosingNumbers {
 }
 
 /// Which sentences quote which cards (see [`Quote`]).
-/// The verdict quotes the headline cards.
+/// The verdict quotes the headline cards; the alert's sentence, when it first fired.
 pub static QUOTES: &[Quote] = &[
+    Quote { reading: ChoosingNumbersWords::alert.key, metrics: &[ChoosingNumbersMetrics::alert_fired_at_ms.key()] },
     Quote { reading: ChoosingNumbersWords::verdict.key, metrics: &[ChoosingNumbersMetrics::timeout_rate_pct.key(), ChoosingNumbersMetrics::route_p99_ms.key(), ChoosingNumbersMetrics::worst_wait_ms.key(), ChoosingNumbersMetrics::calls_per_request.key()] },
 ];

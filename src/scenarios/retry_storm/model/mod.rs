@@ -399,7 +399,7 @@ impl RetryStorm {
             return Value::Null;
         }
         let retries = self.outage_attempts - self.outage_user_calls;
-        Value::num(100.0 * retries as f64 / self.outage_user_calls as f64)
+        Value::share(100.0 * retries as f64 / self.outage_user_calls as f64)
     }
 }
 

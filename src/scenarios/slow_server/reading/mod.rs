@@ -78,7 +78,7 @@ fn backlog_sentence(f: &SlowServerFacts) -> String {
 
 fn ratio_sentence(f: &SlowServerFacts, ratio: f64) -> String {
     // Each p99 as its card shows it: the same number, rendered the same way.
-    let q = |p99: Option<f64>| card_ms(p99).map_or("—".into(), format::ms);
+    let q = |p99: Option<f64>| card_ms(p99).map_or("—".into(), format::card_ms);
     let before = format::counted(f.before_count, "request", "requests");
     let after = format::counted(f.after_count + f.after_waiting, "request", "requests");
     // Its own sentence, so that a figure's verdict leads with the numbers and says this under "Why?".

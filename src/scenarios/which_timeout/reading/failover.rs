@@ -5,11 +5,6 @@ use crate::scenarios::which_timeout::failover::{HangEnd, RequestEnd};
 use crate::scenarios::which_timeout::facts::{Answered, FailoverFacts, Hangs, Lookup, Pooled};
 use crate::scenarios::which_timeout::spec::{Client, WhichTimeoutConfig};
 use crate::format;
-use crate::sim::{Micros, SEC};
-
-fn at(t: Micros) -> String {
-    if t < 10 * SEC { format::us_as_ms(t) } else { format::seconds(t) }
-}
 
 fn calls(n: u64) -> String {
     format::counted(n, "call", "calls")
@@ -38,7 +33,7 @@ pub(super) fn failover_words(f: &FailoverFacts, client: Client, config: &WhichTi
         match f.lookup {
             Lookup::ReResolved { old_until_us } => format!(
                 "Each new connection looks the name up again; it gave the old address until {}.",
-                at(old_until_us)
+                format::moment(old_until_us)
             ),
             Lookup::KeptOldAddress => {
                 "The client kept the address it resolved before the failover: every connect goes to the old one."
@@ -71,7 +66,7 @@ fn hangs(h: Hangs, client: Client) -> Option<String> {
             Some(format!(
                 "{} went to the old address; each hung until {what} ({} for the latest).",
                 connects(n),
-                at(latest_us)
+                format::moment(latest_us)
             ))
         }
     }
@@ -91,7 +86,7 @@ fn pooled(p: Option<Pooled>) -> Option<String> {
                 RequestEnd::HttpIdle => "the socket's idle timer fired and the 'timeout' handler destroyed it",
                 RequestEnd::Kernel => "the kernel gave up resending it",
             };
-            format!("{sent}; each waited until {what} ({} for the latest), and its call failed.", at(latest))
+            format!("{sent}; each waited until {what} ({} for the latest), and its call failed.", format::moment(latest))
         }
     })
 }
@@ -101,7 +96,7 @@ fn dropped(p: Option<Pooled>) -> Option<String> {
     Some(format!(
         "When the name changed at {}, the client dropped {} to the old address: a call waiting on one failed \
          then.",
-        at(p.changed_at_us),
+        format::moment(p.changed_at_us),
         format::counted(p.dropped, "pooled connection", "pooled connections")
     ))
 }
@@ -110,7 +105,7 @@ fn pool_full(f: &FailoverFacts) -> Option<String> {
     f.pool_full.map(|full| {
         format!(
             "The pool was full at {}, and up to {} waited for a connection at once.",
-            at(full.at_us),
+            format::moment(full.at_us),
             calls(full.waiting_max)
         )
     })
@@ -132,8 +127,8 @@ fn ended(f: &FailoverFacts) -> String {
         Some(Answered { calls: n, first_at_us, slowest_us }) => format!(
             "{} answered, the first at {}; the slowest took {}",
             calls(n),
-            at(first_at_us),
-            at(slowest_us)
+            format::moment(first_at_us),
+            format::moment(slowest_us)
         ),
         None => "None answered".to_string(),
     };

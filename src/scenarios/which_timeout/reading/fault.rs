@@ -3,17 +3,11 @@
 
 use crate::scenarios::which_timeout::chapter::{Ending, FaultRow, RetryCell};
 use crate::format;
-use crate::sim::{Micros, SEC};
-
-/// A moment for people: "2,502 ms" below 10 s, "10.5 s" above.
-fn at(t: Micros) -> String {
-    if t < 10 * SEC { format::us_as_ms(t) } else { format::seconds(t) }
-}
 
 /// The "First to fire" cell.
 pub fn first_fired_cell(row: &FaultRow) -> String {
     match row.first_fired {
-        Some((kind, t)) => format!("{} at {}", kind.label(), at(t)),
+        Some((kind, t)) => format!("{} at {}", kind.label(), format::moment(t)),
         None => "none".to_string(),
     }
 }
@@ -21,8 +15,8 @@ pub fn first_fired_cell(row: &FaultRow) -> String {
 /// The "Caller sees" cell: the error and when, the body's completion, or still open.
 pub fn caller_cell(row: &FaultRow) -> String {
     match row.ending {
-        Ending::Failed { error, at_us } => format!("{} at {}", error.id(), at(at_us)),
-        Ending::Completed { at_us } => format!("completed at {}", at(at_us)),
+        Ending::Failed { error, at_us } => format!("{} at {}", error.id(), format::moment(at_us)),
+        Ending::Completed { at_us } => format!("completed at {}", format::moment(at_us)),
         Ending::StillOpen { at_us, phase, timeout_event } => {
             let event = if timeout_event { "timeout-event" } else { "none" };
             format!("{event}; still open at {} ({})", format::seconds(at_us), phase.label())
@@ -47,7 +41,9 @@ pub fn retry_cell(row: &FaultRow) -> &'static str {
     }
 }
 
-/// The chapter's figure for a row, or a dash where it measured other settings or none.
+/// The chapter's figure for a row as the chapter writes it ("2,502 ms", "10.5 s", "300.9 s"), or
+/// a dash where it measured other settings or none.
 pub fn chapter_cell(row: &FaultRow) -> String {
-    row.chapter_ms.map_or_else(|| "—".to_string(), |ms| at((ms * 1000.0) as Micros))
+    let as_written = |ms: f64| if ms < 10_000.0 { format::ms(ms) } else { format::secs(ms / 1000.0) };
+    row.chapter_ms.map_or_else(|| "—".to_string(), as_written)
 }

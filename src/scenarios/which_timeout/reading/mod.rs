@@ -22,7 +22,7 @@ use super::model::{CallError, Outcome, Phase, TimerKind, WhichTimeout};
 use super::spec::{Client, WhichTimeoutConfig};
 use crate::format;
 use crate::sim::Explain;
-use crate::sim::{MS, Micros, SEC, Value};
+use crate::sim::{MS, Micros};
 use crate::sim::scenario::Quote;
 use super::spec::WhichTimeoutMetrics;
 
@@ -56,11 +56,6 @@ impl Explain for WhichTimeout {
     }
 }
 
-/// A moment for people: "2,502 ms" below 10 s, "10.5 s" or "301 s" above.
-fn at(t: Micros) -> String {
-    if t < 10 * SEC { format::us_as_ms(t) } else { format::seconds(t) }
-}
-
 /// A timeout as it was set: "2 s", "500 ms".
 fn limit(t: Micros) -> String {
     format::duration_ms((t / MS) as f64)
@@ -88,7 +83,7 @@ pub fn first_sentence(f: &WhichTimeoutFacts) -> String {
         Some(first) => fired_first(first, &f.caller),
         None => nothing_fired(f),
     };
-    let others: Vec<String> = f.others.iter().map(why_not).collect();
+    let others: Vec<String> = f.others.iter().map(|o| why_not(o, &f.caller)).collect();
     let node_has_none = if f.client == Client::NodeHttp {
         " node:http has no connect, headers or body timeout of its own."
     } else {
@@ -118,13 +113,13 @@ fn fired_first(t: &FirstFired, caller: &Caller) -> String {
     // The moment the caller's code saw the error, as its card ("Gave up at") shows it.
     let seen = match caller {
         Caller::Failed { seen_at_us: Some(seen), .. } if t.ended_call => {
-            format!("; the caller saw the error at {}", as_card(*seen))
+            format!("; the caller saw the error at {}", format::moment(*seen))
         }
         _ => String::new(),
     };
     let what = if t.ended_call { "" } else { " It only emitted 'timeout': nothing destroyed the request." };
     let counted = match t.counted_from_us {
-        Some(from) => format!(" (counting from the last activity at {})", at(from)),
+        Some(from) => format!(" (counting from the last activity at {})", format::moment(from)),
         None => String::new(),
     };
     let how = ticks.map_or(String::new(), |ticks| format!(" {}", tick_count(ticks)));
@@ -132,7 +127,7 @@ fn fired_first(t: &FirstFired, caller: &Caller) -> String {
         "First to fire: {} ({}), at {}{counted}: {off}{why}{seen}.{how}{what}",
         t.kind.label(),
         limit(t.timeout_us),
-        at(t.fired_at_us),
+        format::moment(t.fired_at_us),
     )
 }
 
@@ -153,48 +148,51 @@ fn tick_count(ticks: UndiciTicks) -> String {
     )
 }
 
-/// A moment as its stat card shows it, with the card's own function: a sentence that names
-/// the same moment reads the same.
-fn as_card(t: Micros) -> String {
-    format::quantity_text(&Value::num(t as f64 / 1000.0), "ms")
-}
-
 fn nothing_fired(f: &WhichTimeoutFacts) -> String {
     match f.outcome {
-        Some(Outcome::Completed { at: done }) => format!("No timer fired: the call completed at {}.", at(done)),
+        Some(Outcome::Completed { at: done }) => format!("No timer fired: the call completed at {}.", format::moment(done)),
         Some(Outcome::Failed { error, at: when, .. }) => {
             // The moment the caller's code saw it, as its card ("Gave up at") shows it, when
             // that is later (issue 45: "ended the call at 1,000 ms" beside a card of 1,008 ms).
             let seen = match f.caller {
                 Caller::Failed { seen_at_us: Some(seen), .. } if seen != when => {
-                    format!("; the caller saw the error at {}", as_card(seen))
+                    format!("; the caller saw the error at {}", format::moment(seen))
                 }
                 _ => String::new(),
             };
-            format!("No timer fired: {} ended the call at {}{seen}.", error.id(), at(when))
+            format!("No timer fired: {} ended the call at {}{seen}.", error.id(), format::moment(when))
         }
         None => "No timer has fired.".into(),
     }
 }
 
-fn why_not(o: &OtherTimer) -> String {
+fn why_not(o: &OtherTimer, caller: &Caller) -> String {
     let label = o.kind.label();
     match o.why {
         NotFirst::NotSet => format!("{label} was not set"),
         NotFirst::NeverArmed => format!("{label} was never armed: {}", armed_when(o.kind)),
-        NotFirst::FiredToo { at_us } => format!("{label} fired too, at {}", at(at_us)),
+        // Which ended the call, with when the caller saw it (its card's moment, close to the
+        // timer's but not it: "fired too, at 263 s" alone beside a card of 264 s reads as a slip).
+        NotFirst::FiredToo { at_us } => match caller {
+            Caller::Failed { at_us: ended, seen_at_us: Some(seen), .. } if *ended == at_us => format!(
+                "{label} fired too, at {}, and ended the call; the caller saw the error at {}",
+                format::moment(at_us),
+                format::moment(*seen)
+            ),
+            _ => format!("{label} fired too, at {}", format::moment(at_us)),
+        },
         NotFirst::StillCounting { due_us } => {
-            format!("{label} was still counting (due at {}) when the call ended", at(due_us))
+            format!("{label} was still counting (due at {}) when the call ended", format::moment(due_us))
         }
-        NotFirst::Cleared { at_us } => format!("{label} was cleared at {}, {}", at(at_us), cleared_when(o.kind)),
+        NotFirst::Cleared { at_us } => format!("{label} was cleared at {}, {}", format::moment(at_us), cleared_when(o.kind)),
         NotFirst::StartsOver { timeout_us, resets, next_due_us } => format!(
             "{label} ({}) starts over at every {}: {} so far, so it does not fire (next due at {})",
             limit(timeout_us),
             if o.kind == TimerKind::Body { "chunk" } else { "read or write" },
             format::counted(resets.into(), "reset", "resets"),
-            at(next_due_us)
+            format::moment(next_due_us)
         ),
-        NotFirst::Due { at_us } => format!("{label} is due at {}", at(at_us)),
+        NotFirst::Due { at_us } => format!("{label} is due at {}", format::moment(at_us)),
     }
 }
 
@@ -203,29 +201,30 @@ pub fn caller_sentence(f: &WhichTimeoutFacts) -> String {
     match f.caller {
         Caller::Failed { error, at_us, seen_at_us, resolved_at_us } => {
             let seen = match seen_at_us {
-                Some(seen) => format!("The caller got {} at {}", error.as_caught(f.client), at(seen)),
+                // The moment its card ("Gave up at") shows, as the card shows it.
+                Some(seen) => format!("The caller got {} at {}", error.as_caught(f.client), format::moment(seen)),
                 None => format!(
                     "The socket was destroyed at {}; the caller's code gets {} a moment later",
-                    at(at_us),
+                    format::moment(at_us),
                     error.as_caught(f.client)
                 ),
             };
             let resolved = match (resolved_at_us, f.client) {
-                (Some(r), Client::Fetch) => format!(", after fetch had resolved at {}", at(r)),
-                (Some(r), Client::NodeHttp) => format!(", after the 'response' event at {}", at(r)),
+                (Some(r), Client::Fetch) => format!(", after fetch had resolved at {}", format::moment(r)),
+                (Some(r), Client::NodeHttp) => format!(", after the 'response' event at {}", format::moment(r)),
                 (None, _) => String::new(),
             };
             format!("{seen}, during {}{resolved}.", phase_name(f.phase))
         }
         Caller::Succeeded { at_us } => {
-            format!("The call succeeded: the response arrived and its body was complete at {}.", at(at_us))
+            format!("The call succeeded: the response arrived and its body was complete at {}.", format::moment(at_us))
         }
         Caller::NotStarted => "The call has not started yet.".to_string(),
-        Caller::TakingConnection => format!("The call is taking a connection from the pool at {}.", at(f.now_us)),
+        Caller::TakingConnection => format!("The call is taking a connection from the pool at {}.", format::moment(f.now_us)),
         Caller::PoolFull { pool_size } => format!(
             "The call is still waiting for a connection at {}: all {pool_size} connections are held by hung calls, \
              and only a total timeout started before the wait can end it.",
-            at(f.now_us)
+            format::moment(f.now_us)
         ),
         Caller::Open { timeout_events, first_event_us, body_chunks, next } => {
             still_open_sentence(f, timeout_events, first_event_us, body_chunks, next)
@@ -240,11 +239,11 @@ fn still_open_sentence(
     body_chunks: Option<u64>,
     next: Option<NextTimer>,
 ) -> String {
-    let now = at(f.now_us);
+    let now = format::moment(f.now_us);
     let head = match first_event {
         Some(first) => format!(
             "node:http emitted 'timeout' at {}{}, but nothing destroyed the request: it is still open at {now}",
-            at(first),
+            format::moment(first),
             if events > 1 { format!(" ({events} times)") } else { String::new() },
         ),
         None => format!("The call is still open at {now}"),
@@ -254,7 +253,7 @@ fn still_open_sentence(
         None => format!(", in {}", phase_name(f.phase)),
     };
     let next = match next {
-        Some(n) => format!(" The next timer due is {} at {}.", n.kind.label(), at(n.due_us)),
+        Some(n) => format!(" The next timer due is {} at {}.", n.kind.label(), format::moment(n.due_us)),
         None => " No timer is armed, so nothing will end it.".to_string(),
     };
     format!("{head}{body}.{next}")
@@ -264,7 +263,7 @@ fn still_open_sentence(
 pub fn server_sentence(f: &WhichTimeoutFacts) -> String {
     let (arrived, work, saw_close) = match f.server {
         Server::OnItsWay { sent_at_us } => {
-            return format!("The request was sent at {} and is on its way to the server.", at(sent_at_us));
+            return format!("The request was sent at {} and is on its way to the server.", format::moment(sent_at_us));
         }
         Server::NeverReached { still_open } => {
             return format!(
@@ -277,21 +276,21 @@ pub fn server_sentence(f: &WhichTimeoutFacts) -> String {
         Server::Reached { at_us, work, saw_close_at_us } => (at_us, work, saw_close_at_us),
     };
     let close = match saw_close {
-        Some(t) => format!(" It saw the connection close at {}.", at(t)),
+        Some(t) => format!(" It saw the connection close at {}.", format::moment(t)),
         None => String::new(),
     };
     let work = match work {
         Work::Done { at_us, after_give_up_us } => {
             let after = match after_give_up_us {
-                Some(e) => format!(", after the client had given up at {}", at(e)),
+                Some(e) => format!(", after the client had given up at {}", format::moment(e)),
                 None => String::new(),
             };
-            format!("and the server did the work (finished at {}{after}).", at(at_us))
+            format!("and the server did the work (finished at {}{after}).", format::moment(at_us))
         }
-        Work::Working { done_at_us } => format!("and its handler is still working (it finishes at {}).", at(done_at_us)),
+        Work::Working { done_at_us } => format!("and its handler is still working (it finishes at {}).", format::moment(done_at_us)),
         Work::NeverAnswered => "and its handler never answered: the client cannot know whether it did the work.".into(),
     };
-    format!("The request reached the server's code at {}, {work}{close}", at(arrived))
+    format!("The request reached the server's code at {}, {work}{close}", format::moment(arrived))
 }
 
 /// Whether a retry needs an idempotency key, and what says so.
@@ -314,7 +313,7 @@ pub fn retry_sentence(f: &WhichTimeoutFacts) -> String {
         ),
         Retry::KeyServerAnswered { headers_at_us } => format!(
             "{key} the server answered (its headers arrived at {}), so it did the work, and a retry would do it again.",
-            at(headers_at_us)
+            format::moment(headers_at_us)
         ),
         Retry::KeySent { server_works } => format!(
             "{key} the request had been sent, and {}; {error} does not tell the client which.",
