@@ -7,7 +7,14 @@
 //! - the card's text, rendered as the card renders it (`format::quantity`), is in the sentence;
 //! - or the sentence does not quote that quantity then: no number of the card's unit in it is
 //!   within [`NEAR`] of the card's value (a near miss, as "3,260 ms" in the verdict beside
-//!   "3,326 ms" on the card was: issue 45, case 1).
+//!   "3,326 ms" on the card was: issue 45, case 1);
+//! - a duration in another unit is the card's value exactly ("36 s" beside "36,000 ms"), or far
+//!   from it: not "69 s" beside "1.1 min", nor "127.01 s" beside "127 s";
+//! - a share or a duration the card would show as its number, at the card's precision, is the
+//!   card's text: not "0.02%" beside a card of "0 %";
+//! - a count named as the card names it ("238 events credited exactly once" beside the card
+//!   "Credited exactly once", "Peak after recovery: 11 calls") is the card's number, however far
+//!   (issue 45, case 11).
 //!
 //! and at the end of the defaults' run that the sentence does quote the card, so that each
 //! declared pair is one the page really shows.
@@ -106,12 +113,42 @@ fn same_unit(card: &str, said: &str) -> bool {
 /// ratio and money do ("2,008" alone could be anything); a count reads "34 waiting" as well as
 /// "34 requests".
 fn unit_needed(unit: &str) -> bool {
-    matches!(unit, "ms" | "min" | "h" | "days" | "%" | "×" | "$")
+    matches!(unit, "ms" | "s" | "min" | "h" | "days" | "%" | "×" | "$")
 }
 
-/// The card's text is in the sentence.
+/// A duration unit's length in ms ("s" → 1,000), as a sentence or a card writes it.
+fn ms_per(unit: &str) -> Option<f64> {
+    Some(match unit {
+        "ms" => 1.0,
+        "s" => 1e3,
+        "min" => 6e4,
+        "h" => 3.6e6,
+        "day" | "days" => 8.64e7,
+        _ => return None,
+    })
+}
+
+/// The card's text is in the sentence, or (a duration in another unit) its value exactly:
+/// "36 s" states a card of "36,000 ms".
 fn quotes(sentence: &[Stated], card: &Card) -> bool {
-    sentence.iter().any(|s| s.text == card.text && (!unit_needed(card.unit) || s.unit == card.unit))
+    sentence.iter().any(|s| {
+        (s.text == card.text && (!unit_needed(card.unit) || s.unit == card.unit))
+            || matches!((ms_per(&s.unit), ms_per(card.unit)), (Some(a), Some(b)) if s.unit != card.unit
+                && (s.value * a - card.value * b).abs() <= 1e-9 * (card.value * b).abs())
+    })
+}
+
+/// `s`, in the card's unit, could be the card's number at the card's precision: "69 s" is 1.15
+/// min, a card's "1.1 min" or "1.2 min"; "0.02%" is a card's "0 %".
+fn same_at_card_precision(s: &Stated, card: &Card) -> bool {
+    let value = match (ms_per(&s.unit), ms_per(card.unit)) {
+        (Some(a), Some(b)) => s.value * a / b,
+        _ if s.unit == card.unit => s.value,
+        _ => return false,
+    };
+    let decimals = card.text.split('.').nth(1).map_or(0, str::len);
+    let half = 0.5 / 10f64.powi(decimals as i32);
+    (value - card.value).abs() <= half * (1.0 + 1e-9)
 }
 
 /// What else a number in a sentence may state: the run's settings and its other metrics.
@@ -122,19 +159,63 @@ struct Others {
     settings: Vec<(f64, &'static str)>,
     /// Every metric's card ("68 events lost" beside 69 effectively once states the lost).
     cards: Vec<Card>,
+    /// The run's present moment, in ms ("in flight at 18.1 s" beside a p99 of 17,957 ms states
+    /// the clock).
+    now_ms: Option<f64>,
 }
 
 /// A number of the card's unit near the card's value, but not its text, nor a setting or
 /// another metric stated exactly.
 fn near_miss<'a>(sentence: &'a [Stated], card: &Card, others: &Others) -> Option<&'a Stated> {
-    if card.unit.is_empty() || card.value == 0.0 || quotes(sentence, card) {
+    if card.unit.is_empty() || quotes(sentence, card) {
         return None;
     }
-    let setting = |s: &Stated| others.settings.iter().any(|&(v, unit)| v == s.value && unit == s.unit);
+    // A setting in any unit of its kind: "0.1 s" states a load of 100 ms.
+    let setting = |s: &Stated| {
+        others.settings.iter().any(|&(v, unit)| match (ms_per(unit), ms_per(&s.unit)) {
+            (Some(a), Some(b)) => (v * a - s.value * b).abs() <= 1e-9 * (v * a).abs(),
+            _ => v == s.value && unit == s.unit,
+        })
+    };
     let other = |s: &Stated| others.cards.iter().any(|c| c.text == s.text && same_unit(c.unit, &s.unit));
     let near = if unit_needed(card.unit) { NEAR } else { NEAR_COUNT };
+    // A duration in any unit, in ms; anything else in the card's unit.
+    let comparable = |s: &Stated| match (ms_per(&s.unit), ms_per(card.unit)) {
+        (Some(a), Some(b)) => Some(s.value * a / b),
+        _ => same_unit(card.unit, &s.unit).then_some(s.value),
+    };
+    // The clock, as precisely as the sentence writes it ("18.1 s" is 18,050 to 18,150 ms).
+    let now = |s: &Stated| {
+        let decimals = s.text.split('.').nth(1).map_or(0, str::len);
+        matches!((others.now_ms, ms_per(&s.unit)), (Some(now), Some(per))
+            if (s.value * per - now).abs() <= per * 0.5 / 10f64.powi(decimals as i32))
+    };
     sentence.iter().find(|s| {
-        same_unit(card.unit, &s.unit) && ((s.value - card.value) / card.value).abs() <= near && !setting(s) && !other(s)
+        !now(s)
+            && comparable(s).is_some_and(|v| {
+                let close = card.value != 0.0 && ((v - card.value) / card.value).abs() <= near;
+                (close || (unit_needed(card.unit) && same_at_card_precision(s, card))) && !setting(s) && !other(s)
+            })
+    })
+}
+
+/// A count the sentence names as the card does, as "<number> <noun> <label>" ("238 events
+/// credited exactly once" for the card "Credited exactly once" of unit "events") or "<label>:
+/// <number>" ("Peak after recovery: 11 calls"), that is not the card's number.
+fn misnamed_count(sentence: &str, label: &str, card: &Card) -> Option<String> {
+    if unit_needed(card.unit) {
+        return None;
+    }
+    let (text, label) = (sentence.to_lowercase(), label.to_lowercase());
+    text.match_indices(&label).find_map(|(at, _)| {
+        let before = text[..at].trim_end();
+        let named_before = stated(before)
+            .into_iter()
+            .last()
+            .filter(|s| same_unit(card.unit, &s.unit) && before.ends_with(&format!("{} {}", s.text, s.unit)));
+        let after = text[at + label.len()..].trim_start_matches([':', ' ']);
+        let named_after = stated(after).into_iter().next().filter(|s| after.starts_with(&s.text));
+        named_before.or(named_after).filter(|s| s.text != card.text).map(|s| format!("{} {}", s.text, s.unit))
     })
 }
 
@@ -144,6 +225,7 @@ fn agree_now(spec: &ScenarioSpec, params: &Params, sim: &dyn Simulation, case: &
     let others = Others {
         settings: spec.params.iter().map(|p| (params.get(p.id), p.unit)).collect(),
         cards: spec.metrics.iter().zip(&metrics).filter_map(|(m, (_, v))| card(v, m.unit)).collect(),
+        now_ms: Some(sim.now() as f64 / MS as f64),
     };
     let reading = sim.reading();
     for quote in spec.quotes {
@@ -157,6 +239,16 @@ fn agree_now(spec: &ScenarioSpec, params: &Params, sim: &dyn Simulation, case: &
             // after it count sets inside one another ("989 events were credited more than once"
             // beside 981 credited once), close without being the same.
             let numbers = if unit_needed(card.unit) { &numbers } else { &lead };
+            let label = spec.metric(key).expect("a declared metric").label;
+            if let Some(named) = format::sentences(sentence).iter().find_map(|s| misnamed_count(s, label, &card)) {
+                return Err(TestCaseError::fail(format!(
+                    "{} {case} at {} ms: the card {key} ({label}) shows {} but `{}` names {named}: {sentence}",
+                    spec.id,
+                    sim.now() / MS,
+                    card.text,
+                    quote.reading,
+                )));
+            }
             if let Some(miss) = near_miss(numbers, &card, &others) {
                 return Err(TestCaseError::fail(format!(
                     "{} {case} at {} ms: the card {key} shows {} {} but `{}` says {} {}: {sentence}",
@@ -305,4 +397,54 @@ fn a_near_miss_is_caught() {
             Stated { text: "12".into(), value: 12.0, unit: "%".into() },
         ]
     );
+}
+
+/// The families issue 45's remaining cases belong to, each caught as it was on the page (the
+/// card as it rendered then), and agreeing as the card renders now.
+#[test]
+fn a_quantity_in_another_unit_or_precision_is_caught() {
+    let none = Others::default();
+    let was = |text: &str, unit: &'static str| Card { text: text.into(), value: text.parse().unwrap(), unit };
+    // choosing-numbers' alert: "1.1 min" (or 1.2) on the card, "69 s" in the words.
+    let alert = stated("Firing since 69 s: more than 0.2% of the attempts timed out, at every second since 39 s.");
+    assert!(near_miss(&alert, &was("1.1", "min"), &none).is_some());
+    assert!(near_miss(&alert, &was("1.2", "min"), &none).is_some());
+    let fired = card(&Value::num(69_000.0), "ms").unwrap();
+    assert!((fired.text.as_str(), fired.unit) == ("69", "s") && quotes(&alert, &fired));
+    // which-timeout's slowest call: "126.81 s" beside a card of 127 s is a second rendering.
+    let slowest = stated("1,490 calls answered, the first at 127.01 s; the slowest took 126.81 s.");
+    assert!(near_miss(&slowest, &card(&Value::num(126_810.0), "ms").unwrap(), &none).is_some());
+    // An exact value in another unit is the card's: "36 s" beside "36,000 ms".
+    let quiet = stated("Quiet now (it first fired at 36 s): the alert fires when more than 0.2% timed out.");
+    assert!(near_miss(&quiet, &card(&Value::num(36_000.0), "ms").unwrap(), &none).is_none());
+    // A share the card showed as 0: "0.02%" beside "0 %"; the card now reads the words' "0.02".
+    let rate = stated("0.02% of healthy calls timed out with a 500 ms timeout (fitted tail: 0.013%).");
+    assert!(near_miss(&rate, &was("0", "%"), &none).is_some());
+    assert!(near_miss(&rate, &card(&Value::share(0.02), "%").unwrap(), &none).is_none());
+    assert_eq!(format::quantity(&Value::share(0.0004), "%").0, "< 0.001");
+    // The clock is not the card: "in flight at 18.1 s" beside a p99 of 17,957 ms.
+    let clock = stated("/home in flight at 18.1 s: 3,620, growing about 200 per second.");
+    let p99 = card(&Value::num(17_957.0), "ms").unwrap();
+    assert!(near_miss(&clock, &p99, &none).is_some());
+    assert!(near_miss(&clock, &p99, &Others { now_ms: Some(18_104.0), ..Others::default() }).is_none());
+}
+
+/// Issue 45, case 11: a count named as its card is named is the card's number, however far from
+/// it; a count of another set of the same noun is not taken for it.
+#[test]
+fn a_count_named_as_its_card_is_the_cards_number() {
+    let once = card(&Value::count(246), "events").unwrap();
+    let label = "Credited exactly once";
+    let verdict = "Effectively once so far: 238 events credited exactly once, none twice yet.";
+    // 3.3% off: beyond the near margin, caught by its name.
+    assert!(near_miss(&stated(verdict), &once, &Others::default()).is_none());
+    assert_eq!(misnamed_count(verdict, label, &once).as_deref(), Some("238 events"));
+    assert_eq!(misnamed_count(&verdict.replace("238", "246"), label, &once), None);
+    assert_eq!(misnamed_count("12 more events were credited once, and a crash left them.", label, &once), None);
+    let peak = card(&Value::count(11), "calls/tick").unwrap();
+    assert_eq!(
+        misnamed_count("Peak after recovery: 12 calls in one 100 ms tick.", "Peak after recovery", &peak).as_deref(),
+        Some("12 calls")
+    );
+    assert_eq!(misnamed_count("Peak after recovery: 11 calls in one 100 ms tick.", "Peak after recovery", &peak), None);
 }
