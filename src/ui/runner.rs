@@ -87,6 +87,12 @@ impl Playback {
         self.sim.with_value(|s| f(&**s))
     }
 
+    /// The simulated moment (µs) of the snapshot the words, the cards and the charts' words show,
+    /// tracked as they are (a few times a second while the run plays): `data-words-at`.
+    pub fn words_at(&self) -> String {
+        self.track_words(|s| s.now()).to_string()
+    }
+
     /// Whether the run has reached its end (untracked).
     pub fn is_over(&self) -> bool {
         self.sim.with_value(|s| s.finished())

@@ -1,11 +1,12 @@
-// Issue 45, cases 2, 11 and 12: at a paused moment (412 px) every number, label and sentence of
-// the figure is of that moment, and what the words quote is what the cards show and what
-// `run --at-ms` says. cascade: /checkout's p99 counts the clients still waiting and says so, and
-// the charts' and the picture's words name the clock's moment. at-least-once: "none twice" only
-// of now, and where a parked event's money is.
+// Issue 45, cases 2, 11 and 12, and items 1 and 4: at a paused moment (412 px) every number,
+// label and sentence of the figure is of that moment, and what the words quote is what the cards
+// show and what `run --at-ms` says; while every figure plays, its cards and sentences are one
+// snapshot of the run. cascade: /checkout's p99 counts the clients still waiting and says so,
+// and the charts' and the picture's words name the clock's moment. at-least-once: "none twice"
+// only of now, and where a parked event's money is.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, pausedPicture, screenshot, cliAt, cliRun, plain, verdictText, ready, skipToEnd, holdClock } from './harness.mjs';
+import { serve, launch, openPage, pausedPicture, screenshot, cliAt, cliRun, plain, verdictText, ready, skipToEnd, holdClock, readIn, said, scenarios } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -74,6 +75,52 @@ test('cascade while it plays (412 px): the cards and the verdict that quotes the
   }
   assert.deepEqual(page.problems(), []);
   await page.context().close();
+});
+
+/** What the figure shows in one frame: the moment its words were taken at, every card's value
+ *  and each sentence (`data-reading`) as a reader reads it. */
+const frame = (page) => page.evaluate((readInSource) => {
+  const readIn = new Function(`return ${readInSource}`)();
+  return {
+    atUs: Number(document.querySelector('[data-words-at]').dataset.wordsAt),
+    cards: [...document.querySelectorAll('[data-stat]')].map((el) => ({ key: el.dataset.stat, value: el.dataset.value })),
+    sentences: [...document.querySelectorAll('[data-reading]')].map((el) => ({ keys: el.dataset.reading, text: readIn(el) })),
+  };
+}, readIn.toString());
+
+// Issue 45, items 1 and 4: while each of the figures plays, its cards and its sentences are one
+// snapshot of the run, taken at one simulated instant (`data-words-at`, which changes with them):
+// at frames between two changes of the words, every card shows the core's value at that instant
+// (`run --at-ms`), and every sentence is the core's, word for word.
+test('every figure while it plays (412 px): the cards and the sentences are one moment of the run', async (t) => {
+  const checked = {};
+  for (const { id } of scenarios()) {
+    const query = `sim=${id}&embed=1`;
+    const page = await openPage(browser, { width: 412, height: 900 });
+    await page.clock.install();
+    await page.goto(`${server.base}/?${query}`);
+    await ready(page);
+    await holdClock(page);
+    await page.click('[data-action="play"]');
+    checked[id] = 0;
+    for (const ms of [1300, 430, 90]) {
+      await page.clock.runFor(ms);
+      const { atUs, cards, sentences } = await frame(page);
+      const run = cliAt(query, atUs / 1000);
+      const when = `${id} playing, the words of ${atUs / 1000} ms`;
+      for (const { key, value } of cards) {
+        assert.equal(value === '' ? null : Number(value), run[key] ?? null, `${when}: the card ${key}`);
+      }
+      for (const { keys, text } of sentences.filter((s) => s.keys.split(' ').every((k) => k in run.reading))) {
+        assert.equal(plain(text), plain(said(run.reading, keys)), `${when}: \`${keys}\` on screen`);
+        checked[id] += 1;
+      }
+    }
+    assert.deepEqual(page.problems(), []);
+    await page.context().close();
+  }
+  t.diagnostic(`sentences checked, by figure: ${JSON.stringify(checked)}`);
+  assert.ok(Object.values(checked).every((n) => n > 0), JSON.stringify(checked));
 });
 
 test('at-least-once mid-run (412 px): the cards are the verdict\'s moment, and "none twice" is only of now', async () => {

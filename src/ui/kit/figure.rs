@@ -188,6 +188,7 @@ pub fn Figure(
             data-scenario=scenario.id
             data-version=crate::VERSION
             data-figure
+            data-words-at=move || runner.words_at()
             data-spread-ms=move || spreads.took_ms().map(|t| crate::sim::decimal::fixed(t, 1))
         >
             <h1>{scenario.title}</h1>

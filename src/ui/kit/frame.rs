@@ -71,7 +71,8 @@ pub fn SimFrame(
         return view! { <Figure state runner lead parts limit chapter_controls spreads full_link/> }.into_any();
     }
     view! {
-        <section class="sim" data-scenario=scenario.id data-version=crate::VERSION>
+        // The simulated moment (µs) of the snapshot the cards and words show (tests read it).
+        <section class="sim" data-scenario=scenario.id data-version=crate::VERSION data-words-at=move || runner.words_at()>
             <h1>{scenario.title}</h1>
             <p class="chapter">{scenario.chapter}</p>
             <p class="summary" data-intro>{move || intro.map_or_else(|| scenario.summary.to_string(), |i| i.get())}</p>

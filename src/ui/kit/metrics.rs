@@ -69,11 +69,6 @@ impl<M: Explain> Metrics<M> {
         self.value(metric).as_f64()
     }
 
-    pub fn signal(&self, metric: Metric<M::Metrics>) -> Signal<Value> {
-        let me = *self;
-        Signal::derive(move || me.value(metric))
-    }
-
     /// Reads the facts now (tracked, at the words' pace): what a page decides on.
     pub fn fact<R: PartialEq + Send + Sync + 'static>(&self, read: fn(&M::Facts) -> R) -> Signal<R> {
         let told = self.told;

@@ -63,16 +63,16 @@ pub fn StatCard<M: Explain>(
     lead: bool,
 ) -> impl IntoView {
     let spec = key.spec;
-    // A number the words quote (the scenario's `quotes`) changes at the words' pace (a few times
-    // a second while the run plays), so the card and the sentence that quotes it show the same
-    // moment; `data-quoted-by` names those sentences.
+    // A card, its note and its tone change with the words (a few times a second while the run
+    // plays), so every card and every sentence on screen show one moment of the run: a card the
+    // words quote shows the number they say (`data-quoted-by` names those sentences), and a card
+    // they do not quote is not newer than they are (issue 45, item 1).
     let quoted_by = metrics.scenario.quoted_by(spec.key).collect::<Vec<_>>().join(" ");
-    let value = if quoted_by.is_empty() { metrics.signal(key) } else { metrics.paced(move || metrics.value(key)) };
+    let value = metrics.paced(move || metrics.value(key));
     let quoted_by = (!quoted_by.is_empty()).then_some(quoted_by);
-    // A note is words: it changes a few times a second while the run plays, as the page's other
-    // words do, however often the metrics it is made from change.
     let reading = said.map(|w| w.key);
     let note = said.map(|w| metrics.said_signal(w)).or(note).map(|n| metrics.paced(move || n.get()));
+    let tone = tone.map(|t| metrics.paced(move || t.get()));
     let key = spec.key;
     let class = move || {
         let base = tone.map(|t| t.get()).unwrap_or_default().class();

@@ -121,20 +121,24 @@ fn plot_x(el: &HtmlCanvasElement, offset_x: f64) -> Option<f64> {
 /// How often a chart's summary may change for screen readers while the run plays.
 const SPOKEN_EVERY_MS: f64 = 1000.0;
 
-/// The summary a screen reader hears: at most once a second while the run plays (a live region
-/// that changes every frame is read out without end, and each change costs the page a layout),
-/// and at once when it pauses, steps or ends.
+/// The summary a screen reader hears (a chart's accessible name and a polite live region): read
+/// only at the words' moments, so that it names a moment the cards and the sentences beside it
+/// showed, never one between two of theirs (issue 45, item 1); at most once a second of those
+/// while the run plays (a live region that changes often is read out without end, issue 23), and
+/// at once when it pauses, steps or ends, with the words.
 pub fn spoken_summary(summary: Signal<String>) -> Memo<String> {
-    let playing = use_context::<Playback>().map(|p| p.playing);
+    let playback = use_context::<Playback>();
     let spoke_at = StoredValue::new(f64::NEG_INFINITY);
     Memo::new(move |before: Option<&String>| {
-        let text = summary.get();
-        let playing = playing.is_some_and(|p| p.get());
+        let Some(p) = playback else { return summary.get() };
+        p.track_words(|_| ());
         match before {
-            Some(before) if playing && now_ms() - spoke_at.get_value() < SPOKEN_EVERY_MS => before.clone(),
+            Some(before) if p.playing.get_untracked() && now_ms() - spoke_at.get_value() < SPOKEN_EVERY_MS => {
+                before.clone()
+            }
             _ => {
                 spoke_at.set_value(now_ms());
-                text
+                summary.get_untracked()
             }
         }
     })
