@@ -168,7 +168,7 @@ impl Spread {
     /// What the card shows: "3 on 20 of 20 seeds", "yes on 18 of 20 seeds" (`yes_no`: a yes/no
     /// metric, 1 for yes), or "middle 80% of 20 seeds: 1,310–1,720" (the 10th to the 90th
     /// percentile, in whole numbers for a count), each value as the card shows its own in `unit`
-    /// ("5.0 min on 20 of 20 seeds" under a card of 5.0 min, not its 301,002 ms).
+    /// ("301 s on 20 of 20 seeds" under a card of 301 s, not its 301,002 ms).
     pub fn text(&self, yes_no: bool, unit: &'static str) -> String {
         let n = self.n;
         match self.mode {
@@ -204,7 +204,7 @@ impl Spread {
 }
 
 /// A value as its card shows it: a bare number in the card's own unit, or with the unit the
-/// card changed to ("5.0 min" for 301,002 ms, "$149.97" for cents).
+/// card changed to ("301 s" for 301,002 ms, "$149.97" for cents).
 fn as_card(v: f64, unit: &'static str) -> String {
     // Value::Num, not Value::num: that rounds to 0.1 first, and 298.45 would then read 299.
     match format::quantity(&Value::Num(v), unit) {
