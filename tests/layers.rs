@@ -428,3 +428,21 @@ fn no_scenario_file_is_longer_than_500_lines() {
         .collect();
     assert!(long.is_empty(), "split these into smaller files (spec, model, chapter, components, reading): {long:?}");
 }
+
+/// Every scenario folder has the same files in the same places (README, "Adding a simulation"),
+/// found from the registry, so a ninth is checked too.
+#[test]
+fn every_scenario_folder_has_the_same_layout() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/scenarios");
+    for spec in resilience_lab::scenarios::ALL {
+        let folder = src.join(spec.id.replace('-', "_"));
+        let has = |path: &str| folder.join(path).is_file();
+        for file in ["mod.rs", "spec.rs", "model/mod.rs", "reading/mod.rs"] {
+            assert!(has(file), "{}: no {file}", spec.id);
+        }
+        assert!(has("facts.rs") || has("facts/mod.rs"), "{}: no facts.rs or facts/mod.rs", spec.id);
+        for flat in ["model.rs", "reading.rs"] {
+            assert!(!has(flat), "{}: {flat} beside the folder the others use", spec.id);
+        }
+    }
+}

@@ -8,7 +8,7 @@
 
 use super::{Ghost, Labels, Pen, Spot, Theme, color, dots, slot};
 use crate::format;
-use crate::scenarios::choosing_numbers::{AttemptEnd, ChoosingNumbers, Latency, Picture as Moment, share};
+use crate::scenarios::choosing_numbers::{AttemptEnd, ChoosingNumbers, Latency, Picture as Moment};
 use crate::sim::{Host, Micros, Simulation};
 
 /// The picture's height in a figure: its canvas's 246 px (`choosing_numbers/style.css`) less
@@ -146,7 +146,7 @@ fn latency<P: Pen>(
         ctx.line_to(x, base);
         ctx.stroke();
         ctx.set_line_width(1.0);
-        let text = format!("timeout {}: {} slower", format::ms(t), share(p));
+        let text = format!("timeout {}: {} slower", format::ms(t), format::pct(p));
         let w = labels.width_of(&text);
         labels.place(&text, red, [Spot { x: centred(x, w, axis), y: top + 8.0 }]);
     } else {
@@ -224,7 +224,7 @@ fn ghost_timeout<P: Pen>(
     ctx.stroke();
     ctx.set_line_dash(&[]);
     let text = match g.trace.tail_pct {
-        Some(p) => format!("before: {}, {} slower", format::us_as_ms(t), share(p)),
+        Some(p) => format!("before: {}, {} slower", format::us_as_ms(t), format::pct(p)),
         None => format!("before: {}", format::us_as_ms(t)),
     };
     let w = labels.width_of(&text);

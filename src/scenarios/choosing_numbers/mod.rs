@@ -35,6 +35,7 @@
 //! `tests/real_limits.rs` checks. A lost SYN waits as Linux's `TCP_RTO_MAX` allows
 //! (`crate::sim::syn`). The alert's window (600 slots of a second) is as long as its range.
 
+mod facts;
 mod latency;
 mod model;
 mod picture;
@@ -44,7 +45,8 @@ mod spec;
 
 pub use latency::{Latency, MAX_LATENCY_MS, inverse_normal};
 pub use model::{ChoosingNumbers, Event, RateSample, RequestKey, TICK};
-pub use reading::{Facts, PREDICTIONS, share};
+pub use facts::Facts;
+pub use reading::PREDICTIONS;
 pub use picture::{Picture, worst_wait_bound};
 pub use record::{
     AlertRule, AlertState, AlertWindow, AttemptEnd, AttemptRecord, LANDED_KEPT, Landed, LandedRing, RequestRecord, RouteOutcome, SHOWN_CALLS,

@@ -7,8 +7,9 @@
 //! `chapter_timeouts`, `chapter_fan_out`, `chapter_fit`, `chapter_worst`; `alert`, where the
 //! timeout-rate alert is and its rule.
 
+use super::facts::Facts;
 use super::model::ChoosingNumbers;
-use super::record::{AlertRule, AlertState};
+use super::record::AlertState;
 use super::spec::ChoosingNumbersConfig;
 use super::latency::Latency;
 use crate::format;
@@ -25,62 +26,6 @@ pub const PREDICTIONS: &[Guess] = &[ALMOST_NONE, ABOUT_ONE, MANY];
 const ALMOST_NONE_BELOW_PCT: f64 = 0.3;
 const MANY_FROM_PCT: f64 = 5.0;
 
-/// What the words say, taken from the run once.
-#[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
-pub struct Facts {
-    pub finished: u64,
-    /// The per-attempt timeout (ms), if set.
-    pub timeout_ms: Option<f64>,
-    pub deadline_ms: Option<f64>,
-    pub timeout_rate_pct: Option<f64>,
-    pub tail_pct: Option<f64>,
-    pub calls_per_request: Option<f64>,
-    /// Calls a request makes when nothing is retried.
-    pub calls_without_retries: usize,
-    pub fan_out: usize,
-    pub route_p99_ms: Option<f64>,
-    pub worst_ms: Option<f64>,
-    pub past_deadline_pct: Option<f64>,
-    pub slow_pct: Option<f64>,
-    pub attempts_fit: Option<u64>,
-    pub alert: AlertState,
-    /// Since when the alert's condition has held (µs), while it does.
-    pub alert_held_since: Option<Micros>,
-    pub alert_first_fired: Option<Micros>,
-    pub alert_rule: AlertRule,
-}
-
-impl ChoosingNumbers {
-    pub fn facts(&self) -> Facts {
-        let c = &self.config;
-        let ms = |us: u64| us as f64 / 1000.0;
-        Facts {
-            finished: self.answered(),
-            timeout_ms: (c.timeout_ms > 0.0).then_some(c.timeout_ms),
-            deadline_ms: (c.deadline_ms > 0.0).then_some(c.deadline_ms),
-            timeout_rate_pct: self.timeout_rate_pct(),
-            tail_pct: self.tail_at_timeout_pct(),
-            calls_per_request: self.calls_per_request(),
-            calls_without_retries: c.fan_out * c.sequential_calls,
-            fan_out: c.fan_out,
-            route_p99_ms: self.route().quantile(0.99).map(ms),
-            worst_ms: (self.answered() > 0).then(|| ms(self.route().max())),
-            past_deadline_pct: self.past_deadline_pct(),
-            slow_pct: self.slow_request_pct(),
-            attempts_fit: self.attempts_fit(),
-            alert: self.alert_state(),
-            alert_held_since: self.alert_held_since(),
-            alert_first_fired: self.alert_fired_at(),
-            alert_rule: self.alert_rule(),
-        }
-    }
-}
-
-/// A share as people read it, small ones with the digits that matter ("0.013%", "1.0%", "12%"):
-/// the one rendering its card uses too (`format::pct`).
-pub use crate::format::pct as share;
-
 impl Facts {
     pub fn verdict(&self) -> String {
         if self.finished == 0 {
@@ -95,10 +40,10 @@ impl Facts {
         out.extend(long);
         if let Some(rate) = self.timeout_rate_pct {
             let at = match (self.timeout_ms, self.tail_pct) {
-                (Some(t), Some(tail)) => format!(" with a {} timeout (fitted tail: {})", format::ms(t), share(tail)),
+                (Some(t), Some(tail)) => format!(" with a {} timeout (fitted tail: {})", format::ms(t), format::pct(tail)),
                 _ => String::new(),
             };
-            out.push(format!("{} of healthy calls timed out{at}.", share(rate)));
+            out.push(format!("{} of healthy calls timed out{at}.", format::pct(rate)));
         }
         if let Some(cpr) = self.calls_per_request.filter(|_| !said_worst) {
             out.push(format!(
@@ -118,7 +63,7 @@ impl Facts {
         if let (Some(past), Some(d)) = (self.past_deadline_pct, self.deadline_ms)
             && past > 0.0
         {
-            out.push(format!("{} hit the {} deadline.", share(past), format::ms(d)));
+            out.push(format!("{} hit the {} deadline.", format::pct(past), format::ms(d)));
         }
         out.join(" ")
     }
@@ -155,11 +100,11 @@ impl Facts {
         match (self.timeout_ms, self.tail_pct) {
             (Some(t), Some(tail)) => format!(
                 "{} of healthy calls timed out with a {} timeout: the fitted distribution puts {} of calls above it.",
-                share(rate),
+                format::pct(rate),
                 format::ms(t),
-                share(tail)
+                format::pct(tail)
             ),
-            _ => format!("{} of healthy calls timed out, with no per-attempt timeout set.", share(rate)),
+            _ => format!("{} of healthy calls timed out, with no per-attempt timeout set.", format::pct(rate)),
         }
     }
 
@@ -170,7 +115,7 @@ impl Facts {
         let least = if r.min_timeouts > 1 { format!("(and at least {}) ", r.min_timeouts) } else { String::new() };
         let condition = format!(
             "more than {} {least}of the attempts that ended in the last {} timed out",
-            share(r.threshold_pct),
+            format::pct(r.threshold_pct),
             format::secs(r.window_s as f64)
         );
         let held = self.alert_held_since.unwrap_or_default();
@@ -201,8 +146,8 @@ impl Facts {
     pub fn chapter_rows(&self) -> [String; 4] {
         let or_dash = |v: Option<String>| v.unwrap_or_else(|| "—".to_string());
         let timeouts = match (self.timeout_rate_pct, self.timeout_ms) {
-            (Some(r), Some(t)) => Some(format!("{} with a {} timeout", share(r), format::ms(t))),
-            (Some(r), None) => Some(format!("{} with no timeout", share(r))),
+            (Some(r), Some(t)) => Some(format!("{} with a {} timeout", format::pct(r), format::ms(t))),
+            (Some(r), None) => Some(format!("{} with no timeout", format::pct(r))),
             _ => None,
         };
         let calls = match (self.fan_out, self.calls_without_retries / self.fan_out) {
@@ -210,7 +155,7 @@ impl Facts {
             (1, steps) => format!("{steps} calls in sequence"),
             (fan, steps) => format!("{steps} steps of {fan} parallel calls"),
         };
-        let fan = self.slow_pct.map(|s| format!("{} with {calls}", share(s)));
+        let fan = self.slow_pct.map(|s| format!("{} with {calls}", format::pct(s)));
         let fit = match (self.attempts_fit, self.deadline_ms, self.timeout_ms) {
             (Some(n), Some(d), Some(t)) => Some(format!("{n} ({} deadline, {} each)", format::ms(d), format::ms(t))),
             _ => None,
@@ -269,7 +214,7 @@ impl Explain for ChoosingNumbers {
     fn sweep_theory(c: &ChoosingNumbersConfig, x: &str, _by: Option<&str>) -> Option<String> {
         (x == ChoosingNumbersConfig::timeout_ms).then(|| {
             let l = Latency::fit(c.p50_ms, c.p99_ms, c.p999_ms);
-            let at = |t: f64| format!("{} at {}", share(100.0 * l.tail(t)), format::ms(t));
+            let at = |t: f64| format!("{} at {}", format::pct(100.0 * l.tail(t)), format::ms(t));
             format!(
                 "Theory: an attempt times out when the call is slower than its timeout, so the healthy timeout rate \
                  follows the fitted tail while the deadline leaves each attempt its full timeout: {}, {}, {}, {}.",

@@ -92,7 +92,7 @@ fn ChoosingNumbersPage(state: SimState) -> impl IntoView {
 #[component]
 fn Stats(metrics: Metrics<ChoosingNumbers>) -> impl IntoView {
     let rate_note = Signal::derive(move || {
-        metrics.num(ChoosingNumbersMetrics::tail_at_timeout_pct).map(|t| format!("the fitted tail: {}", share(t))).unwrap_or_default()
+        metrics.num(ChoosingNumbersMetrics::tail_at_timeout_pct).map(|t| format!("the fitted tail: {}", format::pct(t))).unwrap_or_default()
     });
     let rate_tone = Signal::derive(move || Tone::bad_if(metrics.num(ChoosingNumbersMetrics::timeout_rate_pct).unwrap_or(0.0) >= 0.5));
     // The chapter's route has 2 s; a wait past the edge's 3 s reaches the user as a failure.
@@ -107,10 +107,6 @@ fn Stats(metrics: Metrics<ChoosingNumbers>) -> impl IntoView {
     }
 }
 
-/// A share with the digits that matter for small ones ("0.013%").
-fn share(pct: f64) -> String {
-    crate::scenarios::choosing_numbers::share(pct)
-}
 
 #[component]
 fn MoreStats(metrics: Metrics<ChoosingNumbers>) -> impl IntoView {

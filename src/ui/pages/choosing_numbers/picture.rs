@@ -9,7 +9,7 @@ use web_sys::HtmlCanvasElement;
 use crate::draw::choosing_numbers::{Scene, Trace, trace};
 use crate::draw::slot;
 use crate::format;
-use crate::scenarios::choosing_numbers::{ChoosingNumbers, ChoosingNumbersConfig, Picture as Moment, share, worst_wait_bound};
+use crate::scenarios::choosing_numbers::{ChoosingNumbers, ChoosingNumbersConfig, Picture as Moment, worst_wait_bound};
 use crate::sim::{Config, Micros};
 use crate::ui::kit::canvas::{context, set_attribute};
 use crate::ui::kit::chart::Theme;
@@ -75,7 +75,7 @@ fn ghost_json(scene: &Scene) -> Option<String> {
 /// The picture in words, for screen readers.
 fn summary(m: &Moment) -> String {
     let at = match (m.timeout, m.tail_pct()) {
-        (Some(t), Some(p)) => format!("With the timeout at {}, {} of calls are slower.", format::us_as_ms(t), share(p)),
+        (Some(t), Some(p)) => format!("With the timeout at {}, {} of calls are slower.", format::us_as_ms(t), format::pct(p)),
         _ => "No timeout is set.".to_string(),
     };
     let slowest = m.slowest.map_or(String::new(), |r| format!(" The slowest request so far waited {}.", format::us_as_ms(r.latency)));
