@@ -5,6 +5,7 @@
 //! was credited, a double credit ringed in red (a lost event too) and counted over the ledger. A
 //! message redelivered is a ring wherever it is. Everything is the model's state now (`AtLeastOnce::picture`).
 
+use super::FONT;
 use super::{Labels, Pen, Spot, Theme, color, dots, slot};
 use crate::format;
 use crate::scenarios::at_least_once::{Cause, ConsumerNow, Entry, Picture as Moment, Step};
@@ -13,7 +14,6 @@ use crate::scenarios::at_least_once::{Cause, ConsumerNow, Entry, Picture as Mome
 /// border.
 pub const HEIGHT: f64 = 248.0;
 
-const FONT: &str = "11px system-ui, sans-serif";
 const PAD: f64 = 6.0;
 /// A message's dot: its pitch and radius.
 const PITCH: f64 = 10.0;

@@ -8,6 +8,7 @@
 //! around as many slots as it ever held at once and around the longest line it had, at the
 //! live line's dot size, with its name, when its pool filled and its checkouts written under.
 
+use super::FONT;
 use super::{Ghost, Labels, Pen, Spot, Theme, color, dots, slot};
 use crate::format;
 use crate::scenarios::cascade::{Cascade, Holder, Picture as Moment, PoolPicture, Waiter};
@@ -15,7 +16,6 @@ use crate::sim::{Host, Simulation};
 
 /// The picture's height in a figure: its canvas's 200 px (`cascade/style.css`) less its border.
 pub const HEIGHT: f64 = 198.0;
-const FONT: &str = "11px system-ui, sans-serif";
 const PAD: f64 = 6.0;
 /// The largest and smallest slot square, the smallest that still reads as a square, and how
 /// tall the slots of a pool with a line may stand.

@@ -6,6 +6,7 @@
 //! moves the red part and its share at once, without restarting the run. Everything is the
 //! model's state now (`ChoosingNumbers::picture`).
 
+use super::FONT;
 use super::{Ghost, Labels, Pen, Spot, Theme, color, dots, slot};
 use crate::format;
 use crate::scenarios::choosing_numbers::{AttemptEnd, ChoosingNumbers, Latency, Picture as Moment};
@@ -15,7 +16,6 @@ use crate::sim::{Host, Micros, Simulation};
 /// its border.
 pub const HEIGHT: f64 = 244.0;
 
-const FONT: &str = "11px system-ui, sans-serif";
 const PAD: f64 = 6.0;
 /// Log-spaced bins of the latency axis: the fitted shape's, and the landed dots' columns.
 const SHAPE_BINS: usize = 72;

@@ -27,6 +27,9 @@ pub mod theme;
 pub use labels::{Labels, Spot};
 pub use theme::{Theme, color, slot};
 
+/// The font of every label the figures draw: the pictures', the charts' and the timeline's.
+pub const FONT: &str = "11px system-ui, sans-serif";
+
 /// The Canvas 2D operations the pictures use, named as the context names them; coordinates in
 /// CSS pixels.
 pub trait Pen {

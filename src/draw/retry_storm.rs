@@ -7,6 +7,7 @@
 //! the reader's last change as a ghost. Everything is the model's state now
 //! (`RetryStorm::picture`).
 
+use super::FONT;
 use super::{Ghost, Labels, Pen, Spot, Theme, color, dots, slot};
 use crate::format;
 use crate::scenarios::retry_storm::{
@@ -17,7 +18,6 @@ use crate::sim::{Host, Simulation};
 /// The picture's height in a figure: its canvas's 280 px (`retry_storm/style.css`) less its
 /// border.
 pub const HEIGHT: f64 = 278.0;
-const FONT: &str = "11px system-ui, sans-serif";
 const PAD: f64 = 6.0;
 /// The strip of attempts per tick at the bottom, and the row of labels over the machine.
 const STRIP_H: f64 = 100.0;

@@ -7,6 +7,7 @@
 //! stays as a ghost: each server's longest line in that run as a dashed outline on its column,
 //! on the same dots, its name at the top left and B's peak at the top right.
 
+use super::FONT;
 use super::{Ghost, Labels, Pen, Spot, Theme, color, dots, slot};
 use crate::format;
 use crate::scenarios::slow_server::{Picture as Moment, ServerPicture, SlowServer, server_name};
@@ -49,7 +50,6 @@ impl Trace {
 /// The picture's height in a figure: its canvas's 230 px (`.figure-chart .chart canvas` in the
 /// kit's style sheet) less its border.
 pub const HEIGHT: f64 = 228.0;
-const FONT: &str = "11px system-ui, sans-serif";
 const PAD: f64 = 6.0;
 /// A dot's pitch in a line, and its radius.
 const PITCH: f64 = 6.0;

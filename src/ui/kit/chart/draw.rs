@@ -6,12 +6,12 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::data::{ChartData, XAxis};
 use super::theme::{Theme, color, nice_step};
+use crate::draw::FONT;
 use crate::draw::labels::{ASCENT, Labels, Spot};
 use crate::format;
 use crate::ui::kit::canvas::{context, set_attribute, set_font, text_width};
 use crate::ui::kit::number::shortest;
 
-const FONT: &str = "11px system-ui, sans-serif";
 const RIGHT: f64 = 18.0;
 const TOP: f64 = 10.0;
 const BOTTOM: f64 = 24.0;

@@ -6,6 +6,7 @@
 //! links', the meters' and last the spans'.
 
 use super::data::{Lane, TimelineData};
+use crate::draw::FONT;
 use crate::format;
 use crate::ui::kit::chart::nice_step;
 
@@ -35,7 +36,7 @@ pub enum Font {
 impl Font {
     pub fn css(self) -> &'static str {
         match self {
-            Font::Plain => "11px system-ui, sans-serif",
+            Font::Plain => FONT,
             Font::Bold => "600 11px system-ui, sans-serif",
             Font::Italic => "italic 11px system-ui, sans-serif",
         }
