@@ -46,9 +46,12 @@ impl Facts {
             out.push(format!("{} of healthy calls timed out{at}.", format::pct(rate)));
         }
         if let Some(cpr) = self.calls_per_request.filter(|_| !said_worst) {
+            let cpr = libm::round(cpr * 100.0) / 100.0;
+            // "1 call per request", as the unit reads after exactly one ("1.03 calls").
+            let calls = if cpr == 1.0 { "call" } else { "calls" };
             out.push(format!(
-                "{} calls per request ({} without retries).",
-                format::plain(libm::round(cpr * 100.0) / 100.0),
+                "{} {calls} per request ({} without retries).",
+                format::plain(cpr),
                 self.calls_without_retries
             ));
         }
