@@ -179,14 +179,16 @@ fn line<P: Pen>(ctx: &P, theme: &Theme, labels: &mut Labels<P>, s: &ServerPictur
         format!("{} waiting", format::count(s.waiting as u64))
     };
     let ink = if s.waiting > LONG_LINE { color(slot::RED, theme.dark) } else { theme.fg };
+    // Narrower, what is waiting without what is over the top, then the bare number: always
+    // "waiting" where it fits, so it does not read as the card's queue (which counts the
+    // request in service too).
+    let waiting = format!("{} waiting", format::count(s.waiting as u64));
     let short = format::count(s.waiting as u64);
     let centred =
         |text: &str, labels: &Labels<P>| Spot { x: column.centre - labels.width_of(text) / 2.0, y: COUNT_BASELINE };
-    if labels.width_of(&count) <= column.width + 6.0 {
-        labels.place(&count, ink, [centred(&count, labels)]);
-    } else {
-        labels.place(&short, ink, [centred(&short, labels)]);
-    }
+    let fits = |text: &str, labels: &Labels<P>| labels.width_of(text) <= column.width + 6.0;
+    let text = [&count, &waiting].into_iter().find(|t| fits(t, labels)).unwrap_or(&short);
+    labels.place(text, ink, [centred(text, labels)]);
 }
 
 /// The server's box: its name, and what has happened to it (slower, down, ejected).
