@@ -109,10 +109,96 @@ fn every_picture_is_svg_with_its_labels_at_the_end_and_mid_run() {
     }
 }
 
+/// The texts of one part of a figure's SVG (`picture` or `caption`).
+fn part(svg: &str, id: &str) -> String {
+    let start = svg.find(&format!("<svg id=\"{id}\"")).unwrap_or_else(|| panic!("no part {id}"));
+    let end = svg[start..].find("</svg>").expect("a closed part");
+    svg[start..start + end].to_string()
+}
+
+/// A part's size, as its `<svg>` says it.
+fn size(svg: &str, id: &str) -> (String, String) {
+    let part = part(svg, id);
+    let attribute =
+        |name: &str| part.split(&format!(" {name}=\"")).nth(1).and_then(|v| v.split('"').next()).unwrap().to_string();
+    (attribute("width"), attribute("height"))
+}
+
 #[test]
-fn the_svg_is_as_wide_as_asked_and_as_tall_as_the_page_makes_it() {
+fn the_picture_is_as_wide_as_asked_and_as_tall_as_the_page_makes_it() {
     let (text, _) = svg(&["figure", "slow-server", "--svg", "--width", "412"]);
-    assert!(text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"412\" height=\"228\""), "{text:.120}");
+    assert_eq!(size(&text, "picture"), ("412".into(), "228".into()));
+    let (_, caption_height) = size(&text, "caption");
+    let total = 228.0 + caption_height.parse::<f64>().unwrap();
+    assert!(
+        text.starts_with(&format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"412\" height=\"{total}\"")),
+        "{text:.120}"
+    );
+}
+
+/// Under the picture, the figure's caption as `Explain::caption` declares it: each card's label,
+/// value and unit as the page's card and `run` write them, then the lead of the verdict.
+#[test]
+fn the_caption_holds_the_cards_and_the_verdicts_lead() {
+    for spec in resilience_lab::scenarios::ALL.iter().filter(|s| DRAWN.contains(&s.id)) {
+        for at in [None, Some(3000)] {
+            let mut args = vec![spec.id];
+            let at_ms = at.map(|ms: u64| ms.to_string());
+            if let Some(ms) = &at_ms {
+                args.extend(["--at-ms", ms]);
+            }
+            let (text, _) = svg(&[&["figure"], &args[..], &["--svg", "--width", "1600"]].concat());
+            let caption = part(&text, "caption");
+            let texts: Vec<String> = caption
+                .split("<text ")
+                .skip(1)
+                .map(|t| t.split_once('>').unwrap().1.split_once("</text>").unwrap().0.replace("&amp;", "&"))
+                .collect();
+            let run = run_json(&args);
+            // The same run in this process, for what its caption declares.
+            let params = spec.defaults();
+            let mut sim = spec.start(&params, run["seed"].as_u64().unwrap(), spec.duration_for(&params));
+            match at {
+                Some(ms) => {
+                    while sim.now() < ms * 1000 && !sim.finished() {
+                        sim.advance(ms * 1000, u64::MAX);
+                    }
+                }
+                None => sim.run_to_end(),
+            }
+            let said = sim.caption();
+            let mut want = Vec::new();
+            for key in said.cards {
+                let metric = spec.metric(key).unwrap();
+                let value = &sim.metrics().into_iter().find(|(k, _)| k == key).unwrap().1;
+                let (value, unit) = resilience_lab::format::quantity(value, metric.unit);
+                want.push(metric.label.to_string());
+                want.push(value);
+                if !unit.is_empty() {
+                    want.push(unit.to_string());
+                }
+            }
+            let verdict = run["reading"][said.verdict].as_str().unwrap_or_default();
+            let verdict =
+                if said.first_sentence { resilience_lab::format::first_sentences(verdict, 1) } else { verdict.into() };
+            let lead = resilience_lab::format::lead(&verdict, resilience_lab::format::FIGURE_VERDICT_WORDS).0;
+            assert!(!lead.is_empty(), "{args:?}: no verdict");
+            assert_eq!(texts[..want.len()], want[..], "{args:?}: the cards");
+            assert_eq!(texts[want.len()..].join(" "), lead, "{args:?}: the verdict");
+        }
+    }
+}
+
+#[test]
+fn a_link_or_the_flag_draws_it_dark() {
+    let dark = resilience_lab::draw::Theme::of(true).bg;
+    let by_flag = String::from_utf8(ok(&["figure", "cascade", "--svg", "--theme", "dark"])).unwrap();
+    let by_link = String::from_utf8(ok(&["figure", "--url", "?sim=cascade&theme=dark", "--svg"])).unwrap();
+    let light =
+        String::from_utf8(ok(&["figure", "--url", "?sim=cascade&theme=dark", "--svg", "--theme", "light"])).unwrap();
+    assert_eq!(by_flag, by_link);
+    assert!(by_flag.contains(&format!("fill=\"{dark}\"")), "{by_flag:.300}");
+    assert!(!light.contains(&format!("fill=\"{dark}\"")), "{light:.300}");
 }
 
 #[test]
@@ -123,6 +209,7 @@ fn a_png_is_the_picture_at_the_width_asked() {
         let pixmap = Pixmap::decode_png(&png).expect("a PNG that decodes");
         let (svg, _) = svg(&["figure", id, "--svg", "--width", "500"]);
         let height = svg.split("height=\"").nth(1).and_then(|h| h.split('"').next()).unwrap();
+        assert_eq!(svg.matches("<svg ").count(), 3, "{id}: the document, its picture and its caption");
         assert_eq!((pixmap.width(), pixmap.height().to_string()), (500, height.to_string()), "{id}");
         let background = pixmap.pixel(0, 0).unwrap();
         let drawn = pixmap.pixels().iter().filter(|p| **p != background).count();
@@ -155,6 +242,7 @@ fn bad_input_is_a_one_line_error_with_status_2() {
         (&["figure", "slow-server", "--svg", "--at-ms", "-4"][..], "--at-ms: '-4'"),
         (&["figure", "slow-server", "--svg", "--preset", "nope"][..], "unknown preset 'nope'"),
         (&["figure", "slow-server", "--jpg"][..], "unknown option '--jpg'"),
+        (&["figure", "slow-server", "--svg", "--theme", "sepia"][..], "--theme: 'sepia' is not light or dark"),
         (&["figure", "--svg"][..], "figure needs a scenario"),
     ] {
         let out = cli(args);
@@ -181,6 +269,33 @@ fn the_pictures_theme_is_the_style_sheets() {
         let colours = [("--bg", theme.bg), ("--text", theme.fg), ("--muted", theme.muted)];
         for (var, ours) in colours {
             assert_eq!(value(block, var), ours, "{var} in {block}");
+        }
+    }
+}
+
+/// Every scenario's caption (`Explain::caption`), at the end of its defaults' run and each
+/// preset's: one to four distinct declared metrics, and a verdict the run says.
+#[test]
+fn every_caption_names_declared_cards_and_a_sentence_the_run_says() {
+    for spec in resilience_lab::scenarios::ALL {
+        let runs = std::iter::once(None).chain(spec.presets.iter().map(Some));
+        for preset in runs {
+            let mut params = spec.defaults();
+            if let Some(p) = preset {
+                params.apply_preset(p).expect("presets apply");
+            }
+            let mut sim = spec.start(&params, 7, spec.duration_for(&params));
+            sim.run_to_end();
+            let caption = sim.caption();
+            let run = format!("{} {:?}", spec.id, preset.map(|p| p.id));
+            assert!((1..=4).contains(&caption.cards.len()), "{run}: {:?}", caption.cards);
+            for (i, key) in caption.cards.iter().enumerate() {
+                assert!(spec.metric(key).is_some(), "{run}: {key} is not a metric");
+                assert!(!caption.cards[..i].contains(key), "{run}: {key} twice");
+            }
+            let reading = sim.reading();
+            let verdict = reading.iter().find(|(k, _)| *k == caption.verdict).map(|(_, s)| s.as_str());
+            assert!(verdict.is_some_and(|v| !v.is_empty()), "{run}: no sentence '{}'", caption.verdict);
         }
     }
 }

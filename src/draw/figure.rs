@@ -1,52 +1,175 @@
-//! `resilience-lab figure`: a run's headline picture at the moment it was played to, drawn as
-//! SVG by the page's own drawing code, in the light theme, at the height the figure's style
-//! sheet gives it.
+//! `resilience-lab figure`: a run's figure at the moment it was played to, as one SVG: its
+//! headline picture, drawn by the page's own drawing code at the height the figure's style
+//! sheet gives it, then the caption the embed shows under it (its headline cards and the lead of
+//! its verdict, as the scenario's `Explain::caption` declares them).
 
 use std::any::Any;
 
-use super::Theme;
 use super::svg::Svg;
-use crate::sim::{Host, Model, Simulation};
+use super::{Pen, Stamp, Theme};
+use crate::format;
+use crate::sim::{Host, Model, ScenarioSpec, Simulation};
 
-/// The picture of `sim` now, `width` CSS pixels wide; None for a simulation without one.
-pub fn svg(sim: &dyn Simulation, width: f64) -> Option<String> {
+/// The figure of `sim` now, `width` CSS pixels wide, light or `dark`; None for a simulation
+/// without a picture.
+pub fn svg(scenario: &ScenarioSpec, sim: &dyn Simulation, width: f64, dark: bool) -> Option<String> {
+    let theme = Theme::of(dark);
+    let (picture, height) = picture(sim, width, &theme)?;
+    let (caption, below) = caption(scenario, sim, width, &theme);
+    Some(Svg::document(width, height + below, &[picture, caption.placed("caption", height)]))
+}
+
+/// The headline picture, placed at the top, and its height.
+fn picture(sim: &dyn Simulation, width: f64, theme: &Theme) -> Option<(String, f64)> {
     let run: &dyn Any = sim;
     #[cfg(feature = "slow-server")]
     if let Some(run) = run.downcast_ref::<Host<crate::scenarios::slow_server::SlowServer>>() {
         use super::slow_server::{HEIGHT, Scene, draw};
-        return Some(drawn(width, HEIGHT, |p, w, h, t| draw(p, w, h, t, &Scene::of(run, None))));
+        return Some(drawn(width, HEIGHT, theme, |p, w, h, t| draw(p, w, h, t, &Scene::of(run, None))));
     }
     #[cfg(feature = "cascade")]
     if let Some(run) = run.downcast_ref::<Host<crate::scenarios::cascade::Cascade>>() {
         use super::cascade::{HEIGHT, Scene, draw};
-        return Some(drawn(width, HEIGHT, |p, w, h, t| draw(p, w, h, t, &Scene::of(run, None))));
+        return Some(drawn(width, HEIGHT, theme, |p, w, h, t| draw(p, w, h, t, &Scene::of(run, None))));
     }
     #[cfg(feature = "retry-storm")]
     if let Some(run) = run.downcast_ref::<Host<crate::scenarios::retry_storm::RetryStorm>>() {
         use super::retry_storm::{HEIGHT, Scene, draw, y_top};
         let scene = Scene::of(run, None, y_top(run.config()));
-        return Some(drawn(width, HEIGHT, |p, w, h, t| draw(p, w, h, t, &scene)));
+        return Some(drawn(width, HEIGHT, theme, |p, w, h, t| draw(p, w, h, t, &scene)));
     }
     #[cfg(feature = "at-least-once")]
     if let Some(run) = run.downcast_ref::<Host<crate::scenarios::at_least_once::AtLeastOnce>>() {
         use super::at_least_once::{HEIGHT, draw};
         let moment = run.picture(run.now());
-        return Some(drawn(width, HEIGHT, |p, w, h, t| draw(p, w, h, t, &moment)));
+        return Some(drawn(width, HEIGHT, theme, |p, w, h, t| draw(p, w, h, t, &moment)));
     }
     #[cfg(feature = "choosing-numbers")]
     if let Some(run) = run.downcast_ref::<Host<crate::scenarios::choosing_numbers::ChoosingNumbers>>() {
         use super::choosing_numbers::{HEIGHT, Scene, draw};
         let bound = crate::scenarios::choosing_numbers::worst_wait_bound(run.config());
         let scene = Scene::of(run, None, bound);
-        return Some(drawn(width, HEIGHT, |p, w, h, t| draw(p, w, h, t, &scene)));
+        return Some(drawn(width, HEIGHT, theme, |p, w, h, t| draw(p, w, h, t, &scene)));
     }
     None
 }
 
-/// An SVG `width` × `height` on the light theme's background, drawn by `draw`.
-fn drawn(width: f64, height: f64, draw: impl FnOnce(&Svg, f64, f64, &Theme) -> String) -> String {
-    let theme = Theme::of(false);
+/// A picture `width` × `height` on the theme's background, drawn by `draw`, and its height.
+fn drawn(width: f64, height: f64, theme: &Theme, draw: impl FnOnce(&Svg, f64, f64, &Theme) -> String) -> (String, f64) {
     let pen = Svg::new(width, height, theme.bg);
-    draw(&pen, width, height, &theme);
-    pen.finish()
+    draw(&pen, width, height, theme);
+    (pen.placed("picture", 0.0), height)
+}
+
+/// The caption's sizes, in CSS px, as the figure's style sheet sets them (`.stat`, `.verdict`).
+const PAD: f64 = 12.0;
+const GAP: f64 = 8.0;
+const LABEL: &str = "12px system-ui, sans-serif";
+const VALUE: &str = "bold 21px system-ui, sans-serif";
+/// A value too wide for its card at [`VALUE`] (an error's name), as `.stat .value.long`.
+const VALUE_LONG: &str = "bold 14px system-ui, sans-serif";
+const UNIT: &str = "13px system-ui, sans-serif";
+const VERDICT: &str = "15px system-ui, sans-serif";
+const CARD_H: f64 = 56.0;
+const LINE_H: f64 = 21.0;
+
+/// One stat card: its label, its value and its unit, as the page's card writes them.
+struct Card {
+    label: &'static str,
+    value: String,
+    unit: &'static str,
+}
+
+/// The caption under the picture: the cards in a row (two a row under 560 px, as a phone's
+/// figure shows them), then the verdict's lead; and its height.
+fn caption(scenario: &ScenarioSpec, sim: &dyn Simulation, width: f64, theme: &Theme) -> (Svg, f64) {
+    let said = sim.caption();
+    let metrics = sim.metrics();
+    let cards: Vec<Card> = said
+        .cards
+        .iter()
+        .filter_map(|key| {
+            let spec = scenario.metrics.iter().find(|m| m.key == *key)?;
+            let value = &metrics.iter().find(|(k, _)| k == key)?.1;
+            let (value, unit) = format::quantity(value, spec.unit);
+            Some(Card { label: spec.label, value, unit })
+        })
+        .collect();
+    let verdict = verdict(&sim.reading(), said.verdict, said.first_sentence);
+    let per_row = if width >= 560.0 { 4 } else { 2 }.min(cards.len().max(1));
+    let rows = cards.len().div_ceil(per_row);
+    let card_w = (width - 2.0 * PAD - GAP * (per_row - 1) as f64) / per_row as f64;
+    let measure = Svg::new(width, 0.0, theme.bg);
+    let lines = wrap(&measure, &verdict, width - 2.0 * PAD);
+    let cards_h = rows as f64 * (CARD_H + GAP);
+    let height = PAD + cards_h + lines.len() as f64 * LINE_H + PAD;
+    let pen = Svg::new(width, height, theme.bg);
+    for (i, card) in cards.iter().enumerate() {
+        let x = PAD + (i % per_row) as f64 * (card_w + GAP);
+        let y = PAD + (i / per_row) as f64 * (CARD_H + GAP);
+        draw_card(&pen, theme, card, x, y, card_w);
+    }
+    for (i, line) in lines.iter().enumerate() {
+        let top = PAD + cards_h + i as f64 * LINE_H;
+        text(&pen, line, VERDICT, theme.fg, PAD, top, LINE_H);
+    }
+    (pen, height)
+}
+
+/// The verdict as the figure shows it before its "Why?": its lead.
+fn verdict(reading: &crate::sim::Reading, key: &str, first_sentence: bool) -> String {
+    let said = reading.iter().find(|(k, _)| *k == key).map_or("", |(_, s)| s.as_str());
+    let said = if first_sentence { format::first_sentences(said, 1) } else { said.to_string() };
+    format::lead(&said, format::FIGURE_VERDICT_WORDS).0.to_string()
+}
+
+fn draw_card(p: &Svg, theme: &Theme, card: &Card, x: f64, y: f64, w: f64) {
+    p.set_stroke_style_str(theme.grid);
+    p.set_line_width(1.0);
+    p.stroke_rect(x + 0.5, y + 0.5, w - 1.0, CARD_H - 1.0);
+    let inner = w - 20.0;
+    text(p, &fitted(p, card.label, LABEL, inner), LABEL, theme.muted, x + 10.0, y + 6.0, 16.0);
+    let unit_w = if card.unit.is_empty() { 0.0 } else { p.text_width(UNIT, card.unit) + 4.0 };
+    let font = if p.text_width(VALUE, &card.value) + unit_w <= inner { VALUE } else { VALUE_LONG };
+    let value = fitted(p, &card.value, font, inner - unit_w);
+    text(p, &value, font, theme.fg, x + 10.0, y + 22.0, 28.0);
+    if unit_w > 0.0 {
+        let after = x + 10.0 + p.text_width(font, &value) + 4.0;
+        text(p, card.unit, UNIT, theme.muted, after, y + 24.0, 26.0);
+    }
+}
+
+/// A line of text whose box's top is `top` and height `h`, its baseline three quarters down.
+fn text(p: &Svg, line: &str, font: &'static str, ink: &str, x: f64, top: f64, h: f64) {
+    let width = p.text_width(font, line);
+    let stamp =
+        Stamp { text: line, font, ink, bg: None, left: x, top, width, height: h, text_x: 0.0, baseline: h * 0.75 };
+    p.label(&stamp);
+}
+
+/// `text`, cut with an ellipsis where it would pass `max` px.
+fn fitted(p: &Svg, text: &str, font: &'static str, max: f64) -> String {
+    if p.text_width(font, text) <= max {
+        return text.to_string();
+    }
+    let mut cut: String = text.to_string();
+    while !cut.is_empty() && p.text_width(font, &format!("{cut}…")) > max {
+        cut.pop();
+    }
+    format!("{}…", cut.trim_end())
+}
+
+/// `text` in lines of at most `max` px in the verdict's font, broken between words.
+fn wrap(p: &Svg, text: &str, max: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if p.text_width(VERDICT, &format!("{line} {word}")) <= max => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
 }

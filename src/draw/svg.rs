@@ -47,12 +47,23 @@ impl Svg {
         svg
     }
 
-    /// The document.
-    pub fn finish(self) -> String {
+    /// What was drawn, as an element of a larger document: an `<svg>` of its own size placed
+    /// `y` px down, named `id` (its picture and its caption, which tests find by name).
+    pub fn placed(self, id: &str, y: f64) -> String {
         let (w, h) = (n(self.width), n(self.height));
         format!(
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">\n{}</svg>\n",
+            "<svg id=\"{id}\" y=\"{}\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">\n{}</svg>\n",
+            n(y),
             self.state.into_inner().out
+        )
+    }
+
+    /// A document `width` × `height` of `parts` (from [`Svg::placed`]).
+    pub fn document(width: f64, height: f64, parts: &[String]) -> String {
+        let (w, h) = (n(width), n(height));
+        format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">\n{}</svg>\n",
+            parts.concat()
         )
     }
 

@@ -66,6 +66,24 @@ pub fn sort_short<T, K: PartialOrd>(v: &mut [T], key: impl Fn(&T) -> K) {
     }
 }
 
+/// What a figure shows beside its picture, declared once for the page and the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Caption {
+    /// Its stat cards, by metric key, in order (at most four).
+    pub cards: &'static [&'static str],
+    /// The key of the sentence that is its verdict.
+    pub verdict: &'static str,
+    /// Only that sentence's first sentence: the rest is the full page's detail.
+    pub first_sentence: bool,
+}
+
+impl Caption {
+    /// The cards and the whole of the sentence `verdict`.
+    pub const fn of(cards: &'static [&'static str], verdict: &'static str) -> Self {
+        Self { cards, verdict, first_sentence: false }
+    }
+}
+
 /// A running simulation. The engine's `Host` implements it for every model; the CLI,
 /// the benchmarks and the generic parts of the UI use nothing else.
 pub trait Simulation: std::any::Any {
@@ -84,6 +102,8 @@ pub trait Simulation: std::any::Any {
     fn metrics(&self) -> Vec<(&'static str, Value)>;
     /// Sentences that explain this run, computed from its configuration and its metrics.
     fn reading(&self) -> Reading;
+    /// What its figure shows beside the picture now: cards and verdict (see `Explain::caption`).
+    fn caption(&self) -> Caption;
     /// What the run did and why, as JSON (`run --json`'s `facts`).
     #[cfg(not(target_arch = "wasm32"))]
     fn facts(&self) -> serde_json::Value;

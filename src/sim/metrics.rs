@@ -304,6 +304,8 @@ pub trait WordSet: Clone + PartialEq + Default + Send + Sync + 'static {
     /// What the run hit of the model's limits (a full backlog…), empty when nothing: every
     /// page's frame shows it. A scenario says it in a field named `limit`.
     fn limit(&self) -> &str;
+    /// The sentence under `key`, empty when the run has none or there is no such key.
+    fn said(&self, key: &str) -> &str;
 }
 
 /// Declares the sentences a scenario says about a run, once:
@@ -353,6 +355,13 @@ macro_rules! words {
 
             fn limit(&self) -> &str {
                 $( if stringify!($field) == "limit" {
+                    return $crate::sim::metrics::Said::text(&self.$field);
+                } )+
+                ""
+            }
+
+            fn said(&self, key: &str) -> &str {
+                $( if key == stringify!($field) {
                     return $crate::sim::metrics::Said::text(&self.$field);
                 } )+
                 ""

@@ -7,7 +7,7 @@
 use std::marker::PhantomData;
 use std::ops::Deref;
 
-use super::base::{MAX_DURATION_MS, Reading, Runs, Simulation, Value};
+use super::base::{Caption, MAX_DURATION_MS, Reading, Runs, Simulation, Value};
 use super::engine::{EventQueue, Micros, StepOutcome};
 use super::metrics::{FactSet, MetricSet, WordSet};
 use super::params::{Config, Params};
@@ -61,6 +61,10 @@ pub trait Explain: Model {
     /// run (settings aside).
     fn words(&self, facts: &Self::Facts) -> Self::Words;
 
+    /// What a figure shows beside its picture with these settings and words: its cards and its
+    /// verdict (the embed's, and `resilience-lab figure`'s image; issue 46).
+    fn caption(config: &Self::Config, words: &Self::Words) -> Caption;
+
     /// What theory says about a sweep of parameter `x` (by the options of `by`) from this
     /// configuration, in a sentence (e.g. where a queue starts to grow without bound); `None`
     /// where there is no theory to state.
@@ -69,21 +73,22 @@ pub trait Explain: Model {
     }
 }
 
-/// A run's facts at one moment and its words rendered from them.
+/// A run's facts at one moment, its words rendered from them and its figure's caption.
 pub struct Told<M: Explain> {
     pub facts: M::Facts,
     pub words: M::Words,
+    pub caption: Caption,
 }
 
 impl<M: Explain> Clone for Told<M> {
     fn clone(&self) -> Self {
-        Told { facts: self.facts.clone(), words: self.words.clone() }
+        Told { facts: self.facts.clone(), words: self.words.clone(), caption: self.caption }
     }
 }
 
 impl<M: Explain> PartialEq for Told<M> {
     fn eq(&self, other: &Self) -> bool {
-        self.facts == other.facts && self.words == other.words
+        self.facts == other.facts && self.words == other.words && self.caption == other.caption
     }
 }
 
@@ -133,7 +138,8 @@ impl<M: Explain> Host<M> {
     pub fn told_now(&self) -> Told<M> {
         let facts = self.facts_now();
         let words = self.model.words(&facts);
-        Told { facts, words }
+        let caption = M::caption(self.model.config(), &words);
+        Told { facts, words, caption }
     }
 
     /// The facts now, typed.
@@ -177,6 +183,10 @@ impl<M: Explain> Simulation for Host<M> {
 
     fn reading(&self) -> Reading {
         self.words_now().reading()
+    }
+
+    fn caption(&self) -> Caption {
+        self.told_now().caption
     }
 
     #[cfg(not(target_arch = "wasm32"))]

@@ -1,24 +1,45 @@
 // Issue 46: `resilience-lab figure` draws a figure's picture with the page's own drawing code.
 // The page, paused at a moment, and `figure --url … --at-ms … --width … --svg` for the same link,
-// moment and width draw the same labels, and the page's picture is as tall as the command's.
+// moment and width draw the same labels, and the page's picture is as tall as the command's; the
+// caption under the SVG's picture holds the embed's headline cards and its verdict's lead. At
+// 412 and 720 px light, and at 360 px with the link's `theme=dark`, which the command draws too.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, pausedPicture, pictureLabels, cli } from './harness.mjs';
+import { serve, launch, openPage, pausedPicture, pictureLabels, cli, plain } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
 
-/** The SVG's size and its texts, as `figure` draws the link `query` at `atMs`, `width` px wide. */
+const unescape = (t) => t.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+
+/** One part of `figure`'s SVG (`picture` or `caption`): its size and its texts. */
+function part(svg, id) {
+  const [whole, w, h] = svg.match(new RegExp(`<svg id="${id}" [^>]*width="([\\d.]+)" height="([\\d.]+)"[^]*?</svg>`));
+  const texts = [...whole.matchAll(/<text [^>]*>([^<]*)<\/text>/g)].map((m) => unescape(m[1]));
+  return { w: Number(w), h: Number(h), texts };
+}
+
+/** The picture and the caption `figure` draws for the link `query` at `atMs`, `width` px wide. */
 function figureAt(query, atMs, width) {
   const params = new URLSearchParams(query);
   for (const key of ['embed', 'presets', 'controls']) params.delete(key);
   const svg = cli(['figure', '--url', `?${params}`, '--at-ms', String(atMs), '--width', String(width), '--svg']);
-  const unescape = (t) => t.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
-  const texts = [...svg.matchAll(/<text [^>]*>([^<]*)<\/text>/g)].map((m) => unescape(m[1]));
-  const [, w, h] = svg.match(/^<svg [^>]*width="([\d.]+)" height="([\d.]+)"/);
-  return { w: Number(w), h: Number(h), texts };
+  return { svg, picture: part(svg, 'picture'), caption: part(svg, 'caption') };
 }
+
+/** The embed's headline cards as a reader reads them (label, value, unit) and its verdict's lead. */
+async function pageCaption(page) {
+  const cards = await page.$$eval('.stat[data-headline]', (cards) => cards.flatMap((c) => {
+    const unit = c.querySelector('.unit');
+    const shown = unit && !unit.hidden ? [unit.textContent] : [];
+    return [c.querySelector('.label').textContent, c.querySelector('.value').textContent, ...shown];
+  }));
+  return { cards: cards.map(plain), verdict: plain(await page.textContent('.figure-verdict .lead')) };
+}
+
+/** A card's label as the SVG writes it: whole, or cut with an ellipsis where it would not fit. */
+const sameLabel = (drawn, label) => drawn === label || (drawn.endsWith('…') && label.startsWith(drawn.slice(0, -1).trimEnd()));
 
 const cases = [
   ['slow-server', 'sim=slow-server&embed=1&presets=chapter,least-outstanding', 6000],
@@ -30,15 +51,26 @@ const cases = [
   ['choosing-numbers, Break 2', 'sim=choosing-numbers&embed=1&preset=ch1-break-2', 4000],
 ];
 
+const views = [[412, ''], [720, ''], [360, '&theme=dark']];
+
 for (const [what, query, ms] of cases) {
-  for (const width of [412, 720]) {
-    test(`${what} at ${width} px: the page and \`figure --svg\` draw the same labels at the same moment`, async () => {
+  for (const [width, theme] of views) {
+    const link = query + theme;
+    test(`${what} at ${width} px${theme ? ', dark' : ''}: the page and \`figure --svg\` draw the same picture, cards and verdict`, async () => {
       const page = await openPage(browser, { width, height: 900 });
-      const { atMs } = await pausedPicture(page, server.base, query, ms);
+      const { atMs } = await pausedPicture(page, server.base, link, ms);
       const drawn = await pictureLabels(page);
-      const figure = figureAt(query, atMs, drawn.w);
-      assert.deepEqual([figure.w, figure.h], [drawn.w, drawn.h], 'the same size');
-      assert.deepEqual(figure.texts, drawn.labels.map((l) => l.text), 'the same labels, in the order drawn');
+      const { svg, picture, caption } = figureAt(link, atMs, drawn.w);
+      assert.deepEqual([picture.w, picture.h], [drawn.w, drawn.h], 'the same size');
+      assert.deepEqual(picture.texts, drawn.labels.map((l) => l.text), 'the same labels, in the order drawn');
+      const shown = await pageCaption(page);
+      const cards = caption.texts.slice(0, shown.cards.length);
+      assert.equal(cards.length, shown.cards.length, `the cards: ${caption.texts.join(' | ')}`);
+      cards.forEach((text, i) => assert.ok(sameLabel(text, shown.cards[i]), `card text ${i}: "${text}" for "${shown.cards[i]}"`));
+      assert.equal(caption.texts.slice(shown.cards.length).join(' '), shown.verdict, 'the verdict');
+      const dark = await page.evaluate(() => document.documentElement.dataset.theme === 'dark');
+      assert.equal(dark, theme !== '', 'the page draws in the theme the link asks for');
+      assert.equal(svg.includes('fill="#0d1117"'), dark, 'and so does the command');
       assert.deepEqual(page.problems(), []);
       await page.context().close();
     });

@@ -9,7 +9,7 @@
 //!     resilience-lab bench [--quick] [--json] [--fingerprints]
 //!     resilience-lab numbers [--csv|--json|--markdown]
 //!     resilience-lab figure [<scenario>] [--preset P] [--url QUERY] [--set k=v]... [--seed N]
-//!                        [--duration-ms D] [--at-ms T] (--svg|--png) [--width PX]
+//!                        [--duration-ms D] [--at-ms T] (--svg|--png) [--width PX] [--theme light|dark]
 //!
 //! Every error is one line naming what is allowed, with exit status 2. A value that cannot be
 //! used as written is read as the page reads it: a notice on stderr, and the nearest value.
@@ -41,7 +41,7 @@ mod native {
         --x <param>=<from>..<to>[:<steps>] [--by <param>] [--seeds K] [--metric <key>]... [--preset P] [--set k=v]... \
         [--duration-ms D] [--threads N] [--json|--csv] | resilience-lab bench [--quick] [--json] [--fingerprints] \
         | resilience-lab numbers [--csv|--json|--markdown] | resilience-lab figure [<scenario>] [--preset P] [--url QUERY] \
-        [--set k=v]... [--seed N] [--duration-ms D] [--at-ms T] (--svg|--png) [--width PX]";
+        [--set k=v]... [--seed N] [--duration-ms D] [--at-ms T] (--svg|--png) [--width PX] [--theme light|dark]";
 
     pub fn main() -> ExitCode {
         let args: Vec<String> = std::env::args().skip(1).collect();

@@ -397,6 +397,13 @@ crate::metrics! {
     }
 }
 
+/// With a failover, the figure's cards are its calls' instead (`Explain::caption`).
+pub(super) const FAILOVER_HEADLINE: &[&str] = &[
+    WhichTimeoutMetrics::failover_ok.key(),
+    WhichTimeoutMetrics::failover_failed.key(),
+    WhichTimeoutMetrics::failover_pool_full_at_ms.key(),
+    WhichTimeoutMetrics::failover_slowest_ok_ms.key(),
+];
 pub(super) const HEADLINE: &[&str] = &[WhichTimeoutMetrics::error.key(), WhichTimeoutMetrics::gave_up_ms.key(), WhichTimeoutMetrics::phase.key(), WhichTimeoutMetrics::safe_to_retry_without_key.key()];
 
 pub(super) const SWEEP: SweepDefault = SweepDefault {

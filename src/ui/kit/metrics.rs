@@ -9,6 +9,7 @@
 
 use leptos::prelude::*;
 
+use crate::format;
 use crate::sim::model::Told;
 use crate::sim::{Explain, Metric, ScenarioSpec, Value, Word, WordSet};
 use crate::ui::runner::Runner;
@@ -99,6 +100,22 @@ impl<M: Explain> Metrics<M> {
     /// `metrics.said(SlowServerWords::verdict)`.
     pub fn said(&self, word: Word<M::Words>) -> String {
         self.words.with(|w| word.of(w).to_string())
+    }
+
+    /// The figure's verdict now, as the scenario's `Explain::caption` declares it: its
+    /// sentence's key (the `data-reading` hook; none when only its first sentence shows) and
+    /// its text. Plain closures on the words, not memos of new types: each new signal type
+    /// costs a page kilobytes of reactive code.
+    pub fn verdict(&self) -> (impl Fn() -> Option<&'static str> + Copy + Send + Sync + 'static, Signal<String>) {
+        let told = self.told;
+        let key = move || told.with(|t| (!t.caption.first_sentence).then_some(t.caption.verdict));
+        let text = Signal::derive(move || {
+            told.with(|t| {
+                let said = t.words.said(t.caption.verdict);
+                if t.caption.first_sentence { format::first_sentences(said, 1) } else { said.to_string() }
+            })
+        });
+        (key, text)
     }
 
     /// The same, as a signal for a view.

@@ -11,7 +11,7 @@ use super::guarantee::Guarantee;
 use super::model::AtLeastOnce;
 use super::spec::{AtLeastOnceConfig, DedupeOn, Order};
 use crate::format;
-use crate::sim::Explain;
+use crate::sim::{Caption, Explain};
 use crate::sim::Micros;
 use crate::sim::scenario::Quote;
 use super::spec::AtLeastOnceMetrics;
@@ -35,6 +35,10 @@ impl Explain for AtLeastOnce {
 
     fn words(&self, facts: &super::AtLeastOnceFacts) -> AtLeastOnceWords {
         self.words_at(facts)
+    }
+
+    fn caption(_config: &AtLeastOnceConfig, _words: &AtLeastOnceWords) -> Caption {
+        Caption::of(super::spec::HEADLINE, AtLeastOnceWords::answer.key)
     }
 
     fn sweep_theory(c: &AtLeastOnceConfig, x: &str, _by: Option<&str>) -> Option<String> {

@@ -24,7 +24,7 @@ mod words;
 use words::count;
 use crate::format;
 use crate::scenarios::cascade::{Cascade, CascadeConfig};
-use crate::sim::{Explain, Micros};
+use crate::sim::{Caption, Explain, Micros};
 use crate::sim::scenario::Quote;
 use super::spec::CascadeMetrics;
 
@@ -66,6 +66,10 @@ impl Explain for Cascade {
 
     fn words(&self, facts: &super::CascadeFacts) -> CascadeWords {
         self.words_at(facts)
+    }
+
+    fn caption(_config: &CascadeConfig, _words: &CascadeWords) -> Caption {
+        Caption::of(super::spec::HEADLINE, CascadeWords::verdict.key)
     }
 
     fn sweep_theory(c: &CascadeConfig, x: &str, _by: Option<&str>) -> Option<String> {

@@ -13,7 +13,7 @@ use super::record::AlertState;
 use super::spec::ChoosingNumbersConfig;
 use super::latency::Latency;
 use crate::format;
-use crate::sim::{Explain, Guess, Micros};
+use crate::sim::{Caption, Explain, Guess, Micros};
 use crate::sim::scenario::Quote;
 use super::spec::ChoosingNumbersMetrics;
 
@@ -212,6 +212,10 @@ impl Explain for ChoosingNumbers {
             chapter_worst,
             alert: facts.alert(),
         }
+    }
+
+    fn caption(_config: &ChoosingNumbersConfig, _words: &ChoosingNumbersWords) -> Caption {
+        Caption::of(super::spec::HEADLINE, ChoosingNumbersWords::verdict.key)
     }
 
     fn sweep_theory(c: &ChoosingNumbersConfig, x: &str, _by: Option<&str>) -> Option<String> {

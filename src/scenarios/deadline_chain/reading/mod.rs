@@ -22,7 +22,7 @@ mod words;
 
 use crate::format;
 use crate::scenarios::deadline_chain::{DeadlineChain, DeadlineChainConfig, TableRow};
-use crate::sim::{Explain, Micros};
+use crate::sim::{Caption, Explain, Micros};
 use crate::sim::scenario::Quote;
 use super::spec::DeadlineChainMetrics;
 
@@ -55,6 +55,10 @@ impl Explain for DeadlineChain {
 
     fn words(&self, facts: &super::DeadlineChainFacts) -> DeadlineChainWords {
         self.words_at(facts)
+    }
+
+    fn caption(_config: &DeadlineChainConfig, _words: &DeadlineChainWords) -> Caption {
+        Caption::of(super::spec::HEADLINE, DeadlineChainWords::verdict.key)
     }
 
     fn sweep_theory(c: &DeadlineChainConfig, x: &str, _by: Option<&str>) -> Option<String> {

@@ -24,7 +24,7 @@ use super::facts::DoubleClickFacts;
 use super::model::DoubleClick;
 use super::spec::DoubleClickConfig;
 use crate::format;
-use crate::sim::Explain;
+use crate::sim::{Caption, Explain};
 use crate::sim::Micros;
 use words::when;
 use crate::sim::scenario::Quote;
@@ -52,6 +52,10 @@ impl Explain for DoubleClick {
 
     fn words(&self, facts: &super::DoubleClickFacts) -> DoubleClickWords {
         self.words_at(facts)
+    }
+
+    fn caption(_config: &DoubleClickConfig, _words: &DoubleClickWords) -> Caption {
+        Caption::of(super::spec::HEADLINE, DoubleClickWords::verdict.key)
     }
 
     fn sweep_theory(c: &DoubleClickConfig, x: &str, _by: Option<&str>) -> Option<String> {

@@ -27,7 +27,7 @@ mod verdict;
 mod words;
 
 use super::{RetryStorm, RetryStormConfig};
-use crate::sim::Explain;
+use crate::sim::{Caption, Explain};
 use crate::sim::{Guess, Micros};
 use crate::format;
 use crate::sim::scenario::Quote;
@@ -67,6 +67,10 @@ impl Explain for RetryStorm {
 
     fn words(&self, facts: &super::RetryStormFacts) -> RetryStormWords {
         self.words_at(facts)
+    }
+
+    fn caption(_config: &RetryStormConfig, _words: &RetryStormWords) -> Caption {
+        Caption::of(super::spec::HEADLINE, RetryStormWords::verdict.key)
     }
 
     fn sweep_theory(c: &RetryStormConfig, x: &str, _by: Option<&str>) -> Option<String> {

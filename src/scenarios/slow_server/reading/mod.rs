@@ -14,7 +14,7 @@ use super::spec::SlowServerConfig;
 use super::tail::card_ms;
 use crate::format;
 use crate::sim::{Guess, Micros};
-use crate::sim::Explain;
+use crate::sim::{Caption, Explain};
 use crate::sim::scenario::Quote;
 use super::spec::SlowServerMetrics;
 
@@ -28,6 +28,14 @@ crate::words! {
     }
 }
 
+/// The headline cards in the order the page shows them: p99 before the slowdown, then after.
+const FIGURE_CARDS: &[&str] = &[
+    SlowServerMetrics::p99_ms_before.key(),
+    SlowServerMetrics::p99_ms_after_with_waiting.key(),
+    SlowServerMetrics::b_queue.key(),
+    SlowServerMetrics::timed_out.key(),
+];
+
 impl Explain for SlowServer {
     type Facts = super::SlowServerFacts;
     type Words = SlowServerWords;
@@ -38,6 +46,12 @@ impl Explain for SlowServer {
 
     fn words(&self, facts: &super::SlowServerFacts) -> SlowServerWords {
         self.words_at(facts)
+    }
+
+    /// The numbers once the slowdown has some (`ratio`), what is happening until then.
+    fn caption(_config: &SlowServerConfig, words: &SlowServerWords) -> Caption {
+        let verdict = if words.ratio.is_some() { SlowServerWords::ratio } else { SlowServerWords::answer };
+        Caption::of(FIGURE_CARDS, verdict.key)
     }
 
     fn sweep_theory(c: &SlowServerConfig, x: &str, _by: Option<&str>) -> Option<String> {

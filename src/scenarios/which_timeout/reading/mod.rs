@@ -21,7 +21,7 @@ use super::undici_clock::TICK_MS;
 use super::model::{CallError, Outcome, Phase, TimerKind, WhichTimeout};
 use super::spec::{Client, WhichTimeoutConfig};
 use crate::format;
-use crate::sim::Explain;
+use crate::sim::{Caption, Explain};
 use crate::sim::{MS, Micros};
 use crate::sim::scenario::Quote;
 use super::spec::WhichTimeoutMetrics;
@@ -49,6 +49,15 @@ impl Explain for WhichTimeout {
 
     fn words(&self, facts: &super::WhichTimeoutFacts) -> WhichTimeoutWords {
         self.words_at(facts)
+    }
+
+    /// With a failover, its calls and what they saw; else the call's cards and which timer fired
+    /// first (why the others did not is the full page's detail).
+    fn caption(_config: &WhichTimeoutConfig, words: &WhichTimeoutWords) -> Caption {
+        match words.failover_outcome {
+            Some(_) => Caption::of(super::spec::FAILOVER_HEADLINE, WhichTimeoutWords::failover_outcome.key),
+            None => Caption { first_sentence: true, ..Caption::of(super::spec::HEADLINE, WhichTimeoutWords::first.key) },
+        }
     }
 
     fn sweep_theory(c: &WhichTimeoutConfig, x: &str, _by: Option<&str>) -> Option<String> {

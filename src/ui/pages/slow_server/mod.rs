@@ -71,12 +71,8 @@ fn SlowServerPage(state: SimState) -> impl IntoView {
         let policy = config.with(|c| c.policy.label().to_ascii_lowercase());
         format!("{} Predict: under {policy}, what happens to p99?", setup.get())
     });
-    // The figure's verdict: the numbers once there are some, what has happened until then.
-    let verdict_key = Signal::derive(move || if metrics.said(SlowServerWords::ratio).is_empty() { SlowServerWords::answer.key } else { SlowServerWords::ratio.key });
-    let verdict = Signal::derive(move || {
-        let ratio = metrics.said(SlowServerWords::ratio);
-        if ratio.is_empty() { metrics.said(SlowServerWords::answer) } else { ratio }
-    });
+    // The figure's verdict, as the scenario's caption declares it.
+    let (verdict_key, verdict) = metrics.verdict();
     let parts = vec![
         Part::new("picture", Role::Chart, move || view! { <picture::QueuePicture state runner/> }),
         Part::new("cards", Role::Cards, move || view! { <Stats metrics/> }),

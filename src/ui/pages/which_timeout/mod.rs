@@ -170,18 +170,16 @@ fn Readings(metrics: Metrics<WhichTimeout>, fleet: Signal<bool>, embed: bool) ->
     // Under a failover's verdict, and in a figure, only which timer fired: why the others did
     // not is the single call's detail.
     let first_fired = Signal::derive(move || format::first_sentences(&first.get(), 1));
-    // What the calls saw, not the setting: the controls and the question state the setting.
-    let fleet_words = move || metrics.said(WhichTimeoutWords::failover_outcome);
-    // The verdict's key in the reading; in a figure it says the first sentence only.
+    // The figure's verdict is the caption's (which timer fired first, or what the calls saw);
+    // the full page's says why the others did not, behind its "Why?".
+    let (caption_key, caption) = metrics.verdict();
     let verdict_key = move || match (fleet.get(), embed) {
-        (true, _) => Some(WhichTimeoutWords::failover_outcome.key),
         (false, false) => Some(WhichTimeoutWords::first.key),
-        (false, true) => None,
+        _ => caption_key(),
     };
     let verdict = Signal::derive(move || match (fleet.get(), embed) {
-        (true, _) => fleet_words(),
-        (false, true) => first_fired.get(),
         (false, false) => first.get(),
+        _ => caption.get(),
     });
     view! {
         <section class="wt-readings" aria-label="What this run shows">
