@@ -20,15 +20,6 @@ type AtLeastOnce = Host<Model>;
 
 const SEEDS: [u64; 7] = [1, 2, 3, 4, 5, 7, 42];
 
-fn params(preset: &str, set: &[(&str, &str)]) -> Params {
-    let mut p = SPEC.defaults();
-    p.apply_preset(SPEC.preset(preset).expect("preset exists")).unwrap();
-    for (k, v) in set {
-        p.set_text(k, v).unwrap();
-    }
-    p
-}
-
 /// A run to the end of its own length, checked and required to have settled.
 fn run(p: &Params, seed: u64) -> AtLeastOnce {
     let mut sim = AtLeastOnce::new(p, seed, SPEC.duration_for(p) * MS);
@@ -39,7 +30,7 @@ fn run(p: &Params, seed: u64) -> AtLeastOnce {
 }
 
 fn preset_runs(preset: &str) -> impl Iterator<Item = (u64, AtLeastOnce)> {
-    let p = params(preset, &[]);
+    let p = SPEC.configured(preset, &[]);
     SEEDS.into_iter().map(move |seed| (seed, run(&p, seed)))
 }
 
@@ -166,7 +157,7 @@ fn check_settled(sim: &AtLeastOnce) -> Result<(), TestCaseError> {
 #[test]
 fn dead_lettered_events_are_parked_not_lost() {
     for seed in [1, 7, 42] {
-        let sim = run(&params("process-first", &[("crash_rate", "20"), ("max_deliveries", "1")]), seed);
+        let sim = run(&SPEC.configured("process-first", &[("crash_rate", "20"), ("max_deliveries", "1")]), seed);
         let parked = count(&sim, "in_dead_letter_queue");
         assert!(parked > 50, "seed {seed}: {parked} parked");
         assert_eq!(count(&sim, "lost"), 0, "seed {seed}: a dead-lettered message is not a lost one");
@@ -177,7 +168,7 @@ fn dead_lettered_events_are_parked_not_lost() {
             sim.event_records().iter().filter(|e| e.fate() == Fate::DeadLettered).map(|e| e.amount() as i64).sum();
         assert_eq!(sim.expected_balance() - sim.ledger_balance(), waiting, "the ledger is short what waits there");
         // Ack first still loses the events a crash after the ack dropped; those are lost.
-        let ack_first = run(&params("ack-first", &[("crash_rate", "20"), ("max_deliveries", "1")]), seed);
+        let ack_first = run(&SPEC.configured("ack-first", &[("crash_rate", "20"), ("max_deliveries", "1")]), seed);
         assert_eq!(count(&ack_first, "lost"), ack_first.lost_after_ack());
         assert!(count(&ack_first, "lost") > 0 && count(&ack_first, "in_dead_letter_queue") > 0);
     }
@@ -192,14 +183,15 @@ fn dead_lettered_events_are_parked_not_lost() {
 fn a_redrive_brings_parked_events_back_as_new_messages() {
     let base = [("crash_rate", "20"), ("max_deliveries", "1")];
     for seed in [1, 7] {
-        let parked = run(&params("txn-dedupe", &base), seed);
+        let parked = run(&SPEC.configured("txn-dedupe", &base), seed);
         let with = [base[0], base[1], ("redrive", "true")];
-        let redriven = run(&params("txn-dedupe", &with), seed);
+        let redriven = run(&SPEC.configured("txn-dedupe", &with), seed);
         assert_eq!(count(&redriven, "redriven"), count(&parked, "dead_lettered"), "seed {seed}: each moved back once");
         assert!(count(&redriven, "in_dead_letter_queue") < count(&parked, "in_dead_letter_queue") / 3);
         assert_eq!(count(&redriven, "duplicated"), 0, "event-ID dedupe skips the re-driven copies");
         assert!(redriven.skipped_by_cause().get(Cause::Redriven) > 0);
-        let by_delivery = run(&params("txn-dedupe", &[with[0], with[1], with[2], ("dedupe_on", "delivery-id")]), seed);
+        let by_delivery =
+            run(&SPEC.configured("txn-dedupe", &[with[0], with[1], with[2], ("dedupe_on", "delivery-id")]), seed);
         assert!(by_delivery.duplicated_among(EventRecord::redriven) > 0, "a new delivery ID is not recognised");
         // Settled only after the re-driven messages came back, an hour later.
         assert!(redriven.settled_at().unwrap() > 3_600_000 * MS);
@@ -255,7 +247,7 @@ fn process_then_ack_loses_none_and_duplicates_some() {
 #[test]
 fn defaults_are_process_then_ack_with_crashes_the_only_fault() {
     let d = SPEC.defaults();
-    assert_eq!(d, params("process-first", &[]));
+    assert_eq!(d, SPEC.configured("process-first", &[]));
     for id in ["producer_republish_rate", "late_redelivery_rate", "long_job_rate"] {
         assert_eq!(d.get(id), 0.0, "{id}");
     }
@@ -291,7 +283,7 @@ fn txn_dedupe_loses_none_duplicates_none_and_skips_the_redeliveries() {
 fn the_orders_see_the_same_crashes_for_a_seed() {
     for seed in SEEDS {
         let runs: Vec<AtLeastOnce> =
-            ["ack-first", "process-first", "txn-dedupe"].map(|p| run(&params(p, &[]), seed)).into();
+            ["ack-first", "process-first", "txn-dedupe"].map(|p| run(&SPEC.configured(p, &[]), seed)).into();
         let first_crash =
             |sim: &AtLeastOnce| sim.timeline().iter().find(|r| r.outcome == Outcome::Crashed).map(|r| r.number);
         assert_eq!(first_crash(&runs[0]), first_crash(&runs[1]), "seed {seed}");
@@ -312,7 +304,7 @@ fn delivery_id_lets_the_outbox_republishes_through_and_event_id_stops_them() {
         assert_eq!(count(&sim, "duplicated"), republished, "seed {seed}: every republished event twice");
         assert_eq!(sim.duplicated_among(EventRecord::republished), republished);
         assert_eq!(count(&sim, "lost"), 0);
-        let by_event = run(&params("event-id", &[]), seed);
+        let by_event = run(&SPEC.configured("event-id", &[]), seed);
         assert_eq!((count(&by_event, "duplicated"), count(&by_event, "lost")), (0, 0), "seed {seed}");
         assert!(
             by_event.skipped_by_cause().get(Cause::Republished)
@@ -336,7 +328,7 @@ fn short_window_lets_late_redeliveries_through_and_a_long_one_does_not() {
         assert!(sim.end() > 4 * 24 * 3_600 * 1_000_000, "the run covers the redelivery");
         assert!(sim.settled_at().unwrap() > 4 * 24 * 3_600 * 1_000_000);
         assert!(sim.events() < 20_000, "seed {seed}: {} events for four days", sim.events());
-        let long = run(&params("long-window", &[]), seed);
+        let long = run(&SPEC.configured("long-window", &[]), seed);
         assert_eq!((count(&long, "duplicated"), count(&long, "lost")), (0, 0), "seed {seed}");
         assert_eq!(count(&long, "late_redeliveries"), late, "seed {seed}: the same late copies...");
         assert!(count(&long, "skipped_as_duplicate") >= late, "seed {seed}: ...all skipped");
@@ -354,7 +346,7 @@ fn long_jobs_are_credited_twice_without_a_crash_unless_the_lease_is_extended() {
         assert_eq!(sim.duplicated_among(|e| e.is_long_job() && e.lease_outlived()), duplicated, "seed {seed}");
         assert!(count(&sim, "leases_outlived") >= duplicated);
         assert_eq!(count(&sim, "lost"), 0);
-        let leased = run(&params("long-jobs-lease", &[]), seed);
+        let leased = run(&SPEC.configured("long-jobs-lease", &[]), seed);
         assert_eq!((count(&leased, "duplicated"), count(&leased, "redeliveries")), (0, 0), "seed {seed}");
         assert_eq!(count(&leased, "leases_outlived"), 0);
         assert!(count(&leased, "lease_renewals") > 0);
@@ -404,7 +396,7 @@ fn the_reading_names_each_presets_guarantee_and_table_row() {
         ("long-jobs-lease", "effectively-once", |f| f.leases_outlived == 0 && f.lease_renewals > 0),
     ];
     for (preset, guarantee, claim) in expect {
-        let sim = run(&params(preset, &[]), 7);
+        let sim = run(&SPEC.configured(preset, &[]), 7);
         let f = sim.facts_now();
         assert_eq!(reading(&sim, "guarantee"), guarantee, "{preset}");
         assert_eq!(value(&sim, "guarantee"), Value::Text(guarantee.into()));
@@ -421,7 +413,7 @@ fn the_reading_names_each_presets_guarantee_and_table_row() {
 #[test]
 fn an_untested_order_says_so_and_late_copies_are_told_by_event() {
     for preset in ["ack-first", "process-first"] {
-        let sim = run(&params(preset, &[("crash_rate", "0")]), 7);
+        let sim = run(&SPEC.configured(preset, &[("crash_rate", "0")]), 7);
         let row = sim.run_row();
         assert_eq!(row.guarantee, Guarantee::EffectivelyOnce, "{preset}");
         assert!(!row.judged && !row.agrees, "{preset}");
@@ -431,9 +423,9 @@ fn an_untested_order_says_so_and_late_copies_are_told_by_event() {
         assert_eq!(f.chapter_guarantee, sim.chapter_row().guarantee, "{preset}");
         assert_ne!(f.chapter_guarantee, Guarantee::EffectivelyOnce, "{preset}");
     }
-    let tested = run(&params("ack-first", &[]), 7).run_row();
+    let tested = run(&SPEC.configured("ack-first", &[]), 7).run_row();
     assert!(tested.judged && tested.agrees && tested.guarantee == Guarantee::AtMostOnce);
-    let long = run(&params("long-window", &[]), 7);
+    let long = run(&SPEC.configured("long-window", &[]), 7);
     let f = long.facts_now();
     assert_eq!(f.late_redeliveries, count(&long, "late_redeliveries"));
     assert!(f.late_redeliveries > 1, "{}", f.late_redeliveries);
@@ -645,7 +637,7 @@ proptest! {
 /// is left, duplicated as soon as its second credit lands.
 #[test]
 fn fates_are_final_when_counted() {
-    let p = params("short-window", &[]);
+    let p = SPEC.configured("short-window", &[]);
     let mut sim = AtLeastOnce::new(&p, 3, SPEC.duration_for(&p) * MS);
     let mut last = sim.fates();
     while !sim.finished() {
@@ -663,7 +655,7 @@ fn fates_are_final_when_counted() {
 /// each with its steps; a crash is marked where it cut a step.
 #[test]
 fn the_timeline_shows_the_first_deliveries_and_every_crash() {
-    let sim = run(&params("ack-first", &[]), 7);
+    let sim = run(&SPEC.configured("ack-first", &[]), 7);
     let timeline = sim.timeline();
     assert!(timeline.len() <= TIMELINE_CAP);
     let numbers: Vec<u32> = timeline.iter().map(|r| r.number).collect();
@@ -683,7 +675,7 @@ fn the_timeline_shows_the_first_deliveries_and_every_crash() {
 #[test]
 fn every_lost_or_duplicated_event_shows_on_the_ledger_view() {
     for preset in ["ack-first", "delivery-id"] {
-        let sim = run(&params(preset, &[]), 7);
+        let sim = run(&SPEC.configured(preset, &[]), 7);
         let records = sim.event_records();
         assert_eq!(records.len(), 1000);
         let lost = records.iter().filter(|e| e.credits() == 0).count() as u64;
@@ -700,10 +692,10 @@ fn every_lost_or_duplicated_event_shows_on_the_ledger_view() {
 /// keep their 4 h limit for durations a reader types.
 #[test]
 fn run_lengths_cover_late_redeliveries_and_stay_bounded() {
-    let short = params("short-window", &[]);
+    let short = SPEC.configured("short-window", &[]);
     assert!(SPEC.duration_for(&short) > MAX_DURATION_MS);
     assert!(SPEC.duration_for(&SPEC.defaults()) < 600_000);
-    let mut extreme = params("short-window", &[("redelivery_after_ms", "1209600000"), ("messages", "5000")]);
+    let mut extreme = SPEC.configured("short-window", &[("redelivery_after_ms", "1209600000"), ("messages", "5000")]);
     extreme.set_text("publish_rate", "1").unwrap();
     extreme.set_text("work_ms", "5000").unwrap();
     extreme.set_text("consumers", "1").unwrap();
@@ -760,7 +752,7 @@ fn cli_runs_ack_first_as_json() {
     assert_eq!(n("lost") + n("duplicated") + n("effectively_once"), 1000);
     assert_eq!(n("pending"), 0);
     assert!(n("ledger_balance") < n("expected_balance"));
-    assert_eq!(out["duration_ms"], SPEC.duration_for(&params("ack-first", &[])));
+    assert_eq!(out["duration_ms"], SPEC.duration_for(&SPEC.configured("ack-first", &[])));
     assert_eq!(out["params"]["order"], "ack-then-process");
     assert_eq!(out["reading"]["guarantee"], "at-most-once");
     assert_eq!(out["guarantee"], "at-most-once");
@@ -796,7 +788,7 @@ fn cli_runs_days_but_keeps_the_readers_limits() {
 #[test]
 fn delivery_id_dedupe_blames_the_copies_not_the_window() {
     for window in ["86400000", "2592000000"] {
-        let sim = run(&params("delivery-id", &[("dedupe_window_ms", window)]), 7);
+        let sim = run(&SPEC.configured("delivery-id", &[("dedupe_window_ms", window)]), 7);
         assert!(count(&sim, "duplicated") > 0, "the preset credits some events twice");
         let f = sim.facts_now();
         assert!(!blames_the_window(&f), "window {window}: {f:?}");
@@ -804,7 +796,7 @@ fn delivery_id_dedupe_blames_the_copies_not_the_window() {
         assert!(f.republished > 0 && f.republished_copies.duplicated > 0, "{f:?}");
         assert_eq!(f.republished, count(&sim, "republished"));
     }
-    let quiet = run(&params("delivery-id", &[("producer_republish_rate", "0")]), 7);
+    let quiet = run(&SPEC.configured("delivery-id", &[("producer_republish_rate", "0")]), 7);
     assert_eq!(count(&quiet, "republished"), 0);
     let f = quiet.facts_now();
     assert!(f.republished == 0 && !blames_the_window(&f), "{f:?}");
@@ -823,7 +815,7 @@ fn blames_the_window(f: &AtLeastOnceFacts) -> bool {
 /// crashes changed nothing.
 #[test]
 fn dead_lettering_crashes_are_counted_as_crashes() {
-    let sim = run(&params("txn-dedupe", &[("crash_rate", "100")]), 7);
+    let sim = run(&SPEC.configured("txn-dedupe", &[("crash_rate", "100")]), 7);
     assert_eq!(reading(&sim, "guarantee"), "parked");
     assert!(count(&sim, "dead_lettered") > 0);
     // "Consumers crashed N times mid-message", N the crashes; the early crashes' clause says
@@ -857,11 +849,11 @@ fn break_3_the_event_id_in_the_ledgers_transaction_stops_every_double_credit() {
     }
     // The same copies with the credit first and the ack after, no dedupe: double credits, the
     // interviewer's symptom; and ack first, the follow-up: "a crash after the ack loses the credit".
-    let p = params("ch2-break-3", &[("order", "process-then-ack")]);
+    let p = SPEC.configured("ch2-break-3", &[("order", "process-then-ack")]);
     let twice = run(&p, 7);
     assert!(count(&twice, "duplicated") > 50, "{}", count(&twice, "duplicated"));
     assert!(!twice.facts_now().shows_break_3());
-    let p = params("ch2-break-3", &[("order", "ack-then-process")]);
+    let p = SPEC.configured("ch2-break-3", &[("order", "ack-then-process")]);
     assert!(count(&run(&p, 7), "lost") > 0);
 }
 
@@ -944,7 +936,7 @@ mod picture {
     #[test]
     fn a_crash_brings_a_message_back_and_the_ledger_shows_the_double_credit() {
         for preset in SPEC.presets.iter().map(|p| p.id) {
-            let p = params(preset, &[]);
+            let p = SPEC.configured(preset, &[]);
             let mut sim = AtLeastOnce::new(&p, 1, SPEC.duration_for(&p) * MS);
             let (mut orphaned, mut came_back, mut doubled) = (false, false, false);
             while !sim.finished() {
@@ -976,11 +968,11 @@ mod picture {
 #[test]
 fn dead_letter_on_the_receive_past_the_limit_not_at_the_lease_expiry() {
     for seed in [1, 7, 42] {
-        let alone = run(&params("long-jobs", &[("max_deliveries", "1"), ("consumers", "1")]), seed);
+        let alone = run(&SPEC.configured("long-jobs", &[("max_deliveries", "1"), ("consumers", "1")]), seed);
         assert!(int(&alone, "leases_outlived") > 0, "seed {seed}");
         assert_eq!(int(&alone, "dead_lettered"), 0, "seed {seed}");
         assert_eq!(int(&alone, "effectively_once"), 1000, "seed {seed}");
-        let many = run(&params("long-jobs", &[("max_deliveries", "1")]), seed);
+        let many = run(&SPEC.configured("long-jobs", &[("max_deliveries", "1")]), seed);
         let moved = int(&many, "dead_lettered");
         assert!(moved > 0 && moved <= int(&many, "leases_outlived"), "seed {seed}: {moved}");
         assert_eq!(int(&many, "redeliveries"), 0, "seed {seed}");

@@ -10,15 +10,6 @@ use resilience_lab::sim::{Host, MS, Params, Simulation};
 
 type AtLeastOnce = Host<Model>;
 
-fn params(preset: &str, set: &[(&str, &str)]) -> Params {
-    let mut p = SPEC.defaults();
-    p.apply_preset(SPEC.preset(preset).expect("preset exists")).unwrap();
-    for (k, v) in set {
-        p.set_text(k, v).unwrap();
-    }
-    p
-}
-
 fn run(p: &Params, seed: u64) -> AtLeastOnce {
     let mut sim = AtLeastOnce::new(p, seed, SPEC.duration_for(p) * MS);
     sim.run_to_end();
@@ -26,7 +17,7 @@ fn run(p: &Params, seed: u64) -> AtLeastOnce {
 }
 
 fn facts_at(preset: &str, set: &[(&str, &str)]) -> AtLeastOnceFacts {
-    let sim = run(&params(preset, set), 7);
+    let sim = run(&SPEC.configured(preset, set), 7);
     sim.facts_now()
 }
 

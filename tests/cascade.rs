@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use resilience_lab::scenarios::cascade::{
     self, CHAPTER_TABLE, CascadeConfig, CascadeFacts, Cause, GUIDED_STEPS, Little, SPEC, Slot, Variant,
 };
-use resilience_lab::sim::{Config, Host, MS, Model, ParamKind, Params, Simulation, Value};
+use resilience_lab::sim::{Config, Host, MS, Model, ParamKind, Simulation, Value};
 
 #[path = "strategies/cascade.rs"]
 mod strategies;
@@ -13,17 +13,8 @@ use strategies::any_params;
 
 type Cascade = Host<cascade::Cascade>;
 
-fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
-    let mut p = SPEC.defaults();
-    p.apply_preset(SPEC.preset(preset).expect("preset exists")).unwrap();
-    for (k, v) in sets {
-        p.set_text(k, v).unwrap();
-    }
-    p
-}
-
 fn run(preset: &str, sets: &[(&str, &str)], seed: u64) -> Vec<(&'static str, Value)> {
-    let mut sim = SPEC.start(&params(preset, sets), seed, SPEC.default_duration_ms);
+    let mut sim = SPEC.start(&SPEC.configured(preset, sets), seed, SPEC.default_duration_ms);
     sim.run_to_end();
     sim.metrics()
 }
@@ -258,7 +249,7 @@ fn page_data_is_exposed_and_bounded() {
     assert!(log.iter().filter(|o| o.ok).all(|o| o.sent_ms < 410.0 && o.latency_ms < 20.0));
 
     // A long run keeps its charts bounded.
-    let mut sim = Cascade::new(&params("timeout", &[("load_ms", "600000")]), 1, 600_000 * MS);
+    let mut sim = Cascade::new(&SPEC.configured("timeout", &[("load_ms", "600000")]), 1, 600_000 * MS);
     sim.run_to_end();
     assert!(sim.charts().pool.len() <= 1200);
     assert!(sim.checkout_log().len() <= 1024);
@@ -363,7 +354,7 @@ fn sentence(sim: &Cascade, key: &str) -> String {
 }
 
 fn finished(preset: &str, sets: &[(&str, &str)], seed: u64) -> Cascade {
-    let p = params(preset, sets);
+    let p = SPEC.configured(preset, sets);
     let mut sim = Cascade::new(&p, seed, SPEC.duration_for(&p) * MS);
     sim.run_to_end();
     sim
@@ -411,7 +402,7 @@ fn chapter_rows_read_as_the_chapter_prints_them() {
     assert_eq!(sentence(&sim, "row_failed"), "95");
     assert_eq!(CHAPTER_TABLE[0].ok, "4 of 99 (the first 0.4 s)");
     assert!(std::ptr::eq(
-        CascadeConfig::from_params(&params("no-timeout", &[])).chapter_row().unwrap(),
+        CascadeConfig::from_params(&SPEC.configured("no-timeout", &[])).chapter_row().unwrap(),
         &CHAPTER_TABLE[0]
     ));
 
@@ -428,7 +419,7 @@ fn chapter_rows_read_as_the_chapter_prints_them() {
     assert_eq!(f.home_growth_per_s.map(libm::round), Some(48.0));
     all_answered_within(&f, 10.0..20.0);
     // Other settings changed: the row says so, and it is no longer the chapter's row.
-    let p = params("no-timeout", &[("home_rate", "80")]);
+    let p = SPEC.configured("no-timeout", &[("home_rate", "80")]);
     assert!(CascadeConfig::from_params(&p).chapter_row().is_none());
     let mut sim = Cascade::new(&p, 1, SPEC.duration_for(&p) * MS);
     sim.run_to_end();
@@ -524,7 +515,7 @@ fn tour_lines_are_the_run_at_the_steps_moment() {
     assert!(tour.chapter_timeline);
     assert_eq!(sentence(&later, "tour_explanation"), GUIDED_STEPS[4].explanation);
     // Another fix at the same moment: this run's own explanation, and no checkout failed by then.
-    let p = params("timeout", &[]);
+    let p = SPEC.configured("timeout", &[]);
     let mut sim = Cascade::new(&p, 1, SPEC.duration_for(&p) * MS);
     sim.advance(7_300 * MS, u64::MAX);
     let tour = sim.facts_now().tour.expect("step 5 reached");
@@ -632,7 +623,7 @@ fn abandoned_checkouts_keep_their_price_calls_unless_the_handler_cancels() {
             ("checkout_timeout_ms", "1500"),
             ("cancel_on_client_close", cancel),
         ];
-        let p = params("no-timeout", &sets);
+        let p = SPEC.configured("no-timeout", &sets);
         let mut sim = SPEC.start(&p, 7, SPEC.duration_for(&p));
         sim.run_to_end();
         sim.metrics()
@@ -655,7 +646,7 @@ fn abandoned_checkouts_keep_their_price_calls_unless_the_handler_cancels() {
 // ---- Chapter 1, Break 1: a provider that takes 30 s ----
 
 fn finished_sim(preset: &str, sets: &[(&str, &str)], seed: u64) -> Cascade {
-    let p = params(preset, sets);
+    let p = SPEC.configured(preset, sets);
     let mut sim = Cascade::new(&p, seed, SPEC.duration_for(&p) * MS);
     sim.run_to_end();
     sim
@@ -724,7 +715,7 @@ fn break_1_a_60_s_timeout_doubles_the_in_flight_count_and_the_time_to_fill_the_p
             ("load_ms", "100000"),
             ("checkout_rate", "0"),
         ];
-        let p = params("ch1-break-1", &sets);
+        let p = SPEC.configured("ch1-break-1", &sets);
         let mut sim = Cascade::new(&p, 7, SPEC.duration_for(&p) * MS);
         let mut best = (0u64, 0.0);
         for s in 1..=95 {
@@ -844,7 +835,7 @@ mod picture {
     /// from 0.4 s), and /checkout's price calls wait in its line among /home's calls.
     #[test]
     fn in_the_chapters_run_hung_calls_fill_the_pool_and_checkout_waits() {
-        let mut sim = Cascade::new(&params("no-timeout", &[]), 1, SPEC.default_duration_ms * MS);
+        let mut sim = Cascade::new(&SPEC.configured("no-timeout", &[]), 1, SPEC.default_duration_ms * MS);
         sim.advance(3_000 * MS, u64::MAX);
         let picture = sim.picture(sim.now());
         let shared = &picture.shared;
@@ -867,7 +858,7 @@ mod picture {
     /// room for price, and nobody waits in its line.
     #[test]
     fn with_a_bulkhead_the_hung_calls_fill_their_own_pool() {
-        let mut sim = Cascade::new(&params("bulkhead", &[]), 1, SPEC.default_duration_ms * MS);
+        let mut sim = Cascade::new(&SPEC.configured("bulkhead", &[]), 1, SPEC.default_duration_ms * MS);
         sim.advance(3_000 * MS, u64::MAX);
         let picture = sim.picture(sim.now());
         let recs = picture.recs_pool.as_ref().expect("a pool of its own");
@@ -881,7 +872,7 @@ mod picture {
     /// the first [`MOST_SLOTS_DRAWN`] and says how many there are.
     #[test]
     fn an_unbounded_pool_draws_its_first_slots_and_counts_all() {
-        let mut sim = Cascade::new(&params("unbounded-pool", &[]), 1, SPEC.default_duration_ms * MS);
+        let mut sim = Cascade::new(&SPEC.configured("unbounded-pool", &[]), 1, SPEC.default_duration_ms * MS);
         sim.advance(10_000 * MS, u64::MAX);
         let shared = sim.picture(sim.now()).shared;
         assert!(shared.slots_total > MOST_SLOTS_DRAWN && shared.slots.len() == MOST_SLOTS_DRAWN);
@@ -894,8 +885,9 @@ mod picture {
 /// recommendations timeout under No timeout or Separate pool, its pool size under Timeout.
 #[test]
 fn chapter_row_ignores_unused_parameters() {
-    let row = |preset: &str, sets: &[(&str, &str)]| CascadeConfig::from_params(&params(preset, sets)).chapter_row();
-    let no_timeout = CascadeConfig::from_params(&params("no-timeout", &[("recs_timeout_ms", "5000")]));
+    let row =
+        |preset: &str, sets: &[(&str, &str)]| CascadeConfig::from_params(&SPEC.configured(preset, sets)).chapter_row();
+    let no_timeout = CascadeConfig::from_params(&SPEC.configured("no-timeout", &[("recs_timeout_ms", "5000")]));
     assert!(std::ptr::eq(no_timeout.chapter_row().unwrap(), &CHAPTER_TABLE[0]));
     assert!(no_timeout.is_chapter_timeline());
     assert!(std::ptr::eq(row("timeout", &[("recs_pool_size", "3")]).unwrap(), &CHAPTER_TABLE[1]));

@@ -13,17 +13,6 @@ use strategies::any_params;
 
 type Cascade = Host<cascade::Cascade>;
 
-fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
-    let mut p = SPEC.defaults();
-    if !preset.is_empty() {
-        p.apply_preset(SPEC.preset(preset).expect("preset exists")).unwrap();
-    }
-    for (k, v) in sets {
-        p.set_text(k, v).unwrap();
-    }
-    p
-}
-
 fn run(p: &Params) -> Cascade {
     let mut sim = Cascade::new(p, 7, SPEC.duration_for(p) * MS);
     sim.run_to_end();
@@ -31,7 +20,7 @@ fn run(p: &Params) -> Cascade {
 }
 
 fn facts_at(preset: &str, sets: &[(&str, &str)]) -> CascadeFacts {
-    let sim = run(&params(preset, sets));
+    let sim = run(&SPEC.configured(preset, sets));
     sim.facts_now()
 }
 
@@ -93,7 +82,7 @@ fn a_slow_dependency_fills_the_pool() {
 fn no_home_traffic_calls_nothing_and_before_play_nothing_happened() {
     let f = facts_at("no-timeout", &[("home_rate", "0")]);
     assert_eq!((f.cause, f.home_in_flight, f.little), (Cause::NoHome, 0, Little::Unexplained));
-    let p = params("no-timeout", &[]);
+    let p = SPEC.configured("no-timeout", &[]);
     assert!(!Cascade::new(&p, 7, SPEC.duration_for(&p) * MS).facts_now().started);
 }
 

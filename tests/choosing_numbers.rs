@@ -11,15 +11,6 @@ use serde_json::json;
 
 type Sim = Host<ChoosingNumbers>;
 
-fn params(preset: &str, set: &[(&str, &str)]) -> Params {
-    let mut p = SPEC.defaults();
-    p.apply_preset(SPEC.preset(preset).expect("preset exists")).unwrap();
-    for (k, v) in set {
-        p.set_text(k, v).unwrap_or_else(|e| panic!("{k}: {e}"));
-    }
-    p
-}
-
 fn run(p: &Params, seed: u64, seconds: u64) -> Sim {
     let mut sim = Sim::new(p, seed, seconds * SEC);
     sim.run_to_end();
@@ -62,7 +53,7 @@ fn sampled_quantiles_land_within_3_percent_of_the_set_ones() {
 /// the chapter's settings is the dependency's p50 (histogram error under 0.8%).
 #[test]
 fn the_route_with_one_call_has_the_dependency_s_median() {
-    let sim = run(&params("chapter", &[("rate", "200")]), 3, 60);
+    let sim = run(&SPEC.configured("chapter", &[("rate", "200")]), 3, 60);
     let p50 = num(&sim, "route_p50_ms");
     assert!((p50 / 40.0 - 1.0).abs() < 0.03, "route p50 {p50}");
 }
@@ -73,7 +64,7 @@ fn the_route_with_one_call_has_the_dependency_s_median() {
 #[test]
 fn fan_out_share_follows_one_minus_q_to_the_n() {
     for n in 1..=10u32 {
-        let sim = run(&params("chapter", &[("rate", "200"), ("fan_out", &n.to_string())]), u64::from(n), 150);
+        let sim = run(&SPEC.configured("chapter", &[("rate", "200"), ("fan_out", &n.to_string())]), u64::from(n), 150);
         let theory = 1.0 - 0.99f64.powi(n as i32);
         assert!((num(&sim, "slow_request_theory_pct") - 100.0 * theory).abs() < 0.1);
         within_sampling_error(num(&sim, "slow_request_pct"), theory, sim.answered() as f64, 4.0, &format!("n = {n}"));
@@ -87,7 +78,7 @@ fn the_healthy_timeout_rate_is_the_tail_at_the_timeout() {
     let l = Latency::fit(40.0, 180.0, 310.0);
     for t in [60.0, 100.0, 180.0, 250.0, 310.0] {
         let set = [("rate", "200"), ("deadline_ms", "0"), ("timeout_ms", &t.to_string())];
-        let sim = run(&params("chapter", &set), 5, 100);
+        let sim = run(&SPEC.configured("chapter", &set), 5, 100);
         let attempts = num(&sim, "calls_per_request") * sim.answered() as f64;
         assert!((num(&sim, "tail_at_timeout_pct") - 100.0 * l.tail(t)).abs() < 0.001);
         within_sampling_error(num(&sim, "timeout_rate_pct"), l.tail(t), attempts, 4.0, &format!("timeout {t} ms"));
@@ -99,7 +90,7 @@ fn the_healthy_timeout_rate_is_the_tail_at_the_timeout() {
 /// for the retries that time out again).
 #[test]
 fn at_p99_one_percent_time_out_and_retries_add_one_percent() {
-    let sim = run(&params("at-p99", &[("rate", "200")]), 9, 100);
+    let sim = run(&SPEC.configured("at-p99", &[("rate", "200")]), 9, 100);
     let attempts = num(&sim, "calls_per_request") * sim.answered() as f64;
     within_sampling_error(num(&sim, "timeout_rate_pct"), 0.01, attempts, 4.0, "at p99");
     let extra = num(&sim, "calls_per_request") - 1.0;
@@ -112,7 +103,7 @@ fn at_p99_one_percent_time_out_and_retries_add_one_percent() {
 #[test]
 fn break_2_waits_two_calls_times_three_attempts_times_two_seconds() {
     for seed in [1, 2, 3] {
-        let sim = run(&params("ch1-break-2", &[]), seed, 60);
+        let sim = run(&SPEC.configured("ch1-break-2", &[]), seed, 60);
         let bound = 2.0 * 3.0 * 2000.0;
         assert_eq!(num(&sim, "worst_wait_ms"), bound, "seed {seed}");
         let p99 = num(&sim, "route_p99_ms");
@@ -131,7 +122,7 @@ fn break_2_waits_two_calls_times_three_attempts_times_two_seconds() {
 #[test]
 fn break_2_fixed_answers_within_the_deadline_with_partial_results() {
     for seed in [1, 2, 3] {
-        let sim = run(&params("ch1-break-2-fixed", &[]), seed, 60);
+        let sim = run(&SPEC.configured("ch1-break-2-fixed", &[]), seed, 60);
         assert!(num(&sim, "worst_wait_ms") <= 2000.0, "seed {seed}");
         assert!(num(&sim, "fallback_pct") >= 1.0, "seed {seed}: stuck requests answer partially");
         assert_eq!(num(&sim, "error_pct"), 0.0);
@@ -143,9 +134,9 @@ fn break_2_fixed_answers_within_the_deadline_with_partial_results() {
 /// backoff."
 #[test]
 fn three_attempts_fit_in_the_chapter_s_budget() {
-    let sim = run(&params("chapter", &[]), 1, 1);
+    let sim = run(&SPEC.configured("chapter", &[]), 1, 1);
     assert_eq!(num(&sim, "attempts_fit"), 3.0);
-    let sim = run(&params("chapter", &[("backoff_ms", "0")]), 1, 1);
+    let sim = run(&SPEC.configured("chapter", &[("backoff_ms", "0")]), 1, 1);
     assert_eq!(num(&sim, "attempts_fit"), 4.0, "without backoff four fill the 2 s exactly");
 }
 
@@ -155,7 +146,7 @@ fn three_attempts_fit_in_the_chapter_s_budget() {
 fn after_a_drift_the_timeout_rate_rises_and_the_alert_fires() {
     let drifted = Latency::fit(40.0, 180.0, 310.0).drifted(450.0);
     for seed in [1, 2, 3, 4] {
-        let sim = run(&params("drift", &[("rate", "200")]), seed, 60);
+        let sim = run(&SPEC.configured("drift", &[("rate", "200")]), seed, 60);
         let fired = num(&sim, "alert_fired_at_ms");
         assert!(fired >= 15_000.0, "seed {seed}: fired at {fired} ms, before the drift");
         assert_eq!(num(&sim, "alert_after_drift_ms"), fired - 15_000.0);
@@ -169,7 +160,7 @@ fn after_a_drift_the_timeout_rate_rises_and_the_alert_fires() {
         );
         assert!(num(&sim, "timeout_rate_pct") < 0.1, "seed {seed}: healthy before the drift");
     }
-    let healthy = run(&params("chapter", &[]), 1, 30);
+    let healthy = run(&SPEC.configured("chapter", &[]), 1, 30);
     assert_eq!(value(&healthy, "alert_fired_at_ms"), Value::Null);
 }
 
@@ -177,11 +168,11 @@ fn after_a_drift_the_timeout_rate_rises_and_the_alert_fires() {
 /// allows no second try": at 900 ms no SYN is ever sent again; at 1.5 s the lost ones are.
 #[test]
 fn a_connect_timeout_under_one_second_allows_no_second_syn() {
-    let sim = run(&params("connect-below-syn", &[]), 1, 30);
+    let sim = run(&SPEC.configured("connect-below-syn", &[]), 1, 30);
     assert_eq!(num(&sim, "syn_retransmits"), 0.0);
     let attempts = num(&sim, "calls_per_request") * sim.answered() as f64;
     within_sampling_error(100.0 * num(&sim, "connect_timeouts") / attempts, 0.10, attempts, 4.0, "lost SYNs");
-    let sim = run(&params("connect-below-syn", &[("connect_timeout_ms", "1500")]), 1, 30);
+    let sim = run(&SPEC.configured("connect-below-syn", &[("connect_timeout_ms", "1500")]), 1, 30);
     assert!(num(&sim, "syn_retransmits") > 0.0);
     let share = num(&sim, "connect_timeouts") / (num(&sim, "calls_per_request") * sim.answered() as f64);
     assert!(share < 0.03, "only SYNs lost twice time out: {share}");
@@ -200,7 +191,7 @@ fn linux_6_5_s_linear_start_gets_a_third_syn_into_two_and_a_half_seconds() {
             ("deadline_ms", "0"),
             ("max_attempts", "1"),
         ];
-        let sim = run(&params("chapter", &set), 1, 60);
+        let sim = run(&SPEC.configured("chapter", &set), 1, 60);
         let n = sim.answered() as f64;
         within_sampling_error(100.0 * num(&sim, "connect_timeouts") / n, p, n, 4.0, schedule);
     }
@@ -296,7 +287,7 @@ mod picture {
             seed in 0u64..1000,
             stops in proptest::collection::vec(1u64..20, 1..4),
         ) {
-            let mut sim = Sim::new(&params(preset, &[]), seed, 20 * SEC);
+            let mut sim = Sim::new(&SPEC.configured(preset, &[]), seed, 20 * SEC);
             let mut stops = stops;
             stops.sort_unstable();
             for s in stops.into_iter().chain([20]) {
@@ -310,12 +301,12 @@ mod picture {
     /// the axis as long as the settings' 12 s; the fix's axis is its 2 s deadline.
     #[test]
     fn break_2_draws_two_calls_of_three_attempts_on_a_12_s_axis() {
-        let sim = run(&params("ch1-break-2", &[]), 1, 60);
+        let sim = run(&SPEC.configured("ch1-break-2", &[]), 1, 60);
         let picture = sim.picture(sim.now());
         let slowest = picture.slowest.expect("a request answered");
         assert_eq!((slowest.latency, picture.axis_end), (12 * SEC, 12 * SEC));
         assert_eq!((slowest.attempts_of(0).len(), slowest.attempts_of(1).len()), (3, 3));
-        let fixed = run(&params("ch1-break-2-fixed", &[]), 1, 60);
+        let fixed = run(&SPEC.configured("ch1-break-2-fixed", &[]), 1, 60);
         let picture = fixed.picture(fixed.now());
         assert_eq!(picture.axis_end, 2 * SEC);
         assert!(picture.slowest.expect("answered").latency <= 2 * SEC);
@@ -327,14 +318,14 @@ mod picture {
 /// per-attempt timeout did not bound it; the fix (a 2 s deadline) does not say it.
 #[test]
 fn break_2_s_verdict_leads_with_the_12_s_wait() {
-    let broken = run(&params("ch1-break-2", &[]), 1, 60);
+    let broken = run(&SPEC.configured("ch1-break-2", &[]), 1, 60);
     let verdict = broken.words_now().verdict;
     let (lead, _) = resilience_lab::format::lead(&verdict, resilience_lab::format::FIGURE_VERDICT_WORDS);
     assert_eq!(
         lead,
         "Worst wait 12,000 ms, ×6.0 the 2,000 ms timeout: a timeout bounds each attempt, not the request."
     );
-    let fixed = run(&params("ch1-break-2-fixed", &[]), 1, 60);
+    let fixed = run(&SPEC.configured("ch1-break-2-fixed", &[]), 1, 60);
     assert!(!fixed.words_now().verdict.contains("Worst wait"), "{}", fixed.words_now().verdict);
 }
 
@@ -408,7 +399,7 @@ mod alert {
     #[test]
     fn a_healthy_dependency_does_not_page() {
         for seed in 1..=4 {
-            let mut sim = Sim::new(&params("chapter", &[]), seed, 3600 * SEC);
+            let mut sim = Sim::new(&SPEC.configured("chapter", &[]), seed, 3600 * SEC);
             for s in 1..=3600 {
                 sim.advance(s * SEC + 1, u64::MAX);
                 assert_eq!(sim.alert_state(), AlertState::Inactive, "seed {seed} at {s} s");
@@ -422,7 +413,7 @@ mod alert {
     /// attempts, 0.7% of them timing out) plus that pending time.
     #[test]
     fn the_drift_preset_fires_after_the_drift_and_not_before() {
-        let p = params("drift", &[]);
+        let p = SPEC.configured("drift", &[]);
         let end = SPEC.duration_for(&p);
         for seed in 1..=4 {
             let mut sim = Sim::new(&p, seed, end * MS);
@@ -439,7 +430,7 @@ mod alert {
     /// Runs the drift preset with `set` second by second, checking the alert's sentence against
     /// its state: the word it leads with, and when it fired or will fire. Returns the states seen.
     fn check_the_sentence(set: &[(&str, &str)], seed: u64) -> Vec<&'static str> {
-        let p = params("drift", set);
+        let p = SPEC.configured("drift", set);
         let mut sim = Sim::new(&p, seed, SPEC.duration_for(&p) * MS);
         let for_us = sim.config().alert_for_s as u64 * SEC;
         let (mut seen, mut fired) = (vec![], None);
@@ -487,7 +478,7 @@ mod alert {
             let (timeout, threshold, rate) = (timeout.to_string(), (f64::from(threshold) * 0.05).to_string(), rate.to_string());
             let mut set = LOW_ENDS.to_vec();
             set.extend([("timeout_ms", timeout.as_str()), ("alert_threshold_pct", threshold.as_str()), ("rate", rate.as_str())]);
-            let sim = run(&params("chapter", &set), seed, 300);
+            let sim = run(&SPEC.configured("chapter", &set), seed, 300);
             let thr = sim.config().alert_threshold_pct;
             let samples: Vec<_> = sim.rates().rows().iter().map(|r| (r.rate_pct, r.alert)).collect();
             prop_assert_eq!(samples.len(), 299, "a sample each second, none dropped");

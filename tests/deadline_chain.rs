@@ -15,15 +15,6 @@ type DeadlineChain = Host<Model>;
 /// figure comes out within 3.5 ms.
 const TOL_MS: f64 = 4.0;
 
-fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
-    let mut p = SPEC.defaults();
-    p.apply_preset(SPEC.preset(preset).expect("preset exists")).expect("preset applies");
-    for (k, v) in sets {
-        p.set_text(k, v).expect("valid setting");
-    }
-    p
-}
-
 fn run(p: &Params, seed: u64, duration_ms: u64) -> DeadlineChain {
     let mut sim = DeadlineChain::new(p, seed, duration_ms * MS);
     sim.run_to_end();
@@ -52,7 +43,7 @@ fn assert_near(sim: &DeadlineChain, key: &str, chapter: f64) {
 
 #[test]
 fn fixed_timeouts_give_the_chapters_row() {
-    let sim = run(&params("fixed", &[]), 1, 4000);
+    let sim = run(&SPEC.configured("fixed", &[]), 1, 4000);
     // "A answers the user: 504 at 2,004 ms".
     assert_near(&sim, "user_answer_ms", 2004.0);
     assert_eq!(num(&sim, "user_status"), 504.0);
@@ -76,7 +67,7 @@ fn fixed_timeouts_give_the_chapters_row() {
 
 #[test]
 fn propagated_budget_gives_the_chapters_row() {
-    let sim = run(&params("propagated", &[]), 1, 4000);
+    let sim = run(&SPEC.configured("propagated", &[]), 1, 4000);
     // "A answers the user: 504 at 1,966 ms, from B".
     assert_near(&sim, "user_answer_ms", 1966.0);
     assert_eq!(num(&sim, "user_status"), 504.0);
@@ -98,22 +89,22 @@ fn propagated_budget_gives_the_chapters_row() {
 #[test]
 fn with_no_small_delays_the_round_numbers_come_out() {
     let zero = [("net_ms", "0"), ("handling_ms", "0"), ("timer_late_ms", "0"), ("abort_ms", "0")];
-    let fixed = run(&params("fixed", &zero), 1, 4000);
+    let fixed = run(&SPEC.configured("fixed", &zero), 1, 4000);
     assert_eq!(num(&fixed, "user_answer_ms"), 2000.0);
     assert_eq!(num(&fixed, "b_gives_up_ms"), 2500.0);
     assert_eq!(num(&fixed, "c_end_ms"), 3500.0);
-    let propagated = run(&params("propagated", &zero), 1, 4000);
+    let propagated = run(&SPEC.configured("propagated", &zero), 1, 4000);
     assert_eq!(num(&propagated, "c_budget_told_ms"), 1450.0, "2,000 − 50 − 200 − 300");
     assert_eq!(num(&propagated, "b_gives_up_ms"), 1950.0);
     assert_eq!(num(&propagated, "c_end_ms"), 1950.0);
     // Each millisecond of timer lateness on A's and B's work comes off what C is told.
-    let late = run(&params("propagated", &[("timer_late_ms", "3")]), 1, 4000);
+    let late = run(&SPEC.configured("propagated", &[("timer_late_ms", "3")]), 1, 4000);
     assert_eq!(num(&late, "c_budget_told_ms"), 1444.0);
 }
 
 #[test]
 fn timeouts_in_the_wrong_order_answer_nobody() {
-    let sim = run(&params("wrong-order", &[]), 1, 4000);
+    let sim = run(&SPEC.configured("wrong-order", &[]), 1, 4000);
     // The browser, the outermost limit, gives up first and hears nothing.
     assert_eq!(text(&sim, "user_answer_from"), "none");
     assert_eq!(metric(&sim, "user_status"), Value::Null);
@@ -130,7 +121,7 @@ fn timeouts_in_the_wrong_order_answer_nobody() {
 
 #[test]
 fn fixed_timeouts_in_the_right_order_still_waste_cs_work() {
-    let sim = run(&params("ordered", &[]), 1, 4000);
+    let sim = run(&SPEC.configured("ordered", &[]), 1, 4000);
     assert_eq!(text(&sim, "user_answer_from"), "B");
     assert!(num(&sim, "user_answer_ms") < 2000.0);
     // Without cancellation C still commits for nobody.
@@ -140,19 +131,22 @@ fn fixed_timeouts_in_the_right_order_still_waste_cs_work() {
 
 #[test]
 fn the_middleware_at_every_hop_stops_c_at_its_own_deadline() {
-    let sim = run(&params("every-hop", &[]), 1, 4000);
+    let sim = run(&SPEC.configured("every-hop", &[]), 1, 4000);
     // Two reserves in the chain now: C is told 50 ms less than in the chapter's run.
     assert!((num(&sim, "c_budget_told_ms") - 1398.0).abs() <= 1.0);
     assert_eq!(sim.lanes()[2].work_outcome, Some(WorkOutcome::Stopped(Reason::Deadline)));
     assert_eq!(text(&sim, "user_answer_from"), "C");
     assert_eq!(num(&sim, "user_status"), 504.0);
-    assert!(num(&sim, "user_answer_ms") < num(&run(&params("propagated", &[]), 1, 4000), "user_answer_ms"));
+    assert!(num(&sim, "user_answer_ms") < num(&run(&SPEC.configured("propagated", &[]), 1, 4000), "user_answer_ms"));
 }
 
 #[test]
 fn a_generous_budget_lets_c_answer_200() {
     let sim = run(
-        &params("propagated", &[("user_budget_ms", "5000"), ("a_to_b_timeout_ms", "0"), ("b_to_c_timeout_ms", "0")]),
+        &SPEC.configured(
+            "propagated",
+            &[("user_budget_ms", "5000"), ("a_to_b_timeout_ms", "0"), ("b_to_c_timeout_ms", "0")],
+        ),
         1,
         6000,
     );
@@ -163,7 +157,7 @@ fn a_generous_budget_lets_c_answer_200() {
 
 #[test]
 fn a_budget_spent_before_the_call_fails_fast() {
-    let sim = run(&params("propagated", &[("user_budget_ms", "150")]), 1, 4000);
+    let sim = run(&SPEC.configured("propagated", &[("user_budget_ms", "150")]), 1, 4000);
     let a = &sim.lanes()[0];
     assert!(a.failed_fast.is_some(), "A's work outlasted the budget: it answers 504 without calling B");
     assert!(sim.lanes()[1].received.is_none());
@@ -173,7 +167,7 @@ fn a_budget_spent_before_the_call_fails_fast() {
 
 #[test]
 fn the_swimlanes_show_budgets_shrinking_and_the_waste() {
-    let sim = run(&params("propagated", &[]), 1, 4000);
+    let sim = run(&SPEC.configured("propagated", &[]), 1, 4000);
     let [a, b, c] = sim.lanes();
     // Each hop was told less than its caller and has an earlier deadline.
     let told: Vec<i64> = [a, b, c].iter().map(|l| l.budget_told_ms.expect("told")).collect();
@@ -194,7 +188,7 @@ fn the_swimlanes_show_budgets_shrinking_and_the_waste() {
     assert!(sim.messages().iter().any(|m| m.kind == MsgKind::Close && m.to == Party::Hop(2)));
     assert!(c.marks().iter().any(|m| m.kind == MarkKind::CallerLeft));
 
-    let fixed = run(&params("fixed", &[]), 1, 4000);
+    let fixed = run(&SPEC.configured("fixed", &[]), 1, 4000);
     let waste = fixed.wasted_intervals(fixed.now());
     let (from, to) = waste[2].expect("C worked after the user stopped waiting");
     // The 504 came at about 2,008 ms, after the user's 2,000 ms: the user stopped waiting then.
@@ -208,7 +202,7 @@ fn the_swimlanes_show_budgets_shrinking_and_the_waste() {
 fn an_answer_after_the_users_budget_leaves_the_work_after_it_for_nobody() {
     // The bug: with no hop timeouts, C's 200 reached the user at 3,521 ms, after the user's
     // 2,000 ms, and the run counted no work for nobody because the browser was still open.
-    let sim = run(&params("fixed", &[("a_to_b_timeout_ms", "0"), ("b_to_c_timeout_ms", "0")]), 1, 4000);
+    let sim = run(&SPEC.configured("fixed", &[("a_to_b_timeout_ms", "0"), ("b_to_c_timeout_ms", "0")]), 1, 4000);
     assert_eq!(num(&sim, "user_status"), 200.0);
     assert_eq!(metric(&sim, "user_in_budget"), Value::Bool(false));
     let waste = num(&sim, "c_end_ms") - 2000.0;
@@ -217,7 +211,7 @@ fn an_answer_after_the_users_budget_leaves_the_work_after_it_for_nobody() {
 
 #[test]
 fn jitter_makes_the_seed_matter() {
-    let p = params("propagated", &[("jitter_ms", "5")]);
+    let p = SPEC.configured("propagated", &[("jitter_ms", "5")]);
     let answers: Vec<f64> = (0..8).map(|seed| num(&run(&p, seed, 4000), "user_answer_ms")).collect();
     assert!(answers.windows(2).any(|w| w[0] != w[1]), "different seeds, different runs: {answers:?}");
 }
@@ -400,9 +394,10 @@ fn opt(sim: &DeadlineChain, key: &str) -> Option<f64> {
 fn the_run_is_four_seconds_at_the_defaults_and_every_preset_and_covers_longer_work() {
     assert_eq!(SPEC.duration_for(&SPEC.defaults()), 4000);
     for preset in SPEC.presets {
-        assert_eq!(SPEC.duration_for(&params(preset.id, &[])), 4000, "{}", preset.id);
+        assert_eq!(SPEC.duration_for(&SPEC.configured(preset.id, &[])), 4000, "{}", preset.id);
     }
-    let long = params("fixed", &[("c_work_ms", "10000"), ("a_to_b_timeout_ms", "0"), ("b_to_c_timeout_ms", "0")]);
+    let long =
+        SPEC.configured("fixed", &[("c_work_ms", "10000"), ("a_to_b_timeout_ms", "0"), ("b_to_c_timeout_ms", "0")]);
     assert_eq!(SPEC.duration_for(&long), 11_000);
     let sim = run(&long, 1, SPEC.duration_for(&long));
     // The browser gives up at 10 s; C's 10 s of work still commits, and its 200 travels back.
@@ -416,13 +411,13 @@ fn the_run_is_four_seconds_at_the_defaults_and_every_preset_and_covers_longer_wo
 /// listens. `mode=propagated` is both switches on: the same run to the microsecond.
 #[test]
 fn the_budget_header_and_listening_for_the_close_each_do_their_half() {
-    let both = run(&params("fixed", &[("budget_header", "true"), ("listen_for_close", "true")]), 1, 4000);
-    let propagated = run(&params("propagated", &[]), 1, 4000);
+    let both = run(&SPEC.configured("fixed", &[("budget_header", "true"), ("listen_for_close", "true")]), 1, 4000);
+    let propagated = run(&SPEC.configured("propagated", &[]), 1, 4000);
     assert_eq!(both.metrics(), propagated.metrics(), "the two switches are the propagated mode");
 
     // The header alone: C is told a budget and its caller's wait is bounded by it, but no
     // hop stops its work when its caller leaves, so C still commits for nobody.
-    let header = run(&params("fixed", &[("budget_header", "true")]), 1, 4000);
+    let header = run(&SPEC.configured("fixed", &[("budget_header", "true")]), 1, 4000);
     assert!(opt(&header, "c_budget_told_ms").is_some());
     let c = &header.lanes()[2];
     assert_eq!(c.work_outcome, Some(WorkOutcome::Finished), "C commits: nobody stops it");
@@ -430,7 +425,7 @@ fn the_budget_header_and_listening_for_the_close_each_do_their_half() {
 
     // Listening alone: fixed timeouts, but each closed connection stops the hop below, so C
     // stops soon after its caller hangs up, with no budget told.
-    let listen = run(&params("fixed", &[("listen_for_close", "true")]), 1, 4000);
+    let listen = run(&SPEC.configured("fixed", &[("listen_for_close", "true")]), 1, 4000);
     assert_eq!(opt(&listen, "c_budget_told_ms"), None);
     let c = &listen.lanes()[2];
     assert!(matches!(c.work_outcome, Some(WorkOutcome::Stopped(_))), "{:?}", c.work_outcome);
@@ -461,7 +456,7 @@ proptest! {
 fn every_preset_in_either_mode_settles_within_one_shared_run_length() {
     for preset in SPEC.presets {
         for mode in ["fixed", "propagated"] {
-            let p = params(preset.id, &[("mode", mode)]);
+            let p = SPEC.configured(preset.id, &[("mode", mode)]);
             assert_eq!(SPEC.duration_for(&p), 4000, "{} {mode}", preset.id);
             let sim = run(&p, 1, 4000);
             assert!(sim.lanes().iter().all(|l| matches!(l.phase, Phase::Idle | Phase::Done)), "{} {mode}", preset.id);
@@ -473,7 +468,7 @@ fn every_preset_in_either_mode_settles_within_one_shared_run_length() {
 // ---- Chapter 1, Break 3: the browser gave up after 2 s ----
 
 fn finished(preset: &str, sets: &[(&str, &str)]) -> DeadlineChain {
-    let p = params(preset, sets);
+    let p = SPEC.configured(preset, sets);
     run(&p, 1, SPEC.duration_for(&p))
 }
 
@@ -610,7 +605,7 @@ fn the_answer_card_names_whose_moment_it_is() {
     let spec = SPEC.metrics.iter().find(|m| m.key == "user_answer_ms").expect("declared");
     assert_eq!(spec.label, "A answered the user at");
     for preset in ["fixed", "propagated"] {
-        let sim = run(&params(preset, &[]), 7, SPEC.default_duration_ms);
+        let sim = run(&SPEC.configured(preset, &[]), 7, SPEC.default_duration_ms);
         let answer = sim.user().answer.as_ref().expect("the user heard back");
         assert_eq!(num(&sim, "user_answer_ms"), answer.answered_at as f64 / MS as f64, "{preset}");
         assert!(answer.received > answer.answered_at, "{preset}: the lane's moment is later");

@@ -16,16 +16,8 @@ type DeadlineChain = Host<deadline_chain::DeadlineChain>;
 /// Long enough for everything to end: the largest work and timeouts add up to about 30 s.
 const PROP_RUN_MS: u64 = 45_000;
 
-fn params(preset: &str) -> Params {
-    let mut p = SPEC.defaults();
-    if !preset.is_empty() {
-        p.apply_preset(SPEC.preset(preset).expect("preset exists")).expect("preset applies");
-    }
-    p
-}
-
 fn facts_at(preset: &str) -> DeadlineChainFacts {
-    facts_with(params(preset), 7)
+    facts_with(SPEC.configured(preset, &[]), 7)
 }
 
 fn facts_with(p: Params, seed: u64) -> DeadlineChainFacts {
@@ -35,7 +27,7 @@ fn facts_with(p: Params, seed: u64) -> DeadlineChainFacts {
 }
 
 fn with(preset: &str, sets: &[(&str, &str)]) -> Params {
-    let mut p = params(preset);
+    let mut p = SPEC.configured(preset, &[]);
     for (k, v) in sets {
         p.set_text(k, v).expect("valid setting");
     }
@@ -95,7 +87,7 @@ fn when_the_browser_gives_up_first_c_commits_in_the_window() {
 
 #[test]
 fn before_play_the_request_is_on_its_way() {
-    let p = params("fixed");
+    let p = SPEC.configured("fixed", &[]);
     let sim = DeadlineChain::new(&p, 7, SPEC.duration_for(&p) * MS);
     let f = sim.facts_now();
     assert_eq!((f.user, f.user_stopped_at_us, f.c_work), (UserGot::NotStarted, None, CWork::NotCalledYet));
@@ -124,7 +116,7 @@ fn line(f: &DeadlineChainFacts, row: TableRow) -> Option<TableLine> {
 /// that compares them.
 #[test]
 fn the_table_sets_this_run_beside_the_chapters_and_says_how_far_apart() {
-    let fixed = facts_with(params("fixed"), 1);
+    let fixed = facts_with(SPEC.configured("fixed", &[]), 1);
     let answer = line(&fixed, TableRow::Answer).expect("row");
     assert!(matches!(answer.this, TableCell::Answered { status: 504, origin: Party::Hop(0), .. }), "{answer:?}");
     assert_eq!((answer.this.shown_ms(), answer.chapter.shown_ms()), (Some(2008.0), Some(2004.0)));
@@ -136,7 +128,7 @@ fn the_table_sets_this_run_beside_the_chapters_and_says_how_far_apart() {
     // 2,008 beside 2,004, 2,512 beside 2,509, 3,514 beside 3,510: within 4 ms, as shown.
     assert_eq!(fixed.table_claim, TableClaim::Same { most_apart_ms: Some(4.0) });
 
-    let propagated = facts_with(params("propagated"), 1);
+    let propagated = facts_with(SPEC.configured("propagated", &[]), 1);
     let answer = line(&propagated, TableRow::Answer).expect("row");
     assert!(matches!(answer.this, TableCell::Answered { status: 504, origin: Party::Hop(1), .. }), "{answer:?}");
     assert_eq!((answer.this.shown_ms(), answer.chapter.shown_ms()), (Some(1964.0), Some(1966.0)));
@@ -145,12 +137,12 @@ fn the_table_sets_this_run_beside_the_chapters_and_says_how_far_apart() {
     assert_eq!(propagated.table_claim, TableClaim::Same { most_apart_ms: Some(3.0) });
 
     // Other settings: the rows that say something else are named.
-    let wrong = facts_with(params("wrong-order"), 1);
+    let wrong = facts_with(SPEC.configured("wrong-order", &[]), 1);
     let TableClaim::Differs { rows, .. } = &wrong.table_claim else { panic!("{:?}", wrong.table_claim) };
     assert_eq!(rows[..2], [TableRow::Answer, TableRow::BGivesUp]);
 
     // Mid-run the column fills in.
-    let mut early = DeadlineChain::new(&params("fixed"), 1, 4000 * MS);
+    let mut early = DeadlineChain::new(&SPEC.configured("fixed", &[]), 1, 4000 * MS);
     early.advance(1000 * MS, u64::MAX);
     let f = early.facts_now();
     assert_eq!(line(&f, TableRow::Answer).expect("row").this, TableCell::NotYet);

@@ -21,15 +21,6 @@ type DoubleClick = Host<double_click::DoubleClick>;
 
 const SEEDS: [u64; 8] = [1, 2, 3, 7, 42, 99, 1234, 987_654_321];
 
-fn params(preset: &str, set: &[(&str, &str)]) -> Params {
-    let mut p = SPEC.defaults();
-    p.apply_preset(SPEC.preset(preset).expect("preset exists")).unwrap();
-    for (k, v) in set {
-        p.set_text(k, v).unwrap();
-    }
-    p
-}
-
 fn run(p: &Params, seed: u64) -> DoubleClick {
     let mut sim = DoubleClick::new(p, seed, SPEC.duration_for(p) * MS);
     sim.run_to_end();
@@ -89,7 +80,7 @@ fn registered_and_metric_keys_as_the_issue_names_them() {
 #[test]
 fn default_preset_none_charges_three_times() {
     for seed in SEEDS {
-        let sim = run(&params("double-click", &[]), seed);
+        let sim = run(&SPEC.configured("double-click", &[]), seed);
         assert_eq!(count(&sim, "charges"), 3, "seed {seed}");
         assert_eq!(count(&sim, "card_charged"), 3);
         assert_eq!(text(&sim, "client_outcome"), "failed");
@@ -106,7 +97,7 @@ fn default_preset_none_charges_three_times() {
 #[test]
 fn default_preset_disable_charges_twice() {
     for seed in SEEDS {
-        let sim = run(&params("double-click", &[("fix", "disable")]), seed);
+        let sim = run(&SPEC.configured("double-click", &[("fix", "disable")]), seed);
         assert_eq!(count(&sim, "charges"), 2, "seed {seed}");
         let t = sim.timeline();
         assert_eq!(t.clicks[1].effect, ClickEffect::IgnoredDisabled, "the disabled button stops the second click");
@@ -122,7 +113,7 @@ fn default_preset_disable_charges_twice() {
 #[test]
 fn default_preset_key_charges_once() {
     for seed in SEEDS {
-        let sim = run(&params("double-click", &[("fix", "key")]), seed);
+        let sim = run(&SPEC.configured("double-click", &[("fix", "key")]), seed);
         assert_eq!(count(&sim, "charges"), 1, "seed {seed}");
         assert_eq!(text(&sim, "client_outcome"), "paid");
         let t = sim.timeline();
@@ -141,7 +132,7 @@ fn default_preset_key_charges_once() {
 #[test]
 fn part3_table_without_key() {
     for seed in SEEDS {
-        let sim = run(&params("part3-table", &[]), seed);
+        let sim = run(&SPEC.configured("part3-table", &[]), seed);
         assert_eq!(outcomes(&sim), [AttemptOutcome::Timeout; 3], "seed {seed}");
         assert_eq!(count(&sim, "timeouts_seen"), 3);
         assert_eq!(count(&sim, "server_requests"), 3);
@@ -162,7 +153,7 @@ fn part3_table_with_same_key() {
     let switched = [("fix", "key"), ("key_claim", "committed-first")];
     for (preset, set) in [("part3-table-key", &[][..]), ("part3-table", &switched[..])] {
         for seed in SEEDS {
-            let sim = run(&params(preset, set), seed);
+            let sim = run(&SPEC.configured(preset, set), seed);
             assert_eq!(
                 outcomes(&sim),
                 [AttemptOutcome::Timeout, AttemptOutcome::Conflict, AttemptOutcome::Ok { charge: 1, replayed: true }],
@@ -182,7 +173,7 @@ fn part3_table_with_same_key() {
     // The same table with the claim in the charge's Postgres transaction: the second attempt
     // waits for the first's commit instead of a 409, and the buyer is paid one request sooner.
     for seed in SEEDS {
-        let sim = run(&params("part3-table", &[("fix", "key")]), seed);
+        let sim = run(&SPEC.configured("part3-table", &[("fix", "key")]), seed);
         assert_eq!(outcomes(&sim), [AttemptOutcome::Timeout, AttemptOutcome::Ok { charge: 1, replayed: true }]);
         assert_eq!((count(&sim, "charges"), count(&sim, "conflicts_409")), (1, 0));
     }
@@ -197,7 +188,7 @@ fn part3_table_with_same_key() {
 #[test]
 fn postgres_insert_on_conflict_waits_for_the_holder() {
     for seed in SEEDS {
-        let sim = run(&params("part4-wait", &[]), seed);
+        let sim = run(&SPEC.configured("part4-wait", &[]), seed);
         let t = sim.timeline();
         assert_eq!(t.server[1].result, ServerResult::Replayed { charge: 1 }, "seed {seed}");
         assert_eq!(t.server[1].waited_until, Some(t.ledger[0].at), "it wakes at the holder's commit");
@@ -214,11 +205,11 @@ fn postgres_insert_on_conflict_waits_for_the_holder() {
         assert_eq!(count_events(&sim, |w| *w == woke), 1, "seed {seed}");
     }
     // A claim committed before the work answers the same duplicate at once, with 409.
-    let first = run(&params("part4-wait", &[("key_claim", "committed-first")]), 1);
+    let first = run(&SPEC.configured("part4-wait", &[("key_claim", "committed-first")]), 1);
     assert_eq!(first.timeline().server[1].result, ServerResult::Conflict);
     assert_eq!(metric(&first, "claim_wait_ms"), Value::Num(0.0));
     // Redis SET NX has no transaction to wait for: a separate store answers at once too.
-    let redis = run(&params("part4-wait", &[("key_store", "separate")]), 1);
+    let redis = run(&SPEC.configured("part4-wait", &[("key_store", "separate")]), 1);
     assert_eq!(redis.timeline().server[1].result, ServerResult::Conflict);
 }
 
@@ -230,7 +221,7 @@ fn postgres_insert_on_conflict_waits_for_the_holder() {
 #[test]
 fn lock_timeout_turns_the_wait_into_a_409() {
     for seed in SEEDS {
-        let sim = run(&params("part4-lock-timeout", &[]), seed);
+        let sim = run(&SPEC.configured("part4-lock-timeout", &[]), seed);
         let t = sim.timeline();
         for s in &t.server[1..] {
             assert_eq!(s.result, ServerResult::Conflict, "seed {seed}");
@@ -246,7 +237,8 @@ fn lock_timeout_turns_the_wait_into_a_409() {
         assert_eq!(count_events(&sim, cancelled), 2, "seed {seed}");
     }
     // A lock_timeout longer than the wait changes nothing.
-    let long = run(&params("part4-lock-timeout", &[("lock_timeout_ms", "5000"), ("attempt_timeout_ms", "5000")]), 1);
+    let long =
+        run(&SPEC.configured("part4-lock-timeout", &[("lock_timeout_ms", "5000"), ("attempt_timeout_ms", "5000")]), 1);
     assert_eq!(long.timeline().server[1].result, ServerResult::Replayed { charge: 1 });
     assert_eq!(metric(&long, "claim_wait_ms"), Value::Num(2500.0));
 }
@@ -255,7 +247,7 @@ fn lock_timeout_turns_the_wait_into_a_409() {
 #[test]
 fn part3_table_with_key_holds_without_retry_after() {
     for seed in SEEDS {
-        let sim = run(&params("part3-table-key", &[("retry_after_ms", "0")]), seed);
+        let sim = run(&SPEC.configured("part3-table-key", &[("retry_after_ms", "0")]), seed);
         assert_eq!(
             outcomes(&sim),
             [AttemptOutcome::Timeout, AttemptOutcome::Conflict, AttemptOutcome::Ok { charge: 1, replayed: true }],
@@ -269,8 +261,8 @@ fn part3_table_with_key_holds_without_retry_after() {
 #[test]
 fn key_inside_retry_loop_charges_like_no_key() {
     for seed in SEEDS {
-        let bug = run(&params("key-in-retry-loop", &[]), seed);
-        let none = run(&params("double-click", &[]), seed);
+        let bug = run(&SPEC.configured("key-in-retry-loop", &[]), seed);
+        let none = run(&SPEC.configured("double-click", &[]), seed);
         assert_eq!(count(&bug, "charges"), 3);
         assert_eq!(count(&bug, "charges"), count(&none, "charges"));
         assert_eq!(count(&bug, "conflicts_409") + count(&bug, "replays"), 0, "the server never saw a repeat");
@@ -280,7 +272,7 @@ fn key_inside_retry_loop_charges_like_no_key() {
 /// A key per click instead of per purchase: the double click is two intents to the server.
 #[test]
 fn key_per_click_lets_the_double_click_through() {
-    let sim = run(&params("double-click", &[("fix", "key-per-click")]), 1);
+    let sim = run(&SPEC.configured("double-click", &[("fix", "key-per-click")]), 1);
     assert_eq!(count(&sim, "charges"), 2);
 }
 
@@ -288,7 +280,7 @@ fn key_per_click_lets_the_double_click_through() {
 #[test]
 fn key_reused_with_another_amount_is_rejected() {
     for seed in SEEDS {
-        let sim = run(&params("amount-changed", &[]), seed);
+        let sim = run(&SPEC.configured("amount-changed", &[]), seed);
         assert_eq!(count(&sim, "rejected_422"), 1);
         assert_eq!(count(&sim, "replays"), 0);
         assert_eq!(count(&sim, "charges"), 1);
@@ -303,28 +295,28 @@ fn key_reused_with_another_amount_is_rejected() {
 #[test]
 fn same_millisecond_race() {
     for seed in SEEDS {
-        let race = run(&params("same-ms-race", &[]), seed);
+        let race = run(&SPEC.configured("same-ms-race", &[]), seed);
         let t = race.timeline();
         assert_eq!(t.server[0].arrived, t.server[1].arrived, "both arrive together");
         // Both read "not found" and both charge; so does the second click's retry (about
         // 1.2–1.4 s), since a lookup sees no claim until the first transaction commits at 1,520 ms.
         assert_eq!(count(&race, "charges"), 3, "read-then-insert: charged for both, and again");
-        let gap_only = run(&params("same-ms-race", &[("key_claim", "committed-first")]), seed);
+        let gap_only = run(&SPEC.configured("same-ms-race", &[("key_claim", "committed-first")]), seed);
         assert_eq!(count(&gap_only, "charges"), 2, "a claim committed first: only the gap is open");
-        let atomic = run(&params("same-ms-atomic", &[]), seed);
+        let atomic = run(&SPEC.configured("same-ms-atomic", &[]), seed);
         assert_eq!(count(&atomic, "charges"), 1, "atomic claim: once");
         assert_eq!(atomic.timeline().server[1].result, ServerResult::Replayed { charge: 1 }, "after the wait");
-        let first = run(&params("same-ms-atomic", &[("key_claim", "committed-first")]), seed);
+        let first = run(&SPEC.configured("same-ms-atomic", &[("key_claim", "committed-first")]), seed);
         assert_eq!(first.timeline().server[1].result, ServerResult::Conflict);
     }
     // With the claim committed on its own, the gap is what breaks it: requests further apart
     // than the lookup-to-insert gap are safe.
     let committed_first = [("second_click_ms", "600"), ("key_claim", "committed-first")];
-    assert_eq!(count(&run(&params("same-ms-race", &committed_first), 1), "charges"), 1);
+    assert_eq!(count(&run(&SPEC.configured("same-ms-race", &committed_first), 1), "charges"), 1);
     // In the charge's transaction a plain SELECT sees no uncommitted row (READ COMMITTED,
     // https://www.postgresql.org/docs/current/transaction-iso.html): every lookup before the
     // first commit at 1,520 ms finds nothing and charges.
-    let apart = run(&params("same-ms-race", &[("second_click_ms", "600")]), 1);
+    let apart = run(&SPEC.configured("same-ms-race", &[("second_click_ms", "600")]), 1);
     assert_eq!(count(&apart, "charges"), 2);
 }
 
@@ -335,7 +327,7 @@ fn same_millisecond_race() {
 #[test]
 fn rollback_after_an_external_charge_charges_twice() {
     for seed in SEEDS {
-        let sim = run(&params("rollback-external", &[]), seed);
+        let sim = run(&SPEC.configured("rollback-external", &[]), seed);
         let t = sim.timeline();
         assert!(t.server[0].rolled_back);
         assert_eq!(t.server[0].result, ServerResult::Charged { charge: 1 });
@@ -348,11 +340,13 @@ fn rollback_after_an_external_charge_charges_twice() {
         assert!(rolled, "the waiter's wait ends with the claim freed");
 
         // A key derived from the order: the provider recognises the waiter's call (Stripe).
-        let derived = run(&params("rollback-external", &[("provider_key", "derived")]), seed);
+        let derived = run(&SPEC.configured("rollback-external", &[("provider_key", "derived")]), seed);
         assert_eq!(count(&derived, "charges"), 1);
         // Nobody waits: the 500 is not retried, the buyer is told it failed, one charge.
-        let alone =
-            run(&params("rollback-external", &[("second_click", "false"), ("attempt_timeout_ms", "5000")]), seed);
+        let alone = run(
+            &SPEC.configured("rollback-external", &[("second_click", "false"), ("attempt_timeout_ms", "5000")]),
+            seed,
+        );
         assert_eq!(outcomes(&alone), [AttemptOutcome::ServerError]);
         assert_eq!((count(&alone, "charges"), text(&alone, "client_outcome")), (1, "failed".to_string()));
     }
@@ -364,7 +358,7 @@ fn rollback_after_an_external_charge_charges_twice() {
 #[test]
 fn rollback_with_the_claim_committed_first_charges_once() {
     for seed in SEEDS {
-        let sim = run(&params("rollback-committed-first", &[]), seed);
+        let sim = run(&SPEC.configured("rollback-committed-first", &[]), seed);
         assert!(sim.timeline().server[0].rolled_back);
         assert_eq!(count(&sim, "charges"), 1);
         assert_eq!(count(&sim, "recovery_charges"), 0);
@@ -377,26 +371,26 @@ fn rollback_with_the_claim_committed_first_charges_once() {
 #[test]
 fn crash_after_charge_before_response() {
     for seed in SEEDS {
-        let no_key = run(&params("crash-after-charge", &[("fix", "none")]), seed);
+        let no_key = run(&SPEC.configured("crash-after-charge", &[("fix", "none")]), seed);
         assert_eq!(count(&no_key, "resets_seen"), 1);
         assert_eq!(count(&no_key, "charges"), 2, "the retry charges again");
         assert_eq!(text(&no_key, "client_outcome"), "paid");
 
-        let same_tx = run(&params("crash-after-charge", &[]), seed);
+        let same_tx = run(&SPEC.configured("crash-after-charge", &[]), seed);
         assert_eq!(outcomes(&same_tx), [AttemptOutcome::Reset, AttemptOutcome::Ok { charge: 1, replayed: true }]);
         assert_eq!(count(&same_tx, "charges"), 1);
         assert!(same_tx.timeline().server[0].crashed);
 
         // A Redis SET NX claim (or a table row) is not deleted by a dead worker: it stays
         // "processing" until its expiry (https://redis.io/docs/latest/commands/set/: PX).
-        let separate = run(&params("crash-separate-store", &[]), seed);
+        let separate = run(&SPEC.configured("crash-separate-store", &[]), seed);
         assert_eq!(outcomes(&separate), [AttemptOutcome::Reset, AttemptOutcome::Conflict]);
         assert_eq!(count(&separate, "charges"), 1, "the stuck claim answers 409");
         assert_eq!(count(&separate, "replays"), 0);
         assert_eq!(text(&separate, "client_outcome"), "processing");
         // An expiry shorter than the retry's wait (claimed at 20 ms, retry at 560–760 ms) lets
         // the retry take the claim over and charge again.
-        let expired = run(&params("crash-separate-store", &[("claim_ttl_ms", "500")]), seed);
+        let expired = run(&SPEC.configured("crash-separate-store", &[("claim_ttl_ms", "500")]), seed);
         assert_eq!(count(&expired, "charges"), 2);
         assert_eq!(text(&expired, "client_outcome"), "paid");
     }
@@ -407,21 +401,21 @@ fn crash_after_charge_before_response() {
 #[test]
 fn a_claim_expiry_shorter_than_the_work_lets_a_duplicate_charge() {
     let base = [("key_store", "separate"), ("second_click_ms", "600")];
-    let held = run(&params("key", &base), 1);
+    let held = run(&SPEC.configured("key", &base), 1);
     assert_eq!((count(&held, "charges"), count(&held, "conflicts_409")), (1, 1));
-    let short = run(&params("key", &[base[0], base[1], ("claim_ttl_ms", "500")]), 1);
+    let short = run(&SPEC.configured("key", &[base[0], base[1], ("claim_ttl_ms", "500")]), 1);
     assert_eq!(count(&short, "charges"), 2);
 }
 
 #[test]
 fn summary_says_what_the_buyer_saw_and_what_the_card_shows() {
-    let sim = run(&params("part3-table", &[]), 1);
+    let sim = run(&SPEC.configured("part3-table", &[]), 1);
     assert_eq!(
         sim.summary(),
         "The buyer was told the payment failed; the card was charged 3 times (ch_1, ch_2, ch_3)."
     );
     // Stopped early: the charges still in progress are said.
-    let mut sim = DoubleClick::new(&params("part3-table", &[]), 1, SPEC.default_duration_ms * MS);
+    let mut sim = DoubleClick::new(&SPEC.configured("part3-table", &[]), 1, SPEC.default_duration_ms * MS);
     sim.advance(1200 * MS, u64::MAX);
     assert_eq!(
         sim.summary(),
@@ -432,7 +426,7 @@ fn summary_says_what_the_buyer_saw_and_what_the_card_shows() {
 
 #[test]
 fn stepping_one_event_at_a_time_reaches_the_same_end() {
-    let p = params("double-click", &[("fix", "key")]);
+    let p = SPEC.configured("double-click", &[("fix", "key")]);
     let whole = run(&p, 5);
     let mut stepped = DoubleClick::new(&p, 5, SPEC.default_duration_ms * MS);
     let mut steps = 0;
@@ -451,7 +445,7 @@ fn stepping_one_event_at_a_time_reaches_the_same_end() {
 /// and 1,500 ms of handler), not a timeout nobody waits for at 1,000 ms.
 #[test]
 fn an_aborted_wait_leaves_no_timeout_behind() {
-    let mut sim = DoubleClick::new(&params("double-click", &[]), 1, SPEC.default_duration_ms * MS);
+    let mut sim = DoubleClick::new(&SPEC.configured("double-click", &[]), 1, SPEC.default_duration_ms * MS);
     sim.advance(700 * MS, u64::MAX);
     assert_eq!(sim.timeline().attempts[0].outcome, AttemptOutcome::Aborted);
     assert_eq!(sim.next_event_time(), Some(1_520 * MS));
@@ -515,7 +509,7 @@ proptest! {
     fn chapter_counts_hold_for_any_early_second_click(click in 0u32..120, seed in any::<u64>()) {
         let ms = (click * 10).to_string();
         for (fix, charges) in [("none", 3), ("disable", 2), ("key", 1)] {
-            let sim = run(&params("double-click", &[("fix", fix), ("second_click_ms", &ms)]), seed);
+            let sim = run(&SPEC.configured("double-click", &[("fix", fix), ("second_click_ms", &ms)]), seed);
             prop_assert_eq!(count(&sim, "charges"), charges, "fix {} at {} ms", fix, ms);
         }
     }
@@ -672,7 +666,7 @@ fn the_chapters_three_two_one_read_true() {
         for (preset, charges, fix) in
             [("double-click", 3, Fix::None), ("disable", 2, Fix::Disable), ("key", 1, Fix::Key)]
         {
-            let sim = run(&params(preset, &[]), seed);
+            let sim = run(&SPEC.configured(preset, &[]), seed);
             assert_eq!(count(&sim, "card_charged"), charges, "{preset}, seed {seed}");
             // The verdict's count ("charged 3 times") and the chapter's line ("The chapter: 3, no fix").
             let f = sim.facts_now();
@@ -681,49 +675,49 @@ fn the_chapters_three_two_one_read_true() {
         }
     }
     // "The page said it failed, but the money left the card."
-    let none = run(&params("double-click", &[]), 1).facts_now();
+    let none = run(&SPEC.configured("double-click", &[]), 1).facts_now();
     assert_eq!(
         (none.buyer, none.charge_ids.as_slice(), none.story_matches_card),
         (BuyerOutcome::Failed, &[1, 2, 3][..], Some(false))
     );
     assert_eq!((none.reenabled, none.in_progress), (None, 0));
     // "That is the truth: one purchase, one charge." and "Thank you! Receipt ch_1."
-    let key = run(&params("key", &[]), 1).facts_now();
+    let key = run(&SPEC.configured("key", &[]), 1).facts_now();
     assert_eq!(
         (key.buyer, key.receipt, key.charge_ids.as_slice(), key.story_matches_card),
         (BuyerOutcome::Paid, Some(1), &[1][..], Some(true))
     );
     assert_eq!(key.reenabled, None);
     // The chapter names no count for this bug.
-    assert_eq!(run(&params("key-in-retry-loop", &[]), 1).facts_now().chapter_charges, None);
+    assert_eq!(run(&SPEC.configured("key-in-retry-loop", &[]), 1).facts_now().chapter_charges, None);
     // Issue 24, case 11: the chapter's count is for the chapter's run; a crash, another store
     // or a race is a different run, and its card says nothing of the chapter's.
     for preset in ["crash-separate-store", "crash-after-charge", "same-ms-race", "amount-changed"] {
-        assert_eq!(run(&params(preset, &[]), 1).facts_now().chapter_charges, None, "{preset}");
+        assert_eq!(run(&SPEC.configured(preset, &[]), 1).facts_now().chapter_charges, None, "{preset}");
     }
     let crash = [("handler_ms", "300"), ("crash_after_charge", "true")];
-    assert_eq!(run(&params("key", &crash), 1).facts_now().chapter_charges, None);
+    assert_eq!(run(&SPEC.configured("key", &crash), 1).facts_now().chapter_charges, None);
     // Part 3's table: one click, three attempts; 3 charges without a key, 1 with.
     for (preset, charges) in [("part3-table", 3), ("part3-table-key", 1)] {
-        let sim = run(&params(preset, &[]), 1);
+        let sim = run(&SPEC.configured(preset, &[]), 1);
         assert_eq!(count(&sim, "card_charged"), charges, "{preset}");
         assert_eq!(sim.facts_now().chapter_charges, Some(charges as u64), "{preset}");
     }
-    assert_eq!(run(&params("part3-table", &[("fix", "disable")]), 1).facts_now().chapter_charges, None);
+    assert_eq!(run(&SPEC.configured("part3-table", &[("fix", "disable")]), 1).facts_now().chapter_charges, None);
     // A disabled button that comes back before the second click: the verdict says when ("it
     // came back at 425 ms, so the click at 600 ms started a new payment").
-    let short = run(&params("disable", &[("attempt_timeout_ms", "100")]), 1);
+    let short = run(&SPEC.configured("disable", &[("attempt_timeout_ms", "100")]), 1);
     assert_eq!(count(&short, "card_charged"), 4);
     let back = short.facts_now().reenabled.expect("the button came back before the second click");
     assert!((424_500..425_500).contains(&back.at), "{back:?}");
     assert_eq!(back.click_at, 600 * MS);
-    assert_eq!(run(&params("disable", &[]), 1).facts_now().reenabled, None, "nothing came back");
+    assert_eq!(run(&SPEC.configured("disable", &[]), 1).facts_now().reenabled, None, "nothing came back");
     // Two claim rows for one key exist only where nothing forbids them.
     // "The server inserts a claim row for key k1 … the table has no unique constraint on the key".
     let claim_row = |w: &What| matches!(w, What::ClaimRowInserted { key: Some(1), .. });
-    assert_eq!(count_events(&run(&params("same-ms-race", &[]), 1), claim_row), 3);
+    assert_eq!(count_events(&run(&SPEC.configured("same-ms-race", &[]), 1), claim_row), 3);
     assert_eq!(
-        count_events(&run(&params("same-ms-atomic", &[]), 1), |w| matches!(w, What::ClaimRowInserted { .. })),
+        count_events(&run(&SPEC.configured("same-ms-atomic", &[]), 1), |w| matches!(w, What::ClaimRowInserted { .. })),
         0
     );
 }
@@ -732,7 +726,7 @@ fn the_chapters_three_two_one_read_true() {
 fn every_preset_tells_the_buyer_and_the_card_as_the_metrics_say() {
     for preset in SPEC.presets {
         for seed in SEEDS {
-            let sim = run(&params(preset.id, &[]), seed);
+            let sim = run(&SPEC.configured(preset.id, &[]), seed);
             check_readings(&sim).unwrap_or_else(|e| panic!("{} seed {seed}: {e}", preset.id));
             assert!(sim.story_matches_card(sim.now()).is_some(), "{} settles within its run", preset.id);
         }
@@ -743,7 +737,7 @@ fn every_preset_tells_the_buyer_and_the_card_as_the_metrics_say() {
 fn the_run_is_eight_seconds_at_the_defaults_and_every_preset_and_covers_longer_settings() {
     assert_eq!(SPEC.duration_for(&SPEC.defaults()), 8000);
     for preset in SPEC.presets {
-        let length = SPEC.duration_for(&params(preset.id, &[]));
+        let length = SPEC.duration_for(&SPEC.configured(preset.id, &[]));
         // The breaks' presets hold claims, retry more and run a recovery job: their runs are
         // as long as those need (each settles within it: see the test of every preset).
         if preset.id.starts_with("ch2-break") {
@@ -752,7 +746,8 @@ fn the_run_is_eight_seconds_at_the_defaults_and_every_preset_and_covers_longer_s
             assert_eq!(length, 8000, "{}", preset.id);
         }
     }
-    let slow = params("double-click", &[("handler_ms", "20000"), ("attempt_timeout_ms", "5000"), ("retries", "3")]);
+    let slow =
+        SPEC.configured("double-click", &[("handler_ms", "20000"), ("attempt_timeout_ms", "5000"), ("retries", "3")]);
     assert!(SPEC.duration_for(&slow) > 30_000);
     let mut sim = DoubleClick::new(&slow, 1, SPEC.duration_for(&slow) * MS);
     sim.run_to_end();
@@ -762,7 +757,7 @@ fn the_run_is_eight_seconds_at_the_defaults_and_every_preset_and_covers_longer_s
 
 #[test]
 fn the_last_event_line_numbers_as_the_list_does() {
-    let mut sim = DoubleClick::new(&params("double-click", &[]), 1, SPEC.default_duration_ms * MS);
+    let mut sim = DoubleClick::new(&SPEC.configured("double-click", &[]), 1, SPEC.default_duration_ms * MS);
     // "No event yet."
     let f = sim.facts_now();
     assert!(f.clicks == 0 && f.events.is_empty());

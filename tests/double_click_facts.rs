@@ -6,21 +6,12 @@ use proptest::prelude::*;
 use resilience_lab::scenarios::double_click::{
     self, BuyerOutcome, Claim, DoubleClickFacts, Fix, KeyStore, Reenabled, SPEC,
 };
-use resilience_lab::sim::{Host, MS, Params, Simulation};
+use resilience_lab::sim::{Host, MS, Simulation};
 
 type DoubleClick = Host<double_click::DoubleClick>;
 
-fn params(preset: &str, set: &[(&str, &str)]) -> Params {
-    let mut p = SPEC.defaults();
-    p.apply_preset(SPEC.preset(preset).expect("preset exists")).unwrap();
-    for (k, v) in set {
-        p.set_text(k, v).unwrap();
-    }
-    p
-}
-
 fn facts_at(preset: &str, set: &[(&str, &str)]) -> DoubleClickFacts {
-    let p = params(preset, set);
+    let p = SPEC.configured(preset, set);
     let mut sim = DoubleClick::new(&p, 7, SPEC.duration_for(&p) * MS);
     sim.run_to_end();
     sim.facts_now()
@@ -165,7 +156,7 @@ proptest! {
         // Half the cases keep the preset's own values, so the chapter's runs come up too.
         let n = if seed % 2 == 0 { 1 } else { set.len() };
         let set: Vec<(&str, &str)> = set[..n].iter().map(|(k, v)| (*k, v.as_str())).collect();
-        let p = params(preset, &set);
+        let p = SPEC.configured(preset, &set);
         let mut sim = DoubleClick::new(&p, seed, SPEC.duration_for(&p) * MS);
         let end = (SPEC.duration_for(&p) as f64 * share) as u64 * MS;
         sim.advance(end, u64::MAX);

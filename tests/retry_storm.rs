@@ -15,17 +15,8 @@ use strategies::any_params;
 
 type RetryStorm = Host<Model>;
 
-fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
-    let mut p = SPEC.defaults();
-    p.apply_preset(SPEC.preset(preset).expect("preset exists")).unwrap();
-    for (k, v) in sets {
-        p.set_text(k, v).unwrap();
-    }
-    p
-}
-
 fn run_for(preset: &str, sets: &[(&str, &str)], seed: u64, duration_ms: u64) -> RetryStorm {
-    let mut sim = RetryStorm::new(&params(preset, sets), seed, duration_ms * MS);
+    let mut sim = RetryStorm::new(&SPEC.configured(preset, sets), seed, duration_ms * MS);
     sim.run_to_end();
     sim
 }
@@ -173,7 +164,7 @@ fn outage_traffic_is_compared_per_tick_with_traffic_before_it() {
     assert_eq!(value(&none, "outage_traffic_vs_normal"), Value::Null);
     assert_eq!(value(&none, "calls_per_tick_before"), Value::Null);
     // Before the outage there is no outage rate yet.
-    let mut early = RetryStorm::new(&params("fixed", &[]), 1, 20_000 * MS);
+    let mut early = RetryStorm::new(&SPEC.configured("fixed", &[]), 1, 20_000 * MS);
     early.advance(1_500 * MS, u64::MAX);
     assert_eq!(value(&early, "outage_traffic_vs_normal"), Value::Null);
 }
@@ -308,8 +299,8 @@ fn tick_series_respect_capacity_and_outage() {
 #[test]
 fn long_runs_chart_every_wave_at_its_height() {
     let attempts = |r: &resilience_lab::scenarios::retry_storm::TickSample| r.served + r.rejected + r.failed;
-    let late = params("fixed", &[("down_from_ms", "596000"), ("down_until_ms", "600000")]);
-    let ten_minutes = params("fixed", &[("down_until_ms", "600000")]);
+    let late = SPEC.configured("fixed", &[("down_from_ms", "596000"), ("down_until_ms", "600000")]);
+    let ten_minutes = SPEC.configured("fixed", &[("down_until_ms", "600000")]);
     for (p, storm) in [(late, true), (ten_minutes, false)] {
         assert_eq!(SPEC.duration_for(&p), 614_000);
         let mut sim = RetryStorm::new(&p, 1, SPEC.duration_for(&p) * MS);
@@ -874,7 +865,7 @@ proptest! {
 /// tick over capacity.
 #[test]
 fn break_2_breaker_keeps_calls_off_the_dead_provider_and_the_backlog_drains() {
-    let c = params("ch2-break-2", &[]);
+    let c = SPEC.configured("ch2-break-2", &[]);
     let outage_ms = c.get("down_until_ms") - c.get("down_from_ms");
     assert_eq!(outage_ms, 300_000.0, "five minutes");
     for seed in 1..=3 {
@@ -912,7 +903,7 @@ fn break_2_breaker_keeps_calls_off_the_dead_provider_and_the_backlog_drains() {
 /// provider: the attempts do not move.
 #[test]
 fn nothing_reaches_the_provider_while_the_breaker_is_open() {
-    let p = params("ch2-break-5", &[]);
+    let p = SPEC.configured("ch2-break-5", &[]);
     let mut sim = RetryStorm::new(&p, 3, SPEC.duration_for(&p) * MS);
     let mut last: Option<(BreakerState, u64)> = None;
     let mut open_steps = 0;
@@ -946,7 +937,7 @@ fn pending_drains_at_the_drain_rate() {
             ("max_attempts", "2"),
             ("down_until_ms", "30000"),
         ];
-        let p = params("jitter", &sets);
+        let p = SPEC.configured("jitter", &sets);
         let sim = run_for("jitter", &sets, seed, SPEC.duration_for(&p));
         let w = sim.pending().unwrap();
         let backlog = sim.backlog_at_recovery().unwrap();
@@ -978,7 +969,7 @@ fn pending_worker_ramps_up_after_recovery() {
         ]
     };
     for seed in [1, 2, 3] {
-        let p = params("jitter", &sets("aimd"));
+        let p = SPEC.configured("jitter", &sets("aimd"));
         let mut sim = RetryStorm::new(&p, seed, SPEC.duration_for(&p) * MS);
         sim.advance(30_000 * MS, u64::MAX);
         let at_recovery = sim.counts().pending.sent;
@@ -1127,7 +1118,7 @@ mod picture {
     }
 
     fn at(preset: &str, ms: u64) -> Picture {
-        let p = params(preset, &[]);
+        let p = SPEC.configured(preset, &[]);
         let mut sim = RetryStorm::new(&p, 7, SPEC.duration_for(&p) * MS);
         sim.advance(ms * MS, u64::MAX);
         sim.picture(sim.now())
@@ -1158,7 +1149,7 @@ mod picture {
     /// the provider is down, every leaf of the tree.
     #[test]
     fn three_layers_make_every_leaf_of_the_tree() {
-        let p = params("ch2-break-5", &[("breaker", "false")]);
+        let p = SPEC.configured("ch2-break-5", &[("breaker", "false")]);
         let mut sim = RetryStorm::new(&p, 7, SPEC.duration_for(&p) * MS);
         sim.advance(5_900 * MS, u64::MAX);
         let fan = sim.picture(sim.now()).fan.expect("three layers");
@@ -1171,7 +1162,7 @@ mod picture {
     /// provider while it is down.
     #[test]
     fn an_open_breaker_fails_attempts_at_its_door() {
-        let p = params("ch2-break-5", &[]);
+        let p = SPEC.configured("ch2-break-5", &[]);
         let mut sim = RetryStorm::new(&p, 7, SPEC.duration_for(&p) * MS);
         let mut seen_open = false;
         for ms in (2_100..6_000).step_by(100) {
@@ -1250,7 +1241,7 @@ mod traffic_note {
 /// provider was down" for a tick in the outage, and not for a tick after it was back.
 #[test]
 fn the_chart_text_says_down_only_while_it_was() {
-    let mut sim = RetryStorm::new(&params("fixed", &[]), 1, SPEC.default_duration_ms * MS);
+    let mut sim = RetryStorm::new(&SPEC.configured("fixed", &[]), 1, SPEC.default_duration_ms * MS);
     sim.advance(3_000 * MS, u64::MAX);
     let during = sim.attempts_chart_words();
     assert!(during.starts_with("Tick at 2.8 s:") && during.contains("failed while the provider was down"), "{during}");

@@ -15,15 +15,6 @@ mod strategies;
 
 const SEEDS: [u64; 6] = [1, 2, 3, 4, 5, 42];
 
-fn params(preset: &str, set: &[(&str, &str)]) -> Params {
-    let mut p = SPEC.defaults();
-    p.apply_preset(SPEC.preset(preset).expect("preset exists")).unwrap();
-    for (k, v) in set {
-        p.set_text(k, v).unwrap();
-    }
-    p
-}
-
 fn start(p: &Params, seed: u64, seconds: u64) -> SlowServer {
     SlowServer::new(p, seed, seconds * SEC)
 }
@@ -138,7 +129,7 @@ fn round_robin_p99_after_is_many_times_p99_before() {
 fn check_policy_keeps_p99(preset: &str) {
     let mut ratios = vec![];
     for seed in SEEDS {
-        let sim = run(&params(preset, &[]), seed, 20);
+        let sim = run(&SPEC.configured(preset, &[]), seed, 20);
         let (before, after) = (num(&sim, "p99_ms_before"), num(&sim, "p99_ms_after"));
         let ratio = after / before;
         assert!(ratio < 10.0, "{preset} seed {seed}: p99 after {after} vs before {before}");
@@ -173,7 +164,7 @@ fn two_choices_keeps_p99_within_a_small_multiple() {
 #[test]
 fn b_fails_p99_recovers_once_b_is_ejected() {
     for seed in SEEDS {
-        let p = params("b-fails", &[]);
+        let p = SPEC.configured("b-fails", &[]);
         let mut sim = start(&p, seed, 20);
         sim.advance(SEC + 1, u64::MAX);
         let b_served_when_down = servers(&sim)[1].served;
@@ -205,7 +196,7 @@ fn b_fails_p99_recovers_once_b_is_ejected() {
 fn a_refused_request_is_repicked_among_the_healthy_servers() {
     for policy in ["round-robin", "random", "least-outstanding", "two-choices"] {
         for seed in [1, 7, 42] {
-            let p = params("b-fails", &[("eject_after_ms", "10000"), ("policy", policy)]);
+            let p = SPEC.configured("b-fails", &[("eject_after_ms", "10000"), ("policy", policy)]);
             let sim = run(&p, seed, SPEC.duration_for(&p) / 1000);
             let rows = servers(&sim);
             let (a, c) = (rows[0].served, rows[2].served);
@@ -223,7 +214,7 @@ fn a_refused_request_is_repicked_among_the_healthy_servers() {
 #[test]
 fn least_outstanding_does_not_count_work_whose_client_left() {
     for seed in SEEDS {
-        let p = params("least-outstanding", &[("timeout_ms", "100")]);
+        let p = SPEC.configured("least-outstanding", &[("timeout_ms", "100")]);
         let mut sim = start(&p, seed, 20);
         let mut saw_abandoned_work = false;
         while !sim.finished() {
@@ -250,7 +241,7 @@ fn least_outstanding_does_not_count_work_whose_client_left() {
 #[test]
 fn timeout_without_cancellation_leaves_b_queue_growing() {
     for seed in SEEDS {
-        let p = params("timeout", &[]);
+        let p = SPEC.configured("timeout", &[]);
         assert_eq!(p.get("timeout_ms"), 500.0);
         let mut sim = start(&p, seed, 40);
         let mut timed_out = vec![];
@@ -280,7 +271,7 @@ fn timeout_without_cancellation_leaves_b_queue_growing() {
 #[test]
 fn timeout_with_cancellation_keeps_b_queue_bounded() {
     for seed in SEEDS {
-        let mut sim = start(&params("timeout-cancel", &[]), seed, 40);
+        let mut sim = start(&SPEC.configured("timeout-cancel", &[]), seed, 40);
         sim.advance(20 * SEC, u64::MAX);
         let b20 = num(&sim, "b_queue");
         sim.run_to_end();
@@ -289,7 +280,7 @@ fn timeout_with_cancellation_keeps_b_queue_bounded() {
         assert!(rows[1].max_queue <= 50.0 && b20 <= 50.0, "seed {seed}: B {:?}, at 20 s {b20}", rows[1]);
         assert!(num(&sim, "timed_out") > 0.0);
 
-        let no_cancel = run(&params("timeout", &[]), seed, 40);
+        let no_cancel = run(&SPEC.configured("timeout", &[]), seed, 40);
         assert!(servers(&no_cancel)[1].final_queue > 1000.0);
         assert!(
             num(&sim, "completed") > 1.1 * num(&no_cancel, "completed"),
@@ -309,13 +300,15 @@ fn conservation_holds_at_every_step() {
         ("chapter", &[("servers", "1")][..]),
         ("b-fails", &[][..]),
     ] {
-        let mut sim = start(&params(preset, set), 9, 6);
+        let mut sim = start(&SPEC.configured(preset, set), 9, 6);
         while !sim.finished() {
             sim.advance(sim.end(), 37);
             check_conservation(&sim);
         }
         let total_queued: u32 = sim.servers().iter().map(|s| s.outstanding()).sum();
-        if !params(preset, set).flag("cancel_on_timeout") && params(preset, set).get("timeout_ms") == 0.0 {
+        if !SPEC.configured(preset, set).flag("cancel_on_timeout")
+            && SPEC.configured(preset, set).get("timeout_ms") == 0.0
+        {
             assert_eq!(total_queued as u64, sim.in_flight(), "{preset}: every waiting client is at a server");
         }
     }
@@ -345,7 +338,8 @@ fn charts_stay_bounded_over_a_long_run() {
 /// overload as bad as any setting allows keeps the model's state bounded.
 #[test]
 fn a_full_backlog_refuses_and_counts_instead_of_growing() {
-    let p = params("chapter", &[("servers", "1"), ("rate", "3000"), ("service_ms", "500"), ("backlog", "100")]);
+    let p =
+        SPEC.configured("chapter", &[("servers", "1"), ("rate", "3000"), ("service_ms", "500"), ("backlog", "100")]);
     let sim = run(&p, 1, 60);
     let served = &servers(&sim)[0];
     assert!(
@@ -377,8 +371,8 @@ fn the_prediction_is_answered_from_the_first_seconds_after_the_slowdown() {
         }
         assert_eq!(prediction(&sim).as_deref(), Some("explodes"), "at {t} s");
     }
-    assert_eq!(prediction(&run(&params("timeout", &[]), 1, 30)), None, "p99 is capped at the timeout");
-    assert_eq!(prediction(&run(&params("least-outstanding", &[]), 1, 30)).as_deref(), Some("double"));
+    assert_eq!(prediction(&run(&SPEC.configured("timeout", &[]), 1, 30)), None, "p99 is capped at the timeout");
+    assert_eq!(prediction(&run(&SPEC.configured("least-outstanding", &[]), 1, 30)).as_deref(), Some("double"));
 }
 
 fn run_ms(p: &Params, seed: u64, ms: u64) -> SlowServer {
@@ -394,7 +388,7 @@ fn run_ms(p: &Params, seed: u64, ms: u64) -> SlowServer {
 /// ejection, B is ejected and the facts give the moment the metric gives.
 #[test]
 fn a_late_ejection_is_reported_only_when_it_happens() {
-    let p = params("b-fails", &[("eject_after_ms", "60000")]);
+    let p = SPEC.configured("b-fails", &[("eject_after_ms", "60000")]);
     let short = run_ms(&p, 1, 20_000);
     assert_eq!(value(&short, "b_ejected_at_ms"), Value::Null);
     let f = short.facts_now();
@@ -416,7 +410,7 @@ fn a_late_ejection_is_reported_only_when_it_happens() {
 #[test]
 fn no_slowdown_is_credited_to_a_slowdown_of_one() {
     for (rate, why) in [("290", Why::BShareNearFull), ("320", Why::PoolOverloaded)] {
-        let p = params("chapter", &[("rate", rate), ("slowdown", "1")]);
+        let p = SPEC.configured("chapter", &[("rate", rate), ("slowdown", "1")]);
         let sim = run_ms(&p, 7, SPEC.duration_for(&p));
         let f = sim.facts_now();
         assert_eq!((f.b_change, f.why, f.slowdown), (BChange::Unchanged, why, 1.0), "rate {rate}");
@@ -429,7 +423,7 @@ fn no_slowdown_is_credited_to_a_slowdown_of_one() {
 /// slow), and it names the server its load went to, with that server's backlog from the run.
 #[test]
 fn a_slow_ejection_names_where_b_load_went() {
-    let p = params("b-fails", &[("eject_after_ms", "60000")]);
+    let p = SPEC.configured("b-fails", &[("eject_after_ms", "60000")]);
     let sim = run_ms(&p, 7, SPEC.duration_for(&p));
     let f = sim.facts_now();
     assert_eq!((f.b_change, f.why), (BChange::Fails, Why::BDown));
@@ -445,7 +439,7 @@ fn a_slow_ejection_names_where_b_load_went() {
 /// by how much its queue grows, not merely that there is no B.
 #[test]
 fn one_overloaded_server_is_called_overloaded() {
-    let sim = run(&params("chapter", &[("servers", "1")]), 1, 20);
+    let sim = run(&SPEC.configured("chapter", &[("servers", "1")]), 1, 20);
     let f = sim.facts_now();
     assert_eq!((f.why, f.healthy_capacity, f.rate), (Why::OneServerOverloaded, 100.0, 150.0));
     assert!(!f.cancels(), "no timeout takes work off the queue, so it grows by rate - capacity");
@@ -455,7 +449,7 @@ fn one_overloaded_server_is_called_overloaded() {
 /// A 30 s timeout that no request reaches: the answer says it never fired, and none timed out.
 #[test]
 fn a_timeout_that_never_fires_says_so() {
-    let sim = run(&params("chapter", &[("timeout_ms", "30000")]), 1, 20);
+    let sim = run(&SPEC.configured("chapter", &[("timeout_ms", "30000")]), 1, 20);
     assert_eq!(num(&sim, "timed_out"), 0.0);
     let f = sim.facts_now();
     assert_eq!((f.timeout, f.timed_out, f.cancels()), (Some(30 * SEC), 0, false));
@@ -465,7 +459,7 @@ fn a_timeout_that_never_fires_says_so() {
 /// says a timed-out request counts as its timeout, which is why p99 cannot rise above it.
 #[test]
 fn a_timeout_most_requests_hit_shows_its_rate_and_how_it_counts() {
-    let sim = run(&params("chapter", &[("timeout_ms", "10")]), 1, 20);
+    let sim = run(&SPEC.configured("chapter", &[("timeout_ms", "10")]), 1, 20);
     let share = num(&sim, "timed_out_pct");
     assert!(share > 50.0, "most requests time out: {share}%");
     assert!((share - 100.0 * num(&sim, "timed_out") / num(&sim, "arrived")).abs() < 0.1);
@@ -481,7 +475,7 @@ fn a_timeout_most_requests_hit_shows_its_rate_and_how_it_counts() {
 #[test]
 fn the_ratio_sentence_counts_its_requests_and_quotes_the_cards_ratio() {
     for preset in ["chapter", "least-outstanding"] {
-        let sim = run(&params(preset, &[]), 1, 20);
+        let sim = run(&SPEC.configured(preset, &[]), 1, 20);
         let f = sim.facts_now();
         let before = num(&sim, "before_count") as u64;
         assert!((100..=200).contains(&before), "about 150 requests in the first second: {before}");
@@ -507,9 +501,9 @@ fn each_prediction_needs_its_ratio_and_its_trend() {
 #[test]
 fn the_run_follows_the_slowdown_and_the_ejection() {
     assert_eq!(SPEC.duration_for(&SPEC.defaults()), 20_000);
-    let late = params("chapter", &[("slow_at_ms", "600000")]);
+    let late = SPEC.configured("chapter", &[("slow_at_ms", "600000")]);
     assert_eq!(SPEC.duration_for(&late), 610_000);
-    let ejected = params("b-fails", &[("slow_at_ms", "30000"), ("eject_after_ms", "60000")]);
+    let ejected = SPEC.configured("b-fails", &[("slow_at_ms", "30000"), ("eject_after_ms", "60000")]);
     assert_eq!(SPEC.duration_for(&ejected), 95_000);
 }
 
@@ -642,7 +636,7 @@ mod picture {
             assert!(drawn > MOST_PER_LANE / 2 && drawn <= MOST_PER_LANE, "lane {lane}: {drawn}");
         }
         for preset in ["chapter", "timeout", "timeout-cancel", "least-outstanding"] {
-            let mut quiet = start(&params(preset, &[]), 1, 20);
+            let mut quiet = start(&SPEC.configured(preset, &[]), 1, 20);
             for _ in 0..40 {
                 quiet.advance(quiet.now() + 450 * MS, u64::MAX);
                 let picture = quiet.picture(quiet.now());
@@ -675,7 +669,7 @@ mod picture {
     /// the server still works on them, and the picture draws them apart.
     #[test]
     fn a_timeout_leaves_work_for_nobody_in_bs_line() {
-        let mut sim = start(&params("timeout", &[]), 1, 20);
+        let mut sim = start(&SPEC.configured("timeout", &[]), 1, 20);
         sim.advance(8 * SEC, u64::MAX);
         let picture = sim.picture(sim.now());
         let b = &picture.servers[1];
@@ -706,7 +700,7 @@ fn the_tail_after_the_slowdown_counts_the_requests_still_waiting() {
         "{said}"
     );
     // A policy that keeps B's queue short leaves few waiting, and they barely move its tail.
-    let aware = run(&params("least-outstanding", &[]), 1, 20);
+    let aware = run(&SPEC.configured("least-outstanding", &[]), 1, 20);
     let (completed, counted) = (num(&aware, "p99_ms_after"), num(&aware, "p99_ms_after_with_waiting"));
     assert!(
         num(&aware, "after_waiting") < 10.0 && (counted - completed).abs() <= 0.02 * completed,

@@ -14,17 +14,6 @@ use resilience_lab::sim::{Host, MS, Micros, Params, SEC, Simulation, Value};
 
 type WhichTimeout = Host<Model>;
 
-fn params(preset: &str, set: &[(&str, &str)]) -> Params {
-    let mut p = SPEC.defaults();
-    if !preset.is_empty() {
-        p.apply_preset(SPEC.preset(preset).unwrap_or_else(|| panic!("preset {preset}"))).unwrap();
-    }
-    for (k, v) in set {
-        p.set_text(k, v).unwrap_or_else(|e| panic!("{k}={v}: {e}"));
-    }
-    p
-}
-
 /// A run of the scenario's own length for these parameters, as the CLI and the page make it.
 fn run(p: &Params) -> WhichTimeout {
     let mut sim = WhichTimeout::new(p, 1, SPEC.duration_for(p) * MS);
@@ -82,7 +71,7 @@ fn chapter_ms(preset: &str) -> f64 {
 fn every_measured_row_comes_out_within_two_percent() {
     assert_eq!(ROWS.iter().map(|r| r.0).collect::<Vec<_>>(), MEASURED.iter().map(|m| m.preset).collect::<Vec<_>>());
     for &(preset, error, key) in ROWS {
-        let sim = run(&params(preset, &[]));
+        let sim = run(&SPEC.configured(preset, &[]));
         assert_eq!(text(&sim, "error"), error, "{preset}");
         assert_within_2pct(preset, num(&sim, key), chapter_ms(preset));
         assert_eq!(sim.end_attempts(), u32::from(error != "timeout-event"), "{preset}");
@@ -94,7 +83,7 @@ fn every_measured_row_comes_out_within_two_percent() {
 #[test]
 fn the_fault_table_shows_the_chapters_figure_only_for_its_setup() {
     let figures = |preset: &str| -> Vec<(&'static str, Option<f64>)> {
-        let config = WhichTimeoutConfig::from_params(&params(preset, &[]));
+        let config = WhichTimeoutConfig::from_params(&SPEC.configured(preset, &[]));
         every_fault(&config).iter().map(|r| (r.fault.id(), r.chapter_ms)).collect()
     };
     let fetch = figures("fetch-silent");
@@ -106,26 +95,26 @@ fn the_fault_table_shows_the_chapters_figure_only_for_its_setup() {
     assert!(abort.contains(&("trickle", None)), "abort-trickle's total is 3 s, not 2 s: {abort:?}");
     // Every measured row's own fault carries its figure at its preset.
     for m in MEASURED {
-        let config = WhichTimeoutConfig::from_params(&params(m.preset, &[]));
+        let config = WhichTimeoutConfig::from_params(&SPEC.configured(m.preset, &[]));
         let row = every_fault(&config).into_iter().find(|r| r.fault == config.fault).expect("its fault");
         assert_eq!(row.chapter_ms, Some(m.ms), "{}", m.preset);
     }
     // Off the chapter's settings, no figure.
-    let moved = WhichTimeoutConfig::from_params(&params("fetch-silent", &[("connect_timeout_ms", "1234")]));
+    let moved = WhichTimeoutConfig::from_params(&SPEC.configured("fetch-silent", &[("connect_timeout_ms", "1234")]));
     assert!(every_fault(&moved).iter().all(|r| r.chapter_ms.is_none()));
 }
 
 #[test]
 fn the_rows_that_never_end_stay_open() {
     // node:http with timeout: 1000: the event, and the request still open at 3.5 s.
-    let sim = run(&params("http-timeout-event", &[]));
+    let sim = run(&SPEC.configured("http-timeout-event", &[]));
     assert!(sim.now() >= 3_500 * MS);
     assert!(flag(&sim, "still_open_at_end"));
     assert_eq!(metric(&sim, "gave_up_ms"), Value::Null);
     assert_eq!(num(&sim, "timeout_events"), 1.0);
 
     // bodyTimeout 2000 on a trickle never fires: still reading after 7 s.
-    let sim = run(&params("body-timeout-trickle", &[]));
+    let sim = run(&SPEC.configured("body-timeout-trickle", &[]));
     assert!(sim.now() >= 7 * SEC);
     assert!(flag(&sim, "still_open_at_end"));
     assert_eq!(text(&sim, "error"), "none");
@@ -138,25 +127,25 @@ fn the_rows_that_never_end_stay_open() {
 
 #[test]
 fn the_rows_say_where_the_call_was_and_what_the_server_saw() {
-    let sim = run(&params("abort-silent", &[]));
+    let sim = run(&SPEC.configured("abort-silent", &[]));
     assert!(metric(&sim, "server_saw_close_ms").as_f64().is_some(), "the server sees the connection close");
     assert!(flag(&sim, "reached_server_app") && !flag(&sim, "safe_to_retry_without_key"));
 
-    let sim = run(&params("abort-trickle", &[]));
+    let sim = run(&SPEC.configured("abort-trickle", &[]));
     assert_eq!(text(&sim, "phase"), "body");
     assert!(num(&sim, "response_ms") < num(&sim, "gave_up_ms"), "fetch had resolved before the abort");
 
-    let sim = run(&params("pool-wait", &[]));
+    let sim = run(&SPEC.configured("pool-wait", &[]));
     assert_eq!(text(&sim, "phase"), "pool");
     assert!(!flag(&sim, "reached_server_app") && flag(&sim, "safe_to_retry_without_key"));
     assert!(!flag(&sim, "error_proves_not_sent"), "a TimeoutError looks like a slow server's");
     assert_within_2pct("pool wait", num(&sim, "pool_wait_ms"), 2_000.0);
 
     for (preset, phase) in [("fetch-blackhole", "connect"), ("fetch-no-tls", "tls"), ("fetch-silent", "ttfb")] {
-        assert_eq!(text(&run(&params(preset, &[])), "phase"), phase, "{preset}");
+        assert_eq!(text(&run(&SPEC.configured(preset, &[])), "phase"), phase, "{preset}");
     }
     for preset in ["fetch-blackhole", "fetch-no-tls", "http-blackhole", "undici-connect-timeout"] {
-        let sim = run(&params(preset, &[]));
+        let sim = run(&SPEC.configured(preset, &[]));
         assert!(flag(&sim, "safe_to_retry_without_key") && flag(&sim, "error_proves_not_sent"), "{preset}");
     }
 }
@@ -165,7 +154,7 @@ fn the_rows_say_where_the_call_was_and_what_the_server_saw() {
 /// settings either completes, is refused at once, or gets TimeoutError at about 500 ms.
 #[test]
 fn the_covering_client_ends_every_hang_at_half_a_second() {
-    let config = WhichTimeoutConfig::from_params(&params("covered", &[]));
+    let config = WhichTimeoutConfig::from_params(&SPEC.configured("covered", &[]));
     let rows = every_fault(&config);
     assert_eq!(rows.len(), Fault::ALL.len());
     for row in &rows {
@@ -184,7 +173,7 @@ fn the_covering_client_ends_every_hang_at_half_a_second() {
 #[test]
 fn every_fault_gives_the_same_rows_as_single_runs() {
     for preset in ["fetch-silent", "http-timeout-event", "covered"] {
-        let p = params(preset, &[]);
+        let p = SPEC.configured(preset, &[]);
         let rows = every_fault(&WhichTimeoutConfig::from_params(&p));
         for (row, &fault) in rows.iter().zip(Fault::ALL) {
             let mut one = p.clone();
@@ -226,7 +215,7 @@ fn the_cli_runs_a_preset_as_json() {
 #[test]
 fn undici_timeouts_fire_on_whole_ticks() {
     for headers_ms in [100u64, 500, 1_000, 2_000, 4_900, 10_000, 60_000] {
-        let sim = run(&params("undici-headers-timeout", &[("headers_timeout_ms", &headers_ms.to_string())]));
+        let sim = run(&SPEC.configured("undici-headers-timeout", &[("headers_timeout_ms", &headers_ms.to_string())]));
         let period = TICK_MS * MS + MS; // 1 ms late
         // The connect timer started the clock at 0; the headers timer joined its rhythm.
         let expected = ticks_for(headers_ms) * period;
@@ -242,38 +231,38 @@ fn undici_timeouts_fire_on_whole_ticks() {
 fn a_running_clock_decides_the_lateness_not_the_timeout() {
     // The same 10 s connect timeout on the same fault: a lone timer gives 10.5 s; a clock kept
     // running by other calls gives 10 s plus however long until its next tick.
-    let lone = run(&params("fetch-no-tls", &[("other_calls", "false")]));
+    let lone = run(&SPEC.configured("fetch-no-tls", &[("other_calls", "false")]));
     assert_eq!(lone.timer(TimerKind::Connect).unwrap().fired_at, Some(21 * 500 * MS));
     let ticks = lone.undici_clock().ticks();
     assert_eq!(ticks.len(), 21, "the clock stops once its list is empty: {ticks:?}");
     assert!(ticks.iter().enumerate().all(|(i, &t)| t == (i as u64 + 1) * 500 * MS));
     for phase in [0u64, 1, 100, 250, 499] {
-        let sim = run(&params("fetch-no-tls", &[("tick_phase_ms", &phase.to_string())]));
+        let sim = run(&SPEC.configured("fetch-no-tls", &[("tick_phase_ms", &phase.to_string())]));
         assert_eq!(sim.timer(TimerKind::Connect).unwrap().fired_at, Some(phase * MS + 20 * 500 * MS), "phase {phase}");
     }
     // A tick right after arming is credited as a whole tick waited: 9,900 ms fires on the 20th
     // tick, 400 ms before its deadline.
-    let early = run(&params("fetch-no-tls", &[("connect_timeout_ms", "9900")]));
+    let early = run(&SPEC.configured("fetch-no-tls", &[("connect_timeout_ms", "9900")]));
     assert_eq!(early.timer(TimerKind::Connect).unwrap().lateness(), Some(-400 * MS as i64));
 }
 
 #[test]
 fn node_timers_fire_a_millisecond_late_and_the_kernel_on_time() {
-    let sim = run(&params("abort-silent", &[("timer_late_ms", "4")]));
+    let sim = run(&SPEC.configured("abort-silent", &[("timer_late_ms", "4")]));
     assert_eq!(sim.timer(TimerKind::Total).unwrap().lateness(), Some(4 * MS as i64));
-    let sim = run(&params("http-blackhole", &[]));
+    let sim = run(&SPEC.configured("http-blackhole", &[]));
     assert_eq!(sim.timer(TimerKind::OsConnect).unwrap().lateness(), Some(0));
 }
 
 #[test]
 fn linux_gives_up_after_its_syn_retransmissions() {
-    let sim = run(&params("http-blackhole", &[("os", "linux")]));
+    let sim = run(&SPEC.configured("http-blackhole", &[("os", "linux")]));
     assert_eq!(text(&sim, "error"), "ETIMEDOUT");
     assert_within_2pct("linux", num(&sim, "gave_up_ms"), 127_000.0);
     let dns = MS; // one round trip to the resolver
     let sends: Vec<Micros> = [0, 1, 3, 7, 15, 31, 63].iter().map(|s| dns + s * SEC).collect();
     assert_eq!(sim.syn_sends(), sends);
-    let sim = run(&params("http-blackhole", &[("os", "linux"), ("syn_retries", "3")]));
+    let sim = run(&SPEC.configured("http-blackhole", &[("os", "linux"), ("syn_retries", "3")]));
     assert_within_2pct("3 retries", num(&sim, "gave_up_ms"), 15_000.0);
 }
 
@@ -282,7 +271,7 @@ fn linux_gives_up_after_its_syn_retransmissions() {
 /// so 12 retries give up at 127 + 6 × 120 = 847 s, not 8,191 s.
 #[test]
 fn linux_caps_each_syn_wait_at_tcp_rto_max() {
-    let sim = run(&params("http-blackhole", &[("os", "linux"), ("syn_retries", "12")]));
+    let sim = run(&SPEC.configured("http-blackhole", &[("os", "linux"), ("syn_retries", "12")]));
     assert_eq!(text(&sim, "error"), "ETIMEDOUT");
     assert_within_2pct("12 retries", num(&sim, "gave_up_ms"), 847_000.0);
     let sends = sim.syn_sends();
@@ -295,28 +284,28 @@ fn linux_caps_each_syn_wait_at_tcp_rto_max() {
 /// 131 s; at the end of the range, 12 retries at 5 + 126 + 6 × 120 = 851 s.
 #[test]
 fn linux_6_5_sends_its_first_syns_a_second_apart() {
-    let sim = run(&params("http-blackhole", &[("os", "linux"), ("syn_schedule", "linear-start")]));
+    let sim = run(&SPEC.configured("http-blackhole", &[("os", "linux"), ("syn_schedule", "linear-start")]));
     assert_within_2pct("6.5", num(&sim, "gave_up_ms"), 131_000.0);
     let dns = MS;
     let sends: Vec<Micros> = [0, 1, 2, 3, 4, 5, 7, 11, 19, 35, 67].iter().map(|s| dns + s * SEC).collect();
     assert_eq!(sim.syn_sends(), sends);
     let set = [("os", "linux"), ("syn_schedule", "linear-start"), ("syn_retries", "12")];
-    assert_within_2pct("6.5, 12 retries", num(&run(&params("http-blackhole", &set)), "gave_up_ms"), 851_000.0);
+    assert_within_2pct("6.5, 12 retries", num(&run(&SPEC.configured("http-blackhole", &set)), "gave_up_ms"), 851_000.0);
 }
 
 #[test]
 fn nodes_timeout_option_only_emits_unless_the_handler_destroys() {
-    let sim = run(&params("http-timeout-event", &[("destroy_on_timeout", "true")]));
+    let sim = run(&SPEC.configured("http-timeout-event", &[("destroy_on_timeout", "true")]));
     assert_eq!(text(&sim, "error"), "ECONNRESET");
     assert_within_2pct("destroyed", num(&sim, "gave_up_ms"), 1_006.0);
     assert!(!flag(&sim, "still_open_at_end"));
     // It covers the connect too: it is set before the socket connects.
-    let sim = run(&params("http-blackhole", &[("http_timeout_ms", "1000"), ("destroy_on_timeout", "true")]));
+    let sim = run(&SPEC.configured("http-blackhole", &[("http_timeout_ms", "1000"), ("destroy_on_timeout", "true")]));
     assert_eq!(text(&sim, "error"), "ECONNRESET");
     assert_eq!(text(&sim, "phase"), "connect");
     assert!(flag(&sim, "safe_to_retry_without_key") && !flag(&sim, "error_proves_not_sent"));
     // An idle timer: one byte a second keeps a 2 s one from ever firing.
-    let sim = run(&params("", &[("client", "node-http"), ("fault", "trickle"), ("http_timeout_ms", "2000")]));
+    let sim = run(&SPEC.configured("", &[("client", "node-http"), ("fault", "trickle"), ("http_timeout_ms", "2000")]));
     assert_eq!(num(&sim, "timeout_events"), 0.0);
     // The undici settings do nothing for node:http.
     assert!(sim.timers().iter().all(|t| !matches!(t.kind, TimerKind::Connect | TimerKind::Headers | TimerKind::Body)));
@@ -324,11 +313,11 @@ fn nodes_timeout_option_only_emits_unless_the_handler_destroys() {
 
 #[test]
 fn a_body_timeout_fires_only_when_the_gap_is_longer() {
-    let sim = run(&params("body-timeout-trickle", &[("trickle_ms", "3000")]));
+    let sim = run(&SPEC.configured("body-timeout-trickle", &[("trickle_ms", "3000")]));
     assert_eq!(text(&sim, "error"), "UND_ERR_BODY_TIMEOUT");
     assert_eq!(text(&sim, "phase"), "body");
     // Stalled with the defaults: 300 s of silence after the first chunk.
-    let sim = run(&params("", &[("fault", "stall")]));
+    let sim = run(&SPEC.configured("", &[("fault", "stall")]));
     assert_eq!(text(&sim, "error"), "UND_ERR_BODY_TIMEOUT");
     assert_within_2pct("stall", num(&sim, "gave_up_ms"), 301_000.0);
 }
@@ -339,7 +328,7 @@ fn a_body_timeout_fires_only_when_the_gap_is_longer() {
 #[test]
 fn equal_headers_and_body_timeouts_share_one_timer() {
     let body_due = |headers_ms: &str| {
-        let p = params("", &[("fault", "stall"), ("rtt_ms", "400"), ("headers_timeout_ms", headers_ms)]);
+        let p = SPEC.configured("", &[("fault", "stall"), ("rtt_ms", "400"), ("headers_timeout_ms", headers_ms)]);
         let sim = run(&p);
         let body = sim.timer(TimerKind::Body).unwrap();
         body.fired_at.unwrap() - body.armed_at
@@ -352,29 +341,29 @@ fn equal_headers_and_body_timeouts_share_one_timer() {
 
 #[test]
 fn the_connect_timeout_covers_dns_and_node_http_waits_it_out() {
-    let sim = run(&params("", &[("fault", "dns-slow")]));
+    let sim = run(&SPEC.configured("", &[("fault", "dns-slow")]));
     assert_eq!(text(&sim, "error"), "UND_ERR_CONNECT_TIMEOUT");
     assert_eq!(text(&sim, "phase"), "dns");
-    let sim = run(&params("", &[("fault", "dns-slow"), ("client", "node-http")]));
+    let sim = run(&SPEC.configured("", &[("fault", "dns-slow"), ("client", "node-http")]));
     assert_eq!(text(&sim, "error"), "none");
     assert_within_2pct("completed", num(&sim, "completed_ms"), 15_004.0);
 }
 
 #[test]
 fn a_server_goes_on_working_after_the_client_gives_up() {
-    let sim = run(&params("abort-silent", &[("fault", "slow")]));
+    let sim = run(&SPEC.configured("abort-silent", &[("fault", "slow")]));
     assert_eq!(text(&sim, "error"), "TimeoutError");
     assert!(flag(&sim, "server_did_work"), "the handler finished at 5 s, after the abort at 2 s");
     assert!(sim.now() > sim.server_done_at().unwrap());
     assert!(!flag(&sim, "safe_to_retry_without_key"));
-    let sim = run(&params("", &[("fault", "refused")]));
+    let sim = run(&SPEC.configured("", &[("fault", "refused")]));
     assert_eq!(text(&sim, "error"), "ECONNREFUSED");
     assert!(flag(&sim, "safe_to_retry_without_key") && flag(&sim, "error_proves_not_sent"));
 }
 
 #[test]
 fn a_healthy_call_completes_and_a_full_pool_waits_for_ever() {
-    let sim = run(&params("", &[("fault", "none")]));
+    let sim = run(&SPEC.configured("", &[("fault", "none")]));
     assert_eq!(text(&sim, "error"), "none");
     assert_eq!(text(&sim, "phase"), "done");
     assert!(flag(&sim, "server_did_work") && !flag(&sim, "still_open_at_end"));
@@ -383,7 +372,7 @@ fn a_healthy_call_completes_and_a_full_pool_waits_for_ever() {
         [Phase::SIX.as_slice(), &[Phase::Done]].concat()
     );
     // No timer covers the pool wait but a total timeout started before it.
-    let sim = run(&params("", &[("fault", "pool-full")]));
+    let sim = run(&SPEC.configured("", &[("fault", "pool-full")]));
     assert!(flag(&sim, "still_open_at_end"));
     assert_eq!(text(&sim, "phase"), "pool");
     assert!(sim.timers().is_empty());
@@ -589,7 +578,7 @@ fn preset_descriptions_give_the_runs_own_give_up_time() {
         let Some(at) = preset.description.find(" after ") else { continue };
         let rest = &preset.description[at + 7..];
         let Some(seconds) = rest.strip_suffix(" s.").filter(|n| n.parse::<f64>().is_ok()) else { continue };
-        let sim = run(&params(preset.id, &[]));
+        let sim = run(&SPEC.configured(preset.id, &[]));
         // "still reading after 7 s" names no give-up: the call never ended.
         let Some(gave_up) = metric(&sim, "gave_up_ms").as_f64() else { continue };
         assert_eq!(format!("{:.1}", gave_up / 1000.0), seconds, "{}", preset.id);
@@ -605,7 +594,7 @@ fn preset_descriptions_give_the_runs_own_give_up_time() {
 /// for the first second.
 #[test]
 fn break_5_fetch_hangs_10_s_per_connect_and_the_pool_fills() {
-    let sim = run(&params("ch1-break-5", &[]));
+    let sim = run(&SPEC.configured("ch1-break-5", &[]));
     // The one call of the run is the first of them: UND_ERR_CONNECT_TIMEOUT at 10.5 s.
     assert_eq!(text(&sim, "error"), "UND_ERR_CONNECT_TIMEOUT");
     assert_eq!(sim.failover().hang_end(), HangEnd::UndiciConnect);
@@ -628,7 +617,7 @@ fn break_5_fetch_hangs_10_s_per_connect_and_the_pool_fills() {
 #[test]
 fn break_5_requests_on_pooled_connections_to_the_old_ip_wait_for_their_timeout() {
     let hung = |set: &[(&str, &str)]| {
-        let sim = run(&params("ch1-break-5-pooled", set));
+        let sim = run(&SPEC.configured("ch1-break-5-pooled", set));
         assert_eq!(sim.failover().requests_hung, 10, "{set:?}: one per pooled connection");
         assert_eq!(num(&sim, "failover_failed"), 10.0, "{set:?}: a request was sent, so no retry");
         let first_ok = num(&sim, "failover_first_ok_ms") / 1000.0;
@@ -653,7 +642,7 @@ fn break_5_requests_on_pooled_connections_to_the_old_ip_wait_for_their_timeout()
 /// calls connect to the new address: the first answer at about 1 s, not 301 s.
 #[test]
 fn break_5_dropping_the_pool_on_a_dns_change_frees_it_at_once() {
-    let sim = run(&params("ch1-break-5-drop-pool", &[]));
+    let sim = run(&SPEC.configured("ch1-break-5-drop-pool", &[]));
     assert_eq!(sim.failover().dropped, 10);
     assert_eq!(num(&sim, "failover_failed"), 10.0);
     assert!(sim.failover().request_hung_for.is_none(), "none waited for its timeout");
@@ -667,7 +656,7 @@ fn break_5_dropping_the_pool_on_a_dns_change_frees_it_at_once() {
 #[test]
 fn break_5_node_http_waits_for_the_kernels_syn_timeout() {
     for (os, seconds) in [("linux", 127.0), ("macos", 75.0)] {
-        let sim = run(&params("ch1-break-5-http", &[("os", os)]));
+        let sim = run(&SPEC.configured("ch1-break-5-http", &[("os", os)]));
         assert_eq!(sim.failover().hang_end(), HangEnd::Kernel);
         let hang = num(&sim, "failover_connect_hang_ms") / 1000.0;
         assert!((hang - seconds).abs() < 0.01, "{os}: a connect hung {hang} s");
@@ -688,7 +677,7 @@ fn break_5_node_http_waits_for_the_kernels_syn_timeout() {
 #[test]
 fn break_5_a_short_connect_timeout_and_an_immediate_retry_reach_the_new_address() {
     for timeout in ["1000", "2000", "3000"] {
-        let sim = run(&params("ch1-break-5-fix", &[("connect_timeout_ms", timeout)]));
+        let sim = run(&SPEC.configured("ch1-break-5-fix", &[("connect_timeout_ms", timeout)]));
         let t: f64 = timeout.parse().unwrap();
         let hang = num(&sim, "failover_connect_hang_ms");
         assert!(hang >= t - 500.0 && hang <= t + 500.0, "{timeout}: a connect hung {hang} ms");
@@ -698,7 +687,7 @@ fn break_5_a_short_connect_timeout_and_an_immediate_retry_reach_the_new_address(
         assert_eq!(num(&sim, "failover_ok"), num(&sim, "failover_calls"));
     }
     // "… retried at once on a new connection …: safe even for a write, the request was never sent".
-    let f = run(&params("ch1-break-5-fix", &[])).facts_now().failover.expect("a failover");
+    let f = run(&SPEC.configured("ch1-break-5-fix", &[])).facts_now().failover.expect("a failover");
     assert!(f.retries > 0 && f.failed == 0, "{f:?}");
 }
 
@@ -709,12 +698,12 @@ fn break_5_a_short_connect_timeout_and_an_immediate_retry_reach_the_new_address(
 fn break_5_without_a_fresh_lookup_nothing_reaches_the_new_address() {
     for retry in ["false", "true"] {
         let sets = [("re_resolve", "false"), ("retry_connect", retry), ("calls_for_ms", "5000")];
-        let sim = run(&params("ch1-break-5-fix", &sets));
+        let sim = run(&SPEC.configured("ch1-break-5-fix", &sets));
         assert_eq!(num(&sim, "failover_ok"), 0.0);
         assert_eq!(num(&sim, "failover_failed"), num(&sim, "failover_calls"));
     }
     // The name gives the old address for 5 s: a 1 s timeout's retries hang again until then.
-    let sim = run(&params("ch1-break-5-fix", &[("dns_ttl_ms", "5000")]));
+    let sim = run(&SPEC.configured("ch1-break-5-fix", &[("dns_ttl_ms", "5000")]));
     assert!(num(&sim, "failover_retries") > 10.0, "the first connects are retried, and hang again");
     assert!(num(&sim, "failover_failed") > 0.0, "three connects in 4.5 s, all to the old address");
     assert_eq!(metric(&sim, "failover_ok").as_f64(), Some(num(&sim, "failover_calls") - num(&sim, "failover_failed")));
@@ -723,7 +712,7 @@ fn break_5_without_a_fresh_lookup_nothing_reaches_the_new_address() {
 /// Without a failover the run is the one call, as before.
 #[test]
 fn no_failover_no_calls() {
-    let sim = run(&params("fetch-blackhole", &[]));
+    let sim = run(&SPEC.configured("fetch-blackhole", &[]));
     assert_eq!(num(&sim, "failover_calls"), 0.0);
     assert_eq!(metric(&sim, "failover_pool_full_at_ms"), Value::Null);
     assert_eq!(sim.facts_now().failover, None, "no failover facts, so no failover words");
@@ -740,14 +729,14 @@ fn first_sentence(sim: &WhichTimeout) -> String {
 #[test]
 fn the_verdict_names_the_cards_moment_and_the_ticks() {
     for preset in ["abort-trickle", "fetch-silent", "abort-silent", "undici-headers-timeout", "fetch-blackhole"] {
-        let sim = run(&params(preset, &[]));
+        let sim = run(&SPEC.configured(preset, &[]));
         let card = resilience_lab::format::quantity_text(&metric(&sim, "gave_up_ms"), "ms");
         let first = first_sentence(&sim);
         assert!(first.contains(&format!("the caller saw the error at {card}.")), "{preset}: {first}");
     }
-    let trickle = first_sentence(&run(&params("abort-trickle", &[])));
+    let trickle = first_sentence(&run(&SPEC.configured("abort-trickle", &[])));
     assert!(trickle.contains("at 3,001 ms: 1 ms after its deadline") && trickle.contains("at 3,003 ms."), "{trickle}");
-    let silent = run(&params("fetch-silent", &[]));
+    let silent = run(&SPEC.configured("fetch-silent", &[]));
     let words = silent.reading().into_iter().find(|(k, _)| *k == "first").unwrap().1;
     assert!(!words.contains("only on its own 499 ms tick"), "{words}");
     for says in [

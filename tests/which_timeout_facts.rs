@@ -16,14 +16,6 @@ use resilience_lab::sim::{Host, MS, Micros, Model as _, Params, SEC, Simulation,
 
 type WhichTimeout = Host<Model>;
 
-fn params(preset: &str) -> Params {
-    let mut p = SPEC.defaults();
-    if !preset.is_empty() {
-        p.apply_preset(SPEC.preset(preset).unwrap_or_else(|| panic!("preset {preset}"))).unwrap();
-    }
-    p
-}
-
 fn run(p: &Params) -> WhichTimeout {
     let mut sim = WhichTimeout::new(p, 7, SPEC.duration_for(p) * MS);
     sim.run_to_end();
@@ -31,7 +23,7 @@ fn run(p: &Params) -> WhichTimeout {
 }
 
 fn facts_at(preset: &str) -> WhichTimeoutFacts {
-    let sim = run(&params(preset));
+    let sim = run(&SPEC.configured(preset, &[]));
     sim.facts_now()
 }
 
@@ -116,7 +108,7 @@ fn the_kernel_gives_up_on_time_with_no_reason_to_give() {
 #[test]
 fn before_play_nothing_has_started() {
     for preset in ["fetch-silent", "fetch-blackhole", "pool-wait"] {
-        let p = params(preset);
+        let p = SPEC.configured(preset, &[]);
         let sim = WhichTimeout::new(&p, 7, SPEC.duration_for(&p) * MS);
         assert_eq!(sim.facts_now().caller, Caller::NotStarted, "{preset}");
     }
@@ -126,7 +118,7 @@ fn before_play_nothing_has_started() {
 /// retry; a call still waiting in the pool never sent its request (Chapter 2, Part 2: safe).
 #[test]
 fn the_fault_tables_retry_column_reads_each_calls_state() {
-    let rows = every_fault(&WhichTimeoutConfig::from_params(&params("fetch-silent")));
+    let rows = every_fault(&WhichTimeoutConfig::from_params(&SPEC.configured("fetch-silent", &[])));
     let cell = |f: Fault| rows.iter().find(|r| r.fault == f).expect("every fault has a row").retry;
     // fetch-silent's settings: fetch with undici's 300 s headersTimeout and no AbortSignal.
     assert_eq!(cell(Fault::None), RetryCell::NothingToRetry);

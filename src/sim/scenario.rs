@@ -87,6 +87,21 @@ impl ScenarioSpec {
         self.model.run_length_ms(params).unwrap_or(self.default_duration_ms).clamp(MIN_DURATION_MS, MAX_RUN_LENGTH_MS)
     }
 
+    /// The parameters of `preset` (none: "") with `set`'s values on top, as `--preset` and
+    /// `--set` give them. For tests and tools that name known settings: it panics, naming what,
+    /// on an unknown preset or a value that cannot be set.
+    pub fn configured(&self, preset: &str, set: &[(&str, &str)]) -> Params {
+        let mut params = self.defaults();
+        if !preset.is_empty() {
+            let known = self.preset(preset).unwrap_or_else(|| panic!("{}: no preset '{preset}'", self.id));
+            params.apply_preset(known).unwrap_or_else(|e| panic!("{}: preset {preset}: {e}", self.id));
+        }
+        for (key, value) in set {
+            params.set_text(key, value).unwrap_or_else(|e| panic!("{}: {key}={value}: {e}", self.id));
+        }
+        params
+    }
+
     /// Builds a simulation; the duration is clamped to the allowed range (a reader's duration
     /// was checked against [`MAX_DURATION_MS`] where it was read).
     pub fn start(&self, params: &Params, seed: u64, duration_ms: u64) -> Box<dyn Simulation> {

@@ -27,7 +27,7 @@ fn every_preset_under_every_fix_ends_within_the_bound() {
         let variants: [&[(&str, &str)]; 3] =
             [&[], &[("retries", "0")], &[("retries", "0"), ("first_txn", "rolls-back")]];
         for (fix, set) in Fix::ALL.iter().flat_map(|f| variants.iter().map(move |v| (f, v))) {
-            let p = params(preset.id, &[&[("fix", fix.id())], *set].concat());
+            let p = SPEC.configured(preset.id, &[&[("fix", fix.id())], *set].concat());
             for seed in SEEDS {
                 let mut sim = DoubleClick::new(&p, seed, SETTLE);
                 sim.run_to_end();
@@ -48,10 +48,10 @@ fn every_preset_under_every_fix_ends_within_the_bound() {
 fn the_chapters_three_fixes_share_an_axis_close_to_the_longest_run() {
     let axis: Vec<f64> = ["double-click", "disable", "key"]
         .iter()
-        .map(|id| Model::last_moment_any_fix_ms(&DoubleClickConfig::from_params(&params(id, &[]))))
+        .map(|id| Model::last_moment_any_fix_ms(&DoubleClickConfig::from_params(&SPEC.configured(id, &[]))))
         .collect();
     assert!(axis.iter().all(|a| *a == axis[0]), "{axis:?}");
-    let none = run(&params("double-click", &[]), 1);
+    let none = run(&SPEC.configured("double-click", &[]), 1);
     assert!(axis[0] >= last_shown(&none) && axis[0] < last_shown(&none) + 200.0, "{axis:?}");
 }
 
@@ -75,7 +75,7 @@ proptest! {
 /// bound holds two runs of the handler after the last attempt.
 #[test]
 fn a_waiter_that_takes_over_after_a_rollback_is_within_the_bound() {
-    let p = params("rollback-external", &[("retries", "0"), ("handler_ms", "3000")]);
+    let p = SPEC.configured("rollback-external", &[("retries", "0"), ("handler_ms", "3000")]);
     let sim = run(&p, 1);
     assert!(last_shown(&sim) > 6000.0, "the second charge commits after 6 s: {}", last_shown(&sim));
     assert!(last_shown(&sim) <= bound(&p));

@@ -15,7 +15,7 @@ use resilience_lab::sim::Model;
 #[test]
 fn ch2_break_1_same_key_409_processing_then_recovery_and_replay() {
     for seed in SEEDS {
-        let sim = run(&params("ch2-break-1", &[]), seed);
+        let sim = run(&SPEC.configured("ch2-break-1", &[]), seed);
         let t = sim.timeline();
         let click1: Vec<_> = t.attempts.iter().filter(|a| a.click == 0).map(|a| a.outcome).collect();
         assert_eq!(
@@ -64,24 +64,24 @@ fn ch2_break_1_same_key_409_processing_then_recovery_and_replay() {
         assert_eq!(sim.facts_now().recovery, Some(RecoverySettled { orders: 1, charged_again: 0 }));
     }
     // Without the recovery job the order stays pending: the later click gets 409 too.
-    let stuck = run(&params("ch2-break-1", &[("recovery_after_ms", "0")]), 1);
+    let stuck = run(&SPEC.configured("ch2-break-1", &[("recovery_after_ms", "0")]), 1);
     assert_eq!(*outcomes(&stuck).last().unwrap(), AttemptOutcome::Conflict);
     assert!(stuck.timeline().recoveries.is_empty() && stuck.facts_now().recovery.is_none());
     // With the recovery job, an answer that never came is 'processing'; without one, 'failed'.
     let timed_out = [("second_click", "false"), ("retries", "0"), ("crash_after_charge", "false")];
-    let with_job = run(&params("ch2-break-1", &timed_out), 1);
+    let with_job = run(&SPEC.configured("ch2-break-1", &timed_out), 1);
     assert_eq!(outcomes(&with_job), [AttemptOutcome::Timeout]);
     assert_eq!(text(&with_job, "client_outcome"), "processing");
     let mut no_job = timed_out.to_vec();
     no_job.push(("recovery_after_ms", "0"));
-    assert_eq!(text(&run(&params("ch2-break-1", &no_job), 1), "client_outcome"), "failed");
+    assert_eq!(text(&run(&SPEC.configured("ch2-break-1", &no_job), 1), "client_outcome"), "failed");
 }
 
 /// While the helper waits after a 409, the page says "processing" (the buyer_sees line), and
 /// only then: before the 409 it says "Please wait".
 #[test]
 fn the_page_shows_processing_between_a_409_and_the_retry() {
-    let p = params("part3-table-key", &[]);
+    let p = SPEC.configured("part3-table-key", &[]);
     let mut sim = DoubleClick::new(&p, 1, SPEC.duration_for(&p) * MS);
     sim.advance(1100 * MS, u64::MAX);
     // "Please wait…": a timeout is not a 409.
@@ -104,7 +104,7 @@ fn the_page_shows_processing_between_a_409_and_the_retry() {
 #[test]
 fn ch2_break_4_the_second_waits_for_the_commit_then_reads_the_stored_response() {
     for seed in SEEDS {
-        let sim = run(&params("ch2-break-4", &[]), seed);
+        let sim = run(&SPEC.configured("ch2-break-4", &[]), seed);
         let t = sim.timeline();
         assert_eq!(t.server[0].arrived, t.server[1].arrived, "the same millisecond");
         assert_eq!(t.ledger[0].at - t.server[0].arrived, 3000 * MS, "the transaction is held 3 s, not 1.5 s");
@@ -120,10 +120,10 @@ fn ch2_break_4_the_second_waits_for_the_commit_then_reads_the_stored_response() 
         assert_eq!(count_events(&sim, held), 1, "seed {seed}");
     }
     // The hold is the transaction's, not the handler's: with no hold the wait is the handler's 1.5 s.
-    let short = run(&params("ch2-break-4", &[("claim_hold_ms", "0")]), 1);
+    let short = run(&SPEC.configured("ch2-break-4", &[("claim_hold_ms", "0")]), 1);
     assert_eq!(metric(&short, "claim_wait_ms"), Value::Num(1500.0));
     // A handler longer than the hold: the transaction commits when the work is done.
-    let long = run(&params("ch2-break-4", &[("handler_ms", "4000")]), 1);
+    let long = run(&SPEC.configured("ch2-break-4", &[("handler_ms", "4000")]), 1);
     assert_eq!(metric(&long, "claim_wait_ms"), Value::Num(4000.0));
 }
 
@@ -132,7 +132,7 @@ fn ch2_break_4_the_second_waits_for_the_commit_then_reads_the_stored_response() 
 #[test]
 fn ch2_break_4_a_short_lock_timeout_answers_409_at_once() {
     for seed in SEEDS {
-        let sim = run(&params("ch2-break-4-lock-timeout", &[]), seed);
+        let sim = run(&SPEC.configured("ch2-break-4-lock-timeout", &[]), seed);
         let t = sim.timeline();
         let waits: Vec<_> = t.server.iter().filter_map(|s| s.waited_until.map(|w| w - s.arrived)).collect();
         assert!(!waits.is_empty() && waits.iter().all(|&w| w == 200 * MS), "seed {seed}: {waits:?}");
@@ -155,7 +155,7 @@ fn ch2_break_4_a_short_lock_timeout_answers_409_at_once() {
 #[test]
 fn ch2_break_4_external_work_derived_key_against_a_fresh_key_and_the_window() {
     for seed in SEEDS {
-        let sim = run(&params("ch2-break-4-external", &[]), seed);
+        let sim = run(&SPEC.configured("ch2-break-4-external", &[]), seed);
         let t = sim.timeline();
         // The duplicate waited only for the short claim transaction, then read "processing".
         assert_eq!(metric(&sim, "claim_wait_ms"), Value::Num(50.0), "seed {seed}");
@@ -169,7 +169,7 @@ fn ch2_break_4_external_work_derived_key_against_a_fresh_key_and_the_window() {
         let processing = |w: &What| matches!(w, What::WaitEnded { how: WaitEnd::OrderProcessing, .. });
         assert_eq!(count_events(&sim, processing), 1, "seed {seed}");
 
-        let fresh = run(&params("ch2-break-4-external", &[("provider_key", "per-attempt")]), seed);
+        let fresh = run(&SPEC.configured("ch2-break-4-external", &[("provider_key", "per-attempt")]), seed);
         assert_eq!((count(&fresh, "charges"), count(&fresh, "recovery_charges")), (2, 1));
         assert_eq!(fresh.story_matches_card(fresh.now()), Some(false));
         // "its calls charged the card 1 time"
@@ -179,12 +179,12 @@ fn ch2_break_4_external_work_derived_key_against_a_fresh_key_and_the_window() {
         // The first charge is 1,500 ms after the claim committed; the recovery job calls 3,000 ms
         // after it and its call ends 1,500 ms later: 3 s after the first charge. A window of 2 s
         // has passed by then, one of 4 s has not.
-        let past = run(&params("ch2-break-4-external", &[("provider_key_window_ms", "2000")]), seed);
+        let past = run(&SPEC.configured("ch2-break-4-external", &[("provider_key_window_ms", "2000")]), seed);
         assert_eq!((count(&past, "charges"), count(&past, "recovery_charges")), (2, 1));
         // "… past the provider's 2,000 ms key window, so the provider charges again".
         let past_window = |w: &What| matches!(w, What::RecoveryCharged { why: Some(RecoveryChargeWhy::Forgotten(f)), .. } if f.window_ms == 2000.0);
         assert_eq!(count_events(&past, past_window), 1, "seed {seed}");
-        let within = run(&params("ch2-break-4-external", &[("provider_key_window_ms", "4000")]), seed);
+        let within = run(&SPEC.configured("ch2-break-4-external", &[("provider_key_window_ms", "4000")]), seed);
         assert_eq!(count(&within, "charges"), 1);
     }
 }
@@ -196,21 +196,21 @@ fn ch2_break_4_external_work_derived_key_against_a_fresh_key_and_the_window() {
 fn the_provider_charges_once_per_derived_key_within_its_window() {
     let takeover = [("claim_ttl_ms", "500")];
     for seed in SEEDS {
-        let per_attempt = run(&params("crash-separate-store", &takeover), seed);
+        let per_attempt = run(&SPEC.configured("crash-separate-store", &takeover), seed);
         assert_eq!(count(&per_attempt, "charges"), 2, "two calls, two fresh keys, two charges");
         let mut derived = takeover.to_vec();
         derived.push(("provider_key", "derived"));
-        let sim = run(&params("crash-separate-store", &derived), seed);
+        let sim = run(&SPEC.configured("crash-separate-store", &derived), seed);
         assert_eq!(count(&sim, "charges"), 1, "seed {seed}");
         assert!(sim.timeline().server[1].provider_replayed);
         assert_eq!(*outcomes(&sim).last().unwrap(), AttemptOutcome::Ok { charge: 1, replayed: false });
         derived.push(("provider_key_window_ms", "1000"));
-        let within = run(&params("crash-separate-store", &derived), seed);
+        let within = run(&SPEC.configured("crash-separate-store", &derived), seed);
         assert_eq!(count(&within, "charges"), 1, "the takeover is well within 1 s of the first charge");
 
-        let race = run(&params("same-ms-race", &[("provider_key", "derived")]), seed);
+        let race = run(&SPEC.configured("same-ms-race", &[("provider_key", "derived")]), seed);
         assert_eq!(count(&race, "charges"), 1, "the provider is the last net under a racy claim");
-        let fresh = run(&params("same-ms-race", &[("provider_key", "per-attempt")]), seed);
+        let fresh = run(&SPEC.configured("same-ms-race", &[("provider_key", "per-attempt")]), seed);
         assert_eq!(count(&fresh, "charges"), 3);
     }
     // A window shorter than the gap between the calls: the second charges again.
@@ -220,7 +220,7 @@ fn the_provider_charges_once_per_derived_key_within_its_window() {
         ("provider_key_window_ms", "1000"),
         ("handler_ms", "1200"),
     ];
-    let sim = run(&params("crash-separate-store", &short), 1);
+    let sim = run(&SPEC.configured("crash-separate-store", &short), 1);
     let t = sim.timeline();
     assert!(t.ledger.len() == 2 && t.ledger[1].at - t.ledger[0].at >= 1000 * MS, "{:?}", t.ledger);
 }
