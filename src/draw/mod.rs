@@ -13,6 +13,10 @@ pub mod at_least_once;
 pub mod cascade;
 #[cfg(feature = "choosing-numbers")]
 pub mod choosing_numbers;
+#[cfg(feature = "deadline-chain")]
+pub mod deadline_chain;
+#[cfg(feature = "double-click")]
+pub mod double_click;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod figure;
 pub mod labels;
@@ -23,12 +27,32 @@ pub mod slow_server;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod svg;
 pub mod theme;
+pub mod timeline;
+#[cfg(feature = "which-timeout")]
+pub mod which_timeout;
 
 pub use labels::{Labels, Spot};
 pub use theme::{Theme, color, slot};
 
 /// The font of every label the figures draw: the pictures', the charts' and the timeline's.
 pub const FONT: &str = "11px system-ui, sans-serif";
+
+/// Round numbers for axis ticks: 1, 2 or 5 times a power of ten.
+pub fn nice_step(range: f64, target_ticks: f64) -> f64 {
+    let raw = (range / target_ticks).max(1e-9);
+    let mag = libm::pow(10.0, libm::floor(libm::log10(raw)));
+    let norm = raw / mag;
+    let nice = if norm < 1.5 {
+        1.0
+    } else if norm < 3.5 {
+        2.0
+    } else if norm < 7.5 {
+        5.0
+    } else {
+        10.0
+    };
+    nice * mag
+}
 
 /// The Canvas 2D operations the pictures use, named as the context names them; coordinates in
 /// CSS pixels.

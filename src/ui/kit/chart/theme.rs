@@ -1,8 +1,9 @@
-//! Which of the colours (`draw::theme`) the page is drawn in, and the charts' round-number ticks:
-//! shared by the chart and the timeline.
+//! Which of the colours (`draw::theme`) the page is drawn in, for the chart and the timeline;
+//! and, for the chart, the round-number ticks (`draw::nice_step`).
 
 use leptos::prelude::*;
 
+pub use crate::draw::nice_step;
 pub use crate::draw::theme::{Theme, color, slot};
 use crate::url;
 
@@ -62,21 +63,4 @@ impl Theme {
     pub fn now() -> Self {
         Theme::of(is_dark())
     }
-}
-
-/// Round numbers for axis ticks: 1, 2 or 5 times a power of ten.
-pub fn nice_step(range: f64, target_ticks: f64) -> f64 {
-    let raw = (range / target_ticks).max(1e-9);
-    let mag = libm::pow(10.0, libm::floor(libm::log10(raw)));
-    let norm = raw / mag;
-    let nice = if norm < 1.5 {
-        1.0
-    } else if norm < 3.5 {
-        2.0
-    } else if norm < 7.5 {
-        5.0
-    } else {
-        10.0
-    };
-    nice * mag
 }

@@ -11,7 +11,7 @@ use crate::scenarios::at_least_once::{AtLeastOnce, DeliveryRecord, Outcome, Step
 use crate::sim::{Host, Micros, Model, Simulation};
 use crate::ui::kit::Timeline;
 use crate::ui::kit::chart::slot;
-use crate::ui::kit::timeline::{Bar, Fill, Key, Lane, LegendItem, Mark, Meter, Shape, TimelineData};
+use crate::draw::timeline::{Bar, Fill, Key, Lane, LegendItem, Mark, Meter, Shape, TimelineData};
 use crate::ui::runner::Runner;
 
 // What each colour means on this timeline.

@@ -6,7 +6,7 @@ use crate::format;
 use crate::scenarios::choosing_numbers::{AttemptEnd, ChoosingNumbers, RequestRecord, RouteOutcome};
 use crate::sim::{Host, Micros};
 use crate::ui::kit::chart::slot;
-use crate::ui::kit::timeline::{Bar, Fill, Key, Lane, LegendItem, Mark, Meter, Shape, TimelineData};
+use crate::draw::timeline::{Bar, Fill, Key, Lane, LegendItem, Mark, Meter, Shape, TimelineData};
 
 const ANSWERED: usize = slot::BLUE;
 const TIMED_OUT: usize = slot::RED;

@@ -4,10 +4,10 @@
 //! the verdict, the notes under the cards, the chapter's table beside this run, the moments.
 
 mod table;
-mod timeline;
 
 use leptos::prelude::*;
 
+use crate::draw::deadline_chain as timeline;
 use crate::scenarios::deadline_chain::{CWork, DeadlineChain, DeadlineChainConfig, DeadlineChainMetrics, DeadlineChainWords};
 use crate::sim::{Config, Params, Simulation};
 use crate::format;

@@ -4,10 +4,10 @@
 //! the run's own reading (`scenarios::double_click::reading`).
 
 mod events;
-mod timeline;
 
 use leptos::prelude::*;
 
+use crate::draw::double_click as timeline;
 use crate::format;
 use crate::scenarios::double_click::{AMOUNT_CENTS, ButtonState, DoubleClick, DoubleClickConfig, DoubleClickMetrics, DoubleClickWords};
 use crate::sim::{Config, Model, Params, Simulation};

@@ -6,11 +6,11 @@
 mod failover;
 mod faults;
 mod phases;
-mod timeline;
 mod timers;
 
 use leptos::prelude::*;
 
+use crate::draw::which_timeout as timeline;
 use crate::scenarios::which_timeout::{Client, WhichTimeout, WhichTimeoutConfig, WhichTimeoutMetrics, WhichTimeoutWords};
 use crate::sim::Config;
 use crate::ui::kit::speed::speed_to_watch;

@@ -1,5 +1,5 @@
 //! What a timeline shows: lanes of rows with bars, marks and meters, links between rows, shaded
-//! spans, the playhead and the legend, built by a page from its run (times in ms).
+//! spans, the playhead and the legend, built from a run (times in ms).
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Fill {

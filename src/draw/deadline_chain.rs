@@ -1,14 +1,15 @@
-//! The request on the kit's timeline: the user and the three hops as lanes, their work and
-//! waiting as bars, budgets and timeouts as meters, the messages as links between lanes.
+//! One request through the deadline chain on the timeline: the user and the three hops as
+//! lanes, their work and waiting as bars, budgets and timeouts as meters, the messages as links
+//! between lanes. The page draws it, and `resilience-lab figure` (over the whole run).
 
+use super::slot;
+use super::timeline::{At, Bar, Fill, Key, Lane, LegendItem, Link, Mark, Meter, Shape, Span, TimelineData};
 use crate::format;
 use crate::scenarios::deadline_chain::{
     DeadlineChain, DeadlineChainConfig, HOPS, Lane as Hop, MarkKind, MsgKind, Party, StoppedWaiting, WorkOutcome,
     after_shown, kept_working_past_deadline,
 };
 use crate::sim::{Host, Micros, Simulation};
-use crate::ui::kit::chart::slot;
-use crate::ui::kit::timeline::{At, Bar, Fill, Key, Lane, LegendItem, Link, Mark, Meter, Shape, Span, TimelineData};
 
 // What each colour means on this timeline.
 const WORK: usize = slot::BLUE;

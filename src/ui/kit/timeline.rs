@@ -1,26 +1,25 @@
-//! The request timeline, on Canvas 2D: lanes of rows on one time axis, with one vocabulary for
-//! every request picture: bars (work, waiting; solid, outlined or hatched; open while still
-//! going), marks with shapes (a click, an answer, a give-up), meters that run out (a budget, a
-//! timeout), shaded spans, links between rows (a request travelling, an answer coming back,
-//! dashed and crossed when nobody waits for it), a playhead and a legend.
-//!
-//! Every label goes through one placement rule (`layout`): lane names and row names in the
-//! left gutter, axis labels chosen so they fit, then each label at the first free place among
-//! its candidates, or left out. No two labels overlap, none crosses the canvas edge, and lines
-//! pass under them. The boxes drawn are exposed as `data-labels` (JSON) on the canvas for the
-//! tests. A label may be left out, so a page always gives the story in text as well.
-//! Times are milliseconds of simulated time.
-
-mod data;
-mod draw;
-mod layout;
+//! The request timeline on the page: the drawing (`draw::timeline`, shared with `resilience-lab
+//! figure`) on a canvas sized to the data's height, its label boxes as `data-labels` for the
+//! tests, a legend, and a summary for screen readers.
 
 use leptos::prelude::*;
+use web_sys::HtmlCanvasElement;
 
-pub use data::{At, Bar, Fill, Ghost, Key, Lane, LegendItem, Link, Mark, Meter, Shape, Span, TimelineData};
+use crate::draw::timeline::{self, Fill, Key, LegendItem, Shape, TimelineData};
 
-use super::canvas::drawn_canvas;
-use super::chart::{color, is_dark, spoken_summary};
+use super::canvas::{context, drawn_canvas, set_attribute};
+use super::chart::{Theme, color, is_dark, spoken_summary};
+use super::number::shortest;
+
+/// The height comes from the data; only the width is measured.
+fn draw(el: &HtmlCanvasElement, css_w: f64, _measured_h: f64, d: &TimelineData) {
+    let css_w = css_w.max(200.0);
+    let css_h = timeline::height(d);
+    set_attribute(el, "style", &format!("height:{}px", shortest(css_h)));
+    let Some(ctx) = context(el, css_w, css_h) else { return };
+    let labels = timeline::draw(&ctx, css_w, &Theme::now(), d);
+    set_attribute(el, "data-labels", &labels);
+}
 
 #[component]
 pub fn Timeline(
@@ -34,7 +33,7 @@ pub fn Timeline(
     #[prop(optional, into)]
     ghost: Option<Signal<Option<String>>>,
 ) -> impl IntoView {
-    let (canvas, data) = drawn_canvas(data, draw::draw);
+    let (canvas, data) = drawn_canvas(data, draw);
     // At most once a second while the run plays, as a chart's.
     let spoken = spoken_summary(summary);
     // The legend's items change far less often than the data (as the chart's): rebuilt every

@@ -5,10 +5,10 @@
 //! placed first; then labels inside bars, the marks' and the bars' outcomes lane by lane, the
 //! links', the meters' and last the spans'.
 
-use super::data::{Lane, TimelineData};
+use super::data::{Fill, Lane, TimelineData};
 use crate::draw::FONT;
+use crate::draw::nice_step;
 use crate::format;
-use crate::ui::kit::chart::nice_step;
 
 /// The band above the lanes: the playhead's time and the labels of spans across all lanes.
 pub const TOP: f64 = 17.0;
@@ -391,7 +391,7 @@ fn inside_bars(plan: &Plan, d: &TimelineData, p: &mut Placer) {
             if w + 8.0 <= z - a {
                 let r = Rect { x: a + 4.0, y: row.bar, w, h: LABEL_H };
                 if p.free(&r, 0.0) {
-                    let ink = if b.fill == super::Fill::Solid { Ink::OnSolid } else { Ink::Fg };
+                    let ink = if b.fill == Fill::Solid { Ink::OnSolid } else { Ink::Fg };
                     p.put(&b.label, (r.x, r.y, w), Font::Plain, ink);
                     if let Some(l) = p.placed.last_mut() {
                         l.inside_bar = true;

@@ -1,14 +1,15 @@
-//! One purchase on the kit's timeline: the page, the helper's attempts (a row per click), the
-//! server's runs and the card's charges as lanes; requests and answers as links.
+//! One purchase on the timeline: the page, the helper's attempts (a row per click), the server's
+//! runs and the card's charges as lanes; requests and answers as links. The page draws it with
+//! the ghost of the run before the reader's last change; `resilience-lab figure` without.
 
+use super::Ghost;
+use super::slot::{self, GRAY, GREEN, ORANGE, PINK, RED};
+use super::timeline::{At, Bar, Key, Lane, LegendItem, Link, Mark, Shape, Span, TimelineData};
 use crate::scenarios::double_click::{
     AttemptOutcome, BuyerOutcome, ClickEffect, DoubleClick, DoubleClickConfig, DoubleClickMetrics, Fix, ServerResult,
     Timeline as Records,
 };
 use crate::sim::{Host, Micros, Model, Simulation};
-use crate::ui::kit::ghost::Ghost;
-use crate::ui::kit::chart::slot::{self, GRAY, GREEN, ORANGE, PINK, RED};
-use crate::ui::kit::timeline::{At, Bar, Key, Lane, LegendItem, Link, Mark, Shape, Span, TimelineData};
 
 // Blue and purple for the two clicks; the other colours mark outcomes.
 const CLICK_COLORS: [usize; 2] = [slot::BLUE, slot::PURPLE];
@@ -125,7 +126,7 @@ pub fn ghost_json(g: &Ghost<Trace>) -> String {
 
 /// The ghost on the card's ledger: its charges as faded rings, named by its fix when this run's
 /// differs ("before: None, 3 charges").
-fn ghost_on_ledger(g: &Ghost<Trace>, fix: Fix) -> crate::ui::kit::timeline::Ghost {
+fn ghost_on_ledger(g: &Ghost<Trace>, fix: Fix) -> super::timeline::Ghost {
     let marks = g
         .trace
         .ledger
@@ -135,7 +136,7 @@ fn ghost_on_ledger(g: &Ghost<Trace>, fix: Fix) -> crate::ui::kit::timeline::Ghos
     let name = if g.trace.fix != fix { g.trace.fix.label() } else { "before your change" };
     let n = g.trace.metrics.card_charged;
     let label = format!("rings: {name}, {n} {}", if n == 1 { "charge" } else { "charges" });
-    crate::ui::kit::timeline::Ghost { marks, label }
+    super::timeline::Ghost { marks, label }
 }
 
 fn charge_color(id: u32) -> usize {
@@ -181,7 +182,13 @@ fn page_lane(t: &Records, now: Micros) -> (Lane, Vec<Span>) {
     for c in t.clicks {
         if let Some(from) = c.processing_from {
             let to = ms(c.finished_at.filter(|_| c.outcome != BuyerOutcome::Processing).unwrap_or(now));
-            spans.push(Span { lane: Some(PAGE), from: ms(from), to, color: ORANGE, label: "processing\u{2026}".into() });
+            spans.push(Span {
+                lane: Some(PAGE),
+                from: ms(from),
+                to,
+                color: ORANGE,
+                label: "processing\u{2026}".into(),
+            });
         }
     }
     if let Some(paid) = t.clicks.iter().filter(|c| c.outcome == BuyerOutcome::Paid).find_map(|c| c.finished_at) {
@@ -315,7 +322,11 @@ fn card_lane(t: &Records, rows: &[usize], ext: Extent, now: Micros, links: &mut 
     // The recovery job's provider calls, each ending in what the provider answered.
     for r in t.recoveries {
         let end = r.charge.map(|c| {
-            if r.new_charge { (format!("charged again: ch_{c}"), RED) } else { (format!("ch_{c}, no new charge"), GREEN) }
+            if r.new_charge {
+                (format!("charged again: ch_{c}"), RED)
+            } else {
+                (format!("ch_{c}, no new charge"), GREEN)
+            }
         });
         lane.bars.push(Bar {
             row: 1,
@@ -332,7 +343,11 @@ fn card_lane(t: &Records, rows: &[usize], ext: Extent, now: Micros, links: &mut 
         let color = charge_color(c.id);
         let label = format!("ch_{}", c.id);
         lane.marks.push(Mark { row: 0, at: ms(c.at), color, shape: Shape::Dot, label });
-        let from = if c.by_recovery { At { lane: CARD, row: 1, t: ms(c.at) } } else { At { lane: SERVER, row: rows[c.server], t: ms(c.at) } };
+        let from = if c.by_recovery {
+            At { lane: CARD, row: 1, t: ms(c.at) }
+        } else {
+            At { lane: SERVER, row: rows[c.server], t: ms(c.at) }
+        };
         links.push(Link {
             from,
             to: At { lane: CARD, row: 0, t: ms(c.at) },

@@ -1,12 +1,12 @@
-//! The call on the kit's timeline: its phases as bars, each armed timer as a meter counting to
+//! The call on the timeline: its phases as bars, each armed timer as a meter counting to
 //! its deadline with its lateness after it, and the server: when the request reached its code,
 //! its work, and when it saw the connection close.
 
+use super::slot;
+use super::timeline::{Bar, Fill, Key, Lane, LegendItem, Mark, Meter, Shape, TimelineData};
 use crate::format;
 use crate::scenarios::which_timeout::{ArmedTimer, Phase, TimerKind, WhichTimeout};
 use crate::sim::{Host, Micros, Simulation};
-use crate::ui::kit::chart::slot;
-use crate::ui::kit::timeline::{Bar, Fill, Key, Lane, LegendItem, Mark, Meter, Shape, TimelineData};
 
 // What each colour means on this timeline.
 const PHASE: usize = slot::BLUE;
