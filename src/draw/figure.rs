@@ -8,7 +8,7 @@ use std::any::Any;
 use super::svg::Svg;
 use super::{Pen, Stamp, Theme};
 use crate::format;
-use crate::sim::{Host, Model, ScenarioSpec, Simulation};
+use crate::sim::{Host, Model, ScenarioSpec, Shown, Simulation};
 
 /// The figure of `sim` now, `width` CSS pixels wide, light or `dark`; None for a simulation
 /// without a picture.
@@ -51,7 +51,29 @@ fn picture(sim: &dyn Simulation, width: f64, theme: &Theme) -> Option<(String, f
         let scene = Scene::of(run, None, bound);
         return Some(drawn(width, HEIGHT, theme, |p, w, h, t| draw(p, w, h, t, &scene)));
     }
+    #[cfg(feature = "deadline-chain")]
+    if let Some(run) = run.downcast_ref::<Host<crate::scenarios::deadline_chain::DeadlineChain>>() {
+        let whole_ms = run.end() as f64 / 1000.0;
+        return Some(timeline(width, theme, &super::deadline_chain::data(run, whole_ms, None)));
+    }
+    #[cfg(feature = "double-click")]
+    if let Some(run) = run.downcast_ref::<Host<crate::scenarios::double_click::DoubleClick>>() {
+        use crate::scenarios::double_click::DoubleClick;
+        let reach = DoubleClick::last_moment_any_fix_ms(run.config());
+        let extent = super::double_click::extent(run.config().clone(), run.seed(), run.end(), reach);
+        return Some(timeline(width, theme, &super::double_click::data(run, extent, None)));
+    }
+    #[cfg(feature = "which-timeout")]
+    if let Some(run) = run.downcast_ref::<Host<crate::scenarios::which_timeout::WhichTimeout>>() {
+        // A failover (Break 5) is headed by its calls' chart, which is not drawn here yet.
+        return (!run.failover().enabled()).then(|| timeline(width, theme, &super::which_timeout::data(run)));
+    }
     None
+}
+
+/// A request timeline, as tall as its data makes it.
+fn timeline(width: f64, theme: &Theme, data: &super::timeline::TimelineData) -> (String, f64) {
+    drawn(width, super::timeline::height(data), theme, |p, w, _, t| super::timeline::draw(p, w, t, data))
 }
 
 /// A picture `width` × `height` on the theme's background, drawn by `draw`, and its height.
@@ -70,7 +92,6 @@ const VALUE: &str = "bold 21px system-ui, sans-serif";
 const VALUE_LONG: &str = "bold 14px system-ui, sans-serif";
 const UNIT: &str = "13px system-ui, sans-serif";
 const VERDICT: &str = "15px system-ui, sans-serif";
-const CARD_H: f64 = 56.0;
 const LINE_H: f64 = 21.0;
 
 /// One stat card: its label, its value and its unit, as the page's card writes them.
@@ -95,19 +116,22 @@ fn caption(scenario: &ScenarioSpec, sim: &dyn Simulation, width: f64, theme: &Th
             Some(Card { label: spec.label, value, unit })
         })
         .collect();
-    let verdict = verdict(&sim.reading(), said.verdict, said.first_sentence);
+    let verdict = verdict(&sim.reading(), said.verdict, said.shown);
     let per_row = if width >= 560.0 { 4 } else { 2 }.min(cards.len().max(1));
-    let rows = cards.len().div_ceil(per_row);
     let card_w = (width - 2.0 * PAD - GAP * (per_row - 1) as f64) / per_row as f64;
     let measure = Svg::new(width, 0.0, theme.bg);
-    let lines = wrap(&measure, &verdict, width - 2.0 * PAD);
-    let cards_h = rows as f64 * (CARD_H + GAP);
+    let laid: Vec<Laid> = cards.iter().map(|c| Laid::of(&measure, c, card_w - 20.0)).collect();
+    let rows: Vec<f64> = laid.chunks(per_row).map(|row| row.iter().map(Laid::height).fold(0.0, f64::max)).collect();
+    let lines = wrap(&measure, verdict.split_whitespace(), " ", VERDICT, width - 2.0 * PAD);
+    let cards_h: f64 = rows.iter().map(|h| h + GAP).sum();
     let height = PAD + cards_h + lines.len() as f64 * LINE_H + PAD;
     let pen = Svg::new(width, height, theme.bg);
-    for (i, card) in cards.iter().enumerate() {
-        let x = PAD + (i % per_row) as f64 * (card_w + GAP);
-        let y = PAD + (i / per_row) as f64 * (CARD_H + GAP);
-        draw_card(&pen, theme, card, x, y, card_w);
+    let mut y = PAD;
+    for (row, row_h) in laid.chunks(per_row).zip(&rows) {
+        for (i, card) in row.iter().enumerate() {
+            draw_card(&pen, theme, card, PAD + i as f64 * (card_w + GAP), y, card_w, *row_h);
+        }
+        y += row_h + GAP;
     }
     for (i, line) in lines.iter().enumerate() {
         let top = PAD + cards_h + i as f64 * LINE_H;
@@ -116,26 +140,65 @@ fn caption(scenario: &ScenarioSpec, sim: &dyn Simulation, width: f64, theme: &Th
     (pen, height)
 }
 
-/// The verdict as the figure shows it before its "Why?": its lead.
-fn verdict(reading: &crate::sim::Reading, key: &str, first_sentence: bool) -> String {
-    let said = reading.iter().find(|(k, _)| *k == key).map_or("", |(_, s)| s.as_str());
-    let said = if first_sentence { format::first_sentences(said, 1) } else { said.to_string() };
-    format::lead(&said, format::FIGURE_VERDICT_WORDS).0.to_string()
+/// A card laid out in its width: its value on one line, or, too wide for it (an error's name),
+/// smaller and broken after its underscores, as the page's card wraps it.
+struct Laid<'a> {
+    card: &'a Card,
+    font: &'static str,
+    lines: Vec<String>,
 }
 
-fn draw_card(p: &Svg, theme: &Theme, card: &Card, x: f64, y: f64, w: f64) {
+impl<'a> Laid<'a> {
+    fn of(p: &Svg, card: &'a Card, inner: f64) -> Self {
+        let unit_w = unit_width(p, card);
+        if p.text_width(VALUE, &card.value) + unit_w <= inner {
+            return Laid { card, font: VALUE, lines: vec![card.value.clone()] };
+        }
+        let lines = wrap(p, card.value.split_inclusive('_'), "", VALUE_LONG, inner - unit_w);
+        Laid { card, font: VALUE_LONG, lines: lines.iter().map(|l| fitted(p, l, VALUE_LONG, inner - unit_w)).collect() }
+    }
+
+    /// The label's line, the value's lines and the padding.
+    fn height(&self) -> f64 {
+        22.0 + self.lines.len() as f64 * self.line_height() + 6.0
+    }
+
+    fn line_height(&self) -> f64 {
+        if self.font == VALUE { 28.0 } else { 18.0 }
+    }
+}
+
+fn unit_width(p: &Svg, card: &Card) -> f64 {
+    if card.unit.is_empty() { 0.0 } else { p.text_width(UNIT, card.unit) + 4.0 }
+}
+
+/// The verdict as the figure shows it before a "Why?".
+pub fn verdict(reading: &crate::sim::Reading, key: &str, shown: Shown) -> String {
+    let said = reading.iter().find(|(k, _)| *k == key).map_or("", |(_, s)| s.as_str());
+    match shown {
+        Shown::Whole => said.to_string(),
+        Shown::Lead => format::lead(said, format::FIGURE_VERDICT_WORDS).0.to_string(),
+        Shown::FirstSentence => {
+            format::lead(&format::first_sentences(said, 1), format::FIGURE_VERDICT_WORDS).0.to_string()
+        }
+    }
+}
+
+fn draw_card(p: &Svg, theme: &Theme, laid: &Laid, x: f64, y: f64, w: f64, h: f64) {
     p.set_stroke_style_str(theme.grid);
     p.set_line_width(1.0);
-    p.stroke_rect(x + 0.5, y + 0.5, w - 1.0, CARD_H - 1.0);
-    let inner = w - 20.0;
-    text(p, &fitted(p, card.label, LABEL, inner), LABEL, theme.muted, x + 10.0, y + 6.0, 16.0);
-    let unit_w = if card.unit.is_empty() { 0.0 } else { p.text_width(UNIT, card.unit) + 4.0 };
-    let font = if p.text_width(VALUE, &card.value) + unit_w <= inner { VALUE } else { VALUE_LONG };
-    let value = fitted(p, &card.value, font, inner - unit_w);
-    text(p, &value, font, theme.fg, x + 10.0, y + 22.0, 28.0);
-    if unit_w > 0.0 {
-        let after = x + 10.0 + p.text_width(font, &value) + 4.0;
-        text(p, card.unit, UNIT, theme.muted, after, y + 24.0, 26.0);
+    p.stroke_rect(x + 0.5, y + 0.5, w - 1.0, h - 1.0);
+    let card = laid.card;
+    text(p, &fitted(p, card.label, LABEL, w - 20.0), LABEL, theme.muted, x + 10.0, y + 6.0, 16.0);
+    let line_h = laid.line_height();
+    for (i, line) in laid.lines.iter().enumerate() {
+        text(p, line, laid.font, theme.fg, x + 10.0, y + 22.0 + i as f64 * line_h, line_h);
+    }
+    if !card.unit.is_empty() {
+        let last = laid.lines.last().map_or("", String::as_str);
+        let after = x + 10.0 + p.text_width(laid.font, last) + 4.0;
+        let top = y + 22.0 + (laid.lines.len() - 1) as f64 * line_h;
+        text(p, card.unit, UNIT, theme.muted, after, top + 2.0, line_h - 2.0);
     }
 }
 
@@ -159,16 +222,16 @@ fn fitted(p: &Svg, text: &str, font: &'static str, max: f64) -> String {
     format!("{}…", cut.trim_end())
 }
 
-/// `text` in lines of at most `max` px in the verdict's font, broken between words.
-fn wrap(p: &Svg, text: &str, max: f64) -> Vec<String> {
+/// `parts` joined by `joint` in lines of at most `max` px in `font`, broken between parts.
+fn wrap<'t>(p: &Svg, parts: impl Iterator<Item = &'t str>, joint: &str, font: &'static str, max: f64) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
-    for word in text.split_whitespace() {
+    for part in parts {
         match lines.last_mut() {
-            Some(line) if p.text_width(VERDICT, &format!("{line} {word}")) <= max => {
-                line.push(' ');
-                line.push_str(word);
+            Some(line) if p.text_width(font, &format!("{line}{joint}{part}")) <= max => {
+                line.push_str(joint);
+                line.push_str(part);
             }
-            _ => lines.push(word.to_string()),
+            _ => lines.push(part.to_string()),
         }
     }
     lines

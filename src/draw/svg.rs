@@ -226,6 +226,8 @@ impl Pen for Svg {
         let (size, bold, families) = parse_font(l.font);
         let family = fonts().family.as_deref().map_or(String::new(), |f| format!("'{f}', "));
         let weight = if bold { " font-weight=\"bold\"" } else { "" };
+        let weight =
+            if l.font.starts_with("italic") { format!("{weight} font-style=\"italic\"") } else { weight.into() };
         let mut s = self.state.borrow_mut();
         let opacity = opacity(s.alpha);
         let _ = writeln!(
@@ -252,13 +254,15 @@ fn stroke_attributes(s: &State) -> String {
     a
 }
 
-/// A CSS font ("bold 11px system-ui, sans-serif"): its size in px, whether bold, its families.
+/// A CSS font ("bold 11px system-ui, sans-serif", "600 11px …", "italic 11px …"): its size in
+/// px, whether bold (a weight of 600 or more too, as the timeline's lane names), its families.
 fn parse_font(font: &str) -> (f64, bool, &str) {
     let Some(px) = font.find("px") else { return (11.0, false, "sans-serif") };
     let before = &font[..px];
     let start = before.rfind(' ').map_or(0, |i| i + 1);
     let size = before[start..].parse().unwrap_or(11.0);
-    (size, before[..start].contains("bold"), font[px + 2..].trim())
+    let bold = before[..start].split(' ').any(|w| w == "bold" || w.parse::<u32>().is_ok_and(|n| n >= 600));
+    (size, bold, font[px + 2..].trim())
 }
 
 /// The system's fonts, loaded once: for measuring here and for rendering in [`png`].

@@ -73,14 +73,25 @@ pub struct Caption {
     pub cards: &'static [&'static str],
     /// The key of the sentence that is its verdict.
     pub verdict: &'static str,
-    /// Only that sentence's first sentence: the rest is the full page's detail.
-    pub first_sentence: bool,
+    /// How much of it the figure shows.
+    pub shown: Shown,
+}
+
+/// How much of its verdict's sentence a figure shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shown {
+    /// Its lead, the rest behind a "Why?" (the kit's verdict).
+    Lead,
+    /// The lead of its first sentence only: the rest is the full page's detail.
+    FirstSentence,
+    /// All of it, as one paragraph.
+    Whole,
 }
 
 impl Caption {
-    /// The cards and the whole of the sentence `verdict`.
+    /// The cards and the sentence `verdict`, its lead before a "Why?".
     pub const fn of(cards: &'static [&'static str], verdict: &'static str) -> Self {
-        Self { cards, verdict, first_sentence: false }
+        Self { cards, verdict, shown: Shown::Lead }
     }
 }
 

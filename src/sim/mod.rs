@@ -12,7 +12,7 @@ pub mod scenario;
 pub mod stats;
 pub mod syn;
 
-pub use base::{Caption, Reading, Simulation, Value};
+pub use base::{Caption, Reading, Shown, Simulation, Value};
 pub use engine::{EventQueue, MS, Micros, SEC, StepOutcome, TimerKey};
 pub use metrics::{Guess, Metric, MetricSet, Word, WordSet};
 pub use model::{Explain, Host, Model};

@@ -98,6 +98,7 @@ pub struct Host<M: Model> {
     queue: EventQueue<M::Event>,
     model: M,
     end: Micros,
+    seed: u64,
 }
 
 impl<M: Model> Host<M> {
@@ -105,12 +106,18 @@ impl<M: Model> Host<M> {
     pub fn start(config: M::Config, seed: u64, end: Micros) -> Self {
         let mut queue = EventQueue::new();
         let model = M::new(config, seed, end, &mut queue);
-        Self { queue, model, end }
+        Self { queue, model, end, seed }
     }
 
     /// Starts a run from parameter values (the declaration's own, checked).
     pub fn new(params: &Params, seed: u64, end: Micros) -> Self {
         Self::start(M::Config::from_params(params), seed, end)
+    }
+
+    /// The seed it was started with: a picture that needs the whole run (its rows, its axis)
+    /// at a moment before its end plays a copy to the end.
+    pub fn seed(&self) -> u64 {
+        self.seed
     }
 
     pub fn model(&self) -> &M {

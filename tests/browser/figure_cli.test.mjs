@@ -25,7 +25,10 @@ function figureAt(query, atMs, width) {
   const params = new URLSearchParams(query);
   for (const key of ['embed', 'presets', 'controls']) params.delete(key);
   const svg = cli(['figure', '--url', `?${params}`, '--at-ms', String(atMs), '--width', String(width), '--svg']);
-  return { svg, picture: part(svg, 'picture'), caption: part(svg, 'caption') };
+  const caption = part(svg, 'caption');
+  // A value too wide for its card (an error's name) is broken after an underscore: one value.
+  caption.texts = caption.texts.reduce((out, t) => (out.at(-1)?.endsWith('_') ? out.push(out.pop() + t) : out.push(t), out), []);
+  return { svg, picture: part(svg, 'picture'), caption };
 }
 
 /** The embed's headline cards as a reader reads them (label, value, unit) and its verdict's lead. */

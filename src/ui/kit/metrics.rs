@@ -11,7 +11,7 @@ use leptos::prelude::*;
 
 use crate::format;
 use crate::sim::model::Told;
-use crate::sim::{Explain, Metric, ScenarioSpec, Value, Word, WordSet};
+use crate::sim::{Explain, Metric, ScenarioSpec, Shown, Value, Word, WordSet};
 use crate::ui::runner::Runner;
 
 pub struct Metrics<M: Explain> {
@@ -108,11 +108,15 @@ impl<M: Explain> Metrics<M> {
     /// costs a page kilobytes of reactive code.
     pub fn verdict(&self) -> (impl Fn() -> Option<&'static str> + Copy + Send + Sync + 'static, Signal<String>) {
         let told = self.told;
-        let key = move || told.with(|t| (!t.caption.first_sentence).then_some(t.caption.verdict));
+        let key = move || told.with(|t| (t.caption.shown != Shown::FirstSentence).then_some(t.caption.verdict));
         let text = Signal::derive(move || {
             told.with(|t| {
                 let said = t.words.said(t.caption.verdict);
-                if t.caption.first_sentence { format::first_sentences(said, 1) } else { said.to_string() }
+                if t.caption.shown == Shown::FirstSentence {
+                    format::first_sentences(said, 1)
+                } else {
+                    said.to_string()
+                }
             })
         });
         (key, text)

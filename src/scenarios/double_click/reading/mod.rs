@@ -24,7 +24,7 @@ use super::facts::DoubleClickFacts;
 use super::model::DoubleClick;
 use super::spec::DoubleClickConfig;
 use crate::format;
-use crate::sim::{Caption, Explain};
+use crate::sim::{Caption, Explain, Shown};
 use crate::sim::Micros;
 use words::when;
 use crate::sim::scenario::Quote;
@@ -54,8 +54,9 @@ impl Explain for DoubleClick {
         self.words_at(facts)
     }
 
+    /// The verdict whole: the page shows it as one paragraph beside the Pay button.
     fn caption(_config: &DoubleClickConfig, _words: &DoubleClickWords) -> Caption {
-        Caption::of(super::spec::HEADLINE, DoubleClickWords::verdict.key)
+        Caption { shown: Shown::Whole, ..Caption::of(super::spec::HEADLINE, DoubleClickWords::verdict.key) }
     }
 
     fn sweep_theory(c: &DoubleClickConfig, x: &str, _by: Option<&str>) -> Option<String> {

@@ -21,7 +21,7 @@ use super::undici_clock::TICK_MS;
 use super::model::{CallError, Outcome, Phase, TimerKind, WhichTimeout};
 use super::spec::{Client, WhichTimeoutConfig};
 use crate::format;
-use crate::sim::{Caption, Explain};
+use crate::sim::{Caption, Explain, Shown};
 use crate::sim::{MS, Micros};
 use crate::sim::scenario::Quote;
 use super::spec::WhichTimeoutMetrics;
@@ -56,7 +56,7 @@ impl Explain for WhichTimeout {
     fn caption(_config: &WhichTimeoutConfig, words: &WhichTimeoutWords) -> Caption {
         match words.failover_outcome {
             Some(_) => Caption::of(super::spec::FAILOVER_HEADLINE, WhichTimeoutWords::failover_outcome.key),
-            None => Caption { first_sentence: true, ..Caption::of(super::spec::HEADLINE, WhichTimeoutWords::first.key) },
+            None => Caption { shown: Shown::FirstSentence, ..Caption::of(super::spec::HEADLINE, WhichTimeoutWords::first.key) },
         }
     }
 
