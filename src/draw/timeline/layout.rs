@@ -402,7 +402,7 @@ fn inside_bars(plan: &Plan, d: &TimelineData, p: &mut Placer) {
     }
 }
 
-/// Bars and marks block the labels that come after.
+/// Bars, marks and links' crosses block the labels that come after.
 fn block_bodies(plan: &Plan, d: &TimelineData, p: &mut Placer) {
     for (i, lane) in d.lanes.iter().enumerate() {
         for b in &lane.bars {
@@ -416,6 +416,13 @@ fn block_bodies(plan: &Plan, d: &TimelineData, p: &mut Placer) {
                 p.blocked.push(Rect { x: plan.px(m.at) - 7.0, y: row.bar, w: 14.0, h: BAR });
             }
         }
+    }
+    // A link's cross (an answer nobody waits for) ends beside a bar, on a label line: a label
+    // there hid half of it.
+    for l in d.links.iter().filter(|l| l.cross && l.to.t >= plan.x0 && l.from.t <= plan.x1) {
+        let down = (l.from.lane, l.from.row) <= (l.to.lane, l.to.row);
+        let (x, y) = (plan.px(l.to.t), plan.link_y(l.to.lane, l.to.row, !down));
+        p.blocked.push(Rect { x: x - 5.0, y: y - 5.0, w: 10.0, h: 10.0 });
     }
 }
 
