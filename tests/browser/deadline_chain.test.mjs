@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, stat, timelineLabels, timelineMoments, timelineProblems, untilFinished, scenarios, coreRun, plain, says } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, stat, timelineLabels, timelineMoments, timelineProblems, untilFinished, scenarios, coreRun, plain, says, playUntil, pastSeconds } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -42,15 +42,9 @@ const tableRow = (run, row) => run.facts.table.find((r) => r.row === row);
 /** The hop's index in the facts: A, B, C. */
 const HOP = { A: 0, B: 1, C: 2 };
 
-/** Pauses the page and waits two frames, so a frame under way when Pause was pressed has run. */
-async function pause(page) {
-  await page.click('[data-action="pause"]');
-  await page.waitForSelector('[data-action="play"]');
-  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
-}
-
-async function open(query, opts = {}) {
+async function open(query, opts = {}, { fakeClock = false } = {}) {
   const page = await openPage(browser, opts);
+  if (fakeClock) await page.clock.install();
   await page.goto(`${server.base}/?sim=deadline-chain&${query}`);
   await ready(page);
   await page.waitForSelector('#timeline canvas[data-labels]');
@@ -192,7 +186,7 @@ test('deadline-chain: C\'s 10 s of work makes the run longer, and the table fill
 });
 
 test('deadline-chain: stepping goes one event at a time, then play carries on', async () => {
-  const page = await open('preset=propagated&duration_ms=600000');
+  const page = await open('preset=propagated&duration_ms=600000', {}, { fakeClock: true });
   await page.click('[data-action="step"]');
   const first = await stat(page, 'time_s');
   assert.ok(first > 0 && first < 0.01, `first event at ${first} s`);
@@ -200,9 +194,7 @@ test('deadline-chain: stepping goes one event at a time, then play carries on', 
   await page.click('[data-action="step"]');
   assert.ok((await stat(page, 'time_s')) > first);
   assert.ok((await page.$$('[data-moments] li')).length >= 3);
-  await page.click('[data-action="play"]');
-  await page.waitForFunction(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) > 0.3, null, { timeout: 10000 });
-  await pause(page);
+  await playUntil(page, pastSeconds, 0.3);
   const run = await coreRun(page, { paused: true });
   await momentsSay(page, run);
   assert.ok(momentsOf(run, 'call-sent').some((m) => m.hop === HOP.A && m.header_ms === 1799), 'A calls B with x-request-timeout-ms: 1799');

@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { serve, launch, openPage, ready, screenshot, shots, stat, scenarios, timelineMoments, timelineProblems, untilFinished, coreRun, plain, says, playFor, cliRun } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, shots, stat, scenarios, timelineMoments, timelineProblems, untilFinished, coreRun, plain, says, playFor, cliRun, holdClock, runClockUntil } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -11,8 +11,9 @@ const text = (page, sel) => page.textContent(sel);
 const events = async (page) => Number(await page.getAttribute('[data-last-event]', 'data-events'));
 const outcome = (page) => page.getAttribute('[data-stat="client_outcome"]', 'data-value');
 
-async function open(query = '', opts = {}) {
+async function open(query = '', opts = {}, { fakeClock = false } = {}) {
   const page = await openPage(browser, opts);
+  if (fakeClock) await page.clock.install();
   await page.goto(`${server.base}/?sim=double-click${query}`);
   await ready(page);
   await page.waitForSelector('#timeline canvas[data-labels]');
@@ -195,11 +196,14 @@ test('double-click: step advances one event at a time, and says what happened', 
 });
 
 test('double-click: play runs at half speed by default and stops when nothing is left', async () => {
-  const page = await open('&speed=4');
+  const page = await open('&speed=4', {}, { fakeClock: true });
+  await holdClock(page);
   await page.click('[data-action="play"]');
   await page.waitForSelector('[data-action="pause"]');
-  // It stops by itself: the button says Play again, with the clock at the run's end.
-  await page.waitForSelector('[data-action="play"]', { timeout: 20000 });
+  // It stops by itself, on the page's own clock: the button says Play again, with the clock at
+  // the run's end.
+  await runClockUntil(page, async () => (await page.$('[data-action="play"]')) !== null, 20000);
+  await page.clock.resume();
   await untilFinished(page, 1000);
   assert.equal(await stat(page, 'time_s'), 8);
   assert.equal(await stat(page, 'card_charged'), 3);

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveDir } from '../../scripts/static-server.mjs';
-import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, scenarioIds, scenarios, cli, dist, viewAs } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, skipToEnd, stat, scenarioIds, scenarios, cli, dist, viewAs, holdClock, runClockUntil } from './harness.mjs';
 
 const hostPage = (src, width) => `<!doctype html><html><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>Chapter host</title></head>
@@ -51,6 +51,7 @@ test('a page loaded from a URL shows those values', async () => {
 
 test('embed layout in a real iframe at 360 px: only the chosen controls, autoplay, height message', async () => {
   const page = await openPage(browser, { width: 360, height: 800 });
+  await page.clock.install();
   await page.goto(`${server.base}/host-360.html`);
   const frame = page.frameLocator('#sim');
   await frame.locator('main').waitFor();
@@ -62,9 +63,11 @@ test('embed layout in a real iframe at 360 px: only the chosen controls, autopla
   await page.waitForFunction(() => window.heights.length > 0 && window.heights.at(-1).height > 400, null, { timeout: 10000 });
   const msg = await page.evaluate(() => window.heights.at(-1));
   assert.equal(msg.sim, 'slow-server');
-  // Autoplay: simulated time advances without a click.
+  // Autoplay: simulated time advances without a click, on the page's own clock.
   const inner = page.frames().find((f) => f.url().includes('embed=1'));
-  await inner.waitForFunction(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) > 1, null, { timeout: 10000 });
+  await holdClock(page);
+  await runClockUntil(page, () => inner.evaluate(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) > 1), 10000);
+  await page.clock.resume();
   const scrollWidth = await inner.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(scrollWidth <= 360, `embed is ${scrollWidth}px wide in a 360px frame`);
   // The host has taken the figure's own height.

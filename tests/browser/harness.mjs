@@ -152,6 +152,35 @@ export async function playFor(page, ms) {
 }
 
 /**
+ * Moves the page's held clock (see `holdClock`) 50 ms at a time until `check()` resolves true:
+ * a wait on the page's state that a busy machine cannot make overshoot. Fails after `limit` ms
+ * of the page's clock.
+ */
+export async function runClockUntil(page, check, limit = 60000) {
+  for (let played = 0; !(await check()); played += 50) {
+    assert.ok(played < limit, `not there after ${played} ms of the page's clock`);
+    await page.clock.runFor(50);
+  }
+}
+
+/**
+ * Plays the page on its own clock until `done` (a function run in the page, given `arg`)
+ * holds, then pauses the run (`runClockUntil`). The clock then runs on by itself (the run is
+ * paused), so the test's later waits need no care.
+ */
+export async function playUntil(page, done, arg, limit = 60000) {
+  await holdClock(page);
+  await page.click('[data-action="play"]');
+  await runClockUntil(page, () => page.evaluate(done, arg), limit);
+  await page.click('[data-action="pause"]');
+  await page.waitForSelector('[data-action="play"]');
+  await page.clock.resume();
+}
+
+/** A page function for `playUntil`: the run's clock (the time_s card) is past `s` seconds. */
+export const pastSeconds = (s) => Number(document.querySelector('[data-stat="time_s"]').dataset.value) > s;
+
+/**
  * Opens `base/?query` on the page's own clock, plays it `ms` of that clock, and returns the
  * moment paused at (ms of the run) and what the figure's picture drew then (`data-drawn`).
  */

@@ -6,7 +6,7 @@
 // the view is checked against the core.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, skipToEnd, scenarios, cliRun, plain, readIn, said } from './harness.mjs';
+import { serve, launch, openPage, ready, skipToEnd, scenarios, cliRun, plain, readIn, said, playUntil } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -73,14 +73,13 @@ for (const scenario of scenarios()) for (const [view, width] of [['', 1280], ['&
 for (const scenario of scenarios()) {
   test(`${scenario.id}: played a moment and paused, each sentence on the page is the core's reading at that moment (run --at-ms)`, async () => {
     const page = await openPage(browser, { width: 1280, height: 900 });
+    await page.clock.install();
     await page.goto(`${server.base}/?sim=${scenario.id}`);
     await ready(page);
-    // Played a little, then paused: the page has run every event up to the clock's time, as
-    // `run --at-ms` does (a Step may stop between two events of the same microsecond).
-    await page.click('[data-action="play"]');
-    await page.waitForFunction(() => Number(document.querySelector('.play-controls .clock').dataset.value) > 0);
-    await page.click('[data-action="pause"]');
-    await page.waitForSelector('[data-action="play"]');
+    // Played a little on the page's own clock, then paused: the page has run every event up to
+    // the clock's time, as `run --at-ms` does (a Step may stop between two events of the same
+    // microsecond).
+    await playUntil(page, () => Number(document.querySelector('.play-controls .clock').dataset.value) > 0);
     // A frame already under way when Pause was pressed has run by the second frame after.
     await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
     const seconds = Number(await page.getAttribute('.play-controls .clock', 'data-value'));

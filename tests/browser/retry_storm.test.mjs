@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, scenarios, screenshot, stat, untilFinished, coreRun, plain, says } from './harness.mjs';
+import { serve, launch, openPage, ready, scenarios, screenshot, stat, untilFinished, coreRun, plain, says, playUntil, pastSeconds } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -8,8 +8,9 @@ after(async () => { await browser?.close(); await server?.close(); });
 
 const CAPACITY = 8;
 
-async function open(query = '', viewport = {}) {
+async function open(query = '', viewport = {}, { fakeClock = false } = {}) {
   const page = await openPage(browser, viewport);
+  if (fakeClock) await page.clock.install();
   await page.goto(`${server.base}/?sim=retry-storm${query}`);
   await ready(page);
   return page;
@@ -255,13 +256,10 @@ test('retry-storm: the compare view plays fixed, exponential and jitter in step 
   await page.context().close();
 
   // Playing: paused mid-run, the column with the main run's backoff shows the main run's numbers.
-  const live = await open('&speed=4&duration_ms=600000');
+  const live = await open('&speed=4&duration_ms=600000', {}, { fakeClock: true });
   await live.click('[data-action="compare"]');
-  await live.click('[data-action="play"]');
-  await live.waitForFunction(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) > 7, null, { timeout: 20000 });
-  await live.click('[data-action="pause"]');
-  // Paused: the button says Play again, and a frame has been drawn since.
-  await live.waitForSelector('[data-action="play"]');
+  await playUntil(live, pastSeconds, 7);
+  // Paused: a frame has been drawn since.
   await live.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
   const main = await stat(live, 'peak_after_recovery');
   assert.ok(main !== null, 'the main run has a peak');
@@ -275,12 +273,10 @@ test('retry-storm: the compare view plays fixed, exponential and jitter in step 
 });
 
 test('retry-storm: play runs live, the client dots follow the states', async () => {
-  const page = await open('&speed=8&duration_ms=600000');
+  const page = await open('&speed=8&duration_ms=600000', {}, { fakeClock: true });
   assert.equal(await page.$$eval('.clients-strip .dots .dot', (d) => d.length), 40);
-  await page.click('[data-action="play"]');
   // Just after the outage starts every client that was in a call is waiting to retry.
-  await page.waitForFunction(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) > 2.5, null, { timeout: 20000 });
-  await page.click('[data-action="pause"]');
+  await playUntil(page, pastSeconds, 2.5);
   const waiting = await page.$$eval('.clients-strip .dots .dot.waiting', (d) => d.length);
   assert.ok(waiting >= 20, `${waiting} clients waiting to retry during the outage`);
   assert.equal(plain(await page.textContent('[data-answer], .predict .answer')), 'Press play: the answer appears once the run has shown it.');

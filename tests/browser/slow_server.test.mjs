@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, screenshot, scenarioIds, skipToEnd, stat, setSlider, plain, coreRun, saysReading } from './harness.mjs';
+import { serve, launch, openPage, ready, screenshot, scenarioIds, skipToEnd, stat, setSlider, plain, coreRun, saysReading, playUntil, pastSeconds } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -29,13 +29,12 @@ test('home page lists every simulation, no console error', async () => {
 
 test('slow-server: play advances time, p99 rises after the slowdown and B\'s queue grows', async () => {
   const page = await openPage(browser);
+  await page.clock.install();
   await page.goto(`${server.base}/?sim=slow-server&speed=8&duration_ms=60000`);
   await ready(page);
   assert.equal(await stat(page, 'time_s'), 0);
   await page.click('input[name="prediction"][value="double"]');
-  await page.click('[data-action="play"]');
-  await page.waitForFunction(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) > 6, null, { timeout: 20000 });
-  await page.click('[data-action="pause"]');
+  await playUntil(page, pastSeconds, 6);
   const before = await stat(page, 'p99_ms_before');
   const after = await stat(page, 'p99_ms_after_with_waiting');
   const bQueue = await stat(page, 'b_queue');
@@ -64,13 +63,12 @@ test('slow-server: the answer waits for a guess, and explains the policy, the lo
     await saysReading(page, run, answer);
     return run;
   };
-  // Past the slowdown but no guess yet: no answer, an invitation instead. A ten-minute run, so
-  // the run is still going (and Pause still means pause) whenever the test gets to press it.
+  // Past the slowdown but no guess yet: no answer, an invitation instead. Played on the page's
+  // own clock, so the run is still going (and Pause still means pause) when the test presses it.
+  await page.clock.install();
   await page.goto(`${server.base}/?sim=slow-server&speed=64&duration_ms=600000`);
   await ready(page);
-  await page.click('[data-action="play"]');
-  await page.waitForFunction(() => Number(document.querySelector('[data-stat="time_s"]').dataset.value) > 3.5, null, { timeout: 20000 });
-  await page.click('[data-action="pause"]');
+  await playUntil(page, pastSeconds, 3.5);
   assert.equal(await page.$('[data-answer]'), null);
   assert.equal((await page.textContent('.predict .answer')).trim(), 'Pick an answer to see what happened.');
   await page.click('input[name="prediction"][value="explodes"]');
