@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use super::canvas::watch_in_view;
 use crate::ui::runner::Playback;
 
-/// Provided by the frame; a prediction question marks it (see [`AsksFirst::mark`]).
+/// Provided by the page's layout; a prediction question marks it (see [`AsksFirst::mark`]).
 #[derive(Clone, Copy)]
 pub struct AsksFirst(StoredValue<bool>);
 

@@ -153,7 +153,7 @@ pub fn Figure(
     limit: Signal<String>,
     chapter_controls: &'static [&'static str],
     spreads: Spreads,
-    /// The full page's link to this state (the frame's, which printing reads too).
+    /// The full page's link to this state (the layout's, which printing reads too).
     full_link: Signal<String>,
 ) -> impl IntoView {
     let scenario = state.scenario;

@@ -28,7 +28,7 @@ impl<M: Explain> Clone for Metrics<M> {
 }
 impl<M: Explain> Copy for Metrics<M> {}
 
-/// What the run hit of the model's limits (a full backlog…), in words: every page's frame shows
+/// What the run hit of the model's limits (a full backlog…), in words: every page's layout shows
 /// it, whatever the scenario (empty when nothing).
 #[derive(Clone, Copy)]
 pub struct LimitNotice(pub Signal<String>);
@@ -46,7 +46,7 @@ impl<M: Explain> Metrics<M> {
         }
     }
 
-    /// The page's one handle, which its parts read, and the frame's [`LimitNotice`]: a page
+    /// The page's one handle, which its parts read, and the layout's [`LimitNotice`]: a page
     /// makes it once, before its parts.
     pub fn provide(scenario: &'static ScenarioSpec, runner: Runner<M>) -> Self {
         let metrics = Self::new(scenario, runner);

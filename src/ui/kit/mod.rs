@@ -8,8 +8,8 @@ pub mod chart;
 pub mod compare;
 pub mod controls;
 pub mod figure;
-pub mod frame;
 pub mod ghost;
+pub mod layout;
 pub mod metrics;
 pub mod number;
 pub mod picture;
@@ -33,7 +33,7 @@ pub mod verdict;
 
 pub use chart::{Chart, ChartData, Line};
 pub use figure::{Lead, Part, Role};
-pub use frame::SimFrame;
+pub use layout::SimLayout;
 pub use metrics::Metrics;
 pub use picture::{Mark, Picture};
 pub use stat::{StatCard, Tone};

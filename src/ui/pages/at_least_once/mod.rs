@@ -15,7 +15,7 @@ use crate::scenarios::at_least_once::{AtLeastOnce, AtLeastOnceConfig, AtLeastOnc
 use crate::sim::{Config, Simulation};
 use crate::ui::kit::speed::speed_to_watch;
 use crate::format;
-use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone, Verdict};
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimLayout, SimState, StatCard, Tone, Verdict};
 use crate::ui::kit::predict::Question;
 
 /// The publishing plays in about this many seconds unless the link sets a speed.
@@ -82,11 +82,11 @@ fn AtLeastOncePage(state: SimState) -> impl IntoView {
         Part::new("stats", Role::Extra, move || view! { <MoreStats metrics/> }),
     ];
     view! {
-        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
+        <SimLayout state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
                 <Question text="Before you press Play: with this order, will the ledger lose credits, double them, or neither?"/>
             </Lead>
-        </SimFrame>
+        </SimLayout>
     }
 }
 

@@ -15,7 +15,7 @@ use crate::scenarios::cascade::{Cascade, CascadeConfig, CascadeMetrics as M, Cas
 use crate::sim::{Metric, Word};
 use crate::sim::Config;
 use crate::format;
-use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone, Verdict};
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimLayout, SimState, StatCard, Tone, Verdict};
 
 pub fn page(state: SimState) -> AnyView {
     view! { <CascadePage state/> }.into_any()
@@ -133,11 +133,11 @@ fn CascadePage(state: SimState) -> impl IntoView {
         Part::new("checkout", Role::Chart, move || view! { <charts::CheckoutChart runner/> }).in_group("charts-grid"),
     ];
     view! {
-        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
+        <SimLayout state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
                 <p class="fix-caption" data-fix data-reading=CascadeWords::fix.key>{metrics.said_signal(CascadeWords::fix)}</p>
             </Lead>
-        </SimFrame>
+        </SimLayout>
     }
 }
 

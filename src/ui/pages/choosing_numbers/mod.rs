@@ -15,7 +15,7 @@ use crate::scenarios::choosing_numbers::{PREDICTIONS, ChoosingNumbers, ChoosingN
 use crate::sim::{Config, Micros, Simulation, Word};
 use crate::ui::kit::predict::Predict;
 use crate::ui::kit::table::ChapterRows;
-use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Table, Timeline, Tone, Verdict};
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimLayout, SimState, StatCard, Table, Timeline, Tone, Verdict};
 use crate::ui::runner::Runner;
 
 pub fn page(state: SimState) -> AnyView {
@@ -81,11 +81,11 @@ fn ChoosingNumbersPage(state: SimState) -> impl IntoView {
         Part::new("table", Role::Extra, move || view! { <ChapterTable metrics/> }),
     ];
     view! {
-        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS>
+        <SimLayout state runner parts chapter_controls=CHAPTER_CONTROLS>
             <Lead slot>
                 <Predict question options=PREDICTIONS ready finished outcome answer reading=&[ChoosingNumbersWords::answer.key]/>
             </Lead>
-        </SimFrame>
+        </SimLayout>
     }
 }
 

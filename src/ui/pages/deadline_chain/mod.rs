@@ -11,7 +11,7 @@ use crate::draw::deadline_chain as timeline;
 use crate::scenarios::deadline_chain::{CWork, DeadlineChain, DeadlineChainConfig, DeadlineChainMetrics, DeadlineChainWords};
 use crate::sim::{Config, Params, Simulation};
 use crate::format;
-use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone, Verdict};
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimLayout, SimState, StatCard, Timeline, Tone, Verdict};
 use crate::ui::runner::Runner;
 
 pub fn page(state: SimState) -> AnyView {
@@ -72,11 +72,11 @@ fn DeadlineChainPage(state: SimState) -> impl IntoView {
         Part::new("moments", Role::Extra, move || view! { <Moments metrics/> }),
     ];
     view! {
-        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
+        <SimLayout state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
                 <p class="lead">"As it plays, watch who is still working after the user has stopped waiting."</p>
             </Lead>
-        </SimFrame>
+        </SimLayout>
     }
 }
 

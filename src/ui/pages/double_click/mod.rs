@@ -13,7 +13,7 @@ use crate::scenarios::double_click::{AMOUNT_CENTS, ButtonState, DoubleClick, Dou
 use crate::sim::{Config, Model, Params, Simulation};
 use crate::ui::kit::ghost::previous_run;
 use crate::ui::kit::speed::link_sets_speed;
-use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone};
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimLayout, SimState, StatCard, Timeline, Tone};
 use crate::ui::runner::Runner;
 use crate::ui::kit::predict::Question;
 
@@ -70,11 +70,11 @@ fn DoubleClickPage(state: SimState) -> impl IntoView {
         Part::new("events", Role::Extra, move || view! { <events::EventList metrics/> }),
     ];
     view! {
-        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
+        <SimLayout state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
                 <Question text="Before you press Play: how many charges will this fix leave on the card?"/>
             </Lead>
-        </SimFrame>
+        </SimLayout>
     }
 }
 

@@ -14,7 +14,7 @@ use crate::sim::{Config, Simulation, Word};
 use crate::ui::kit::compare::{Compare, CompareSpec};
 use crate::ui::kit::predict::Predict;
 use crate::format;
-use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone, Verdict};
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimLayout, SimState, StatCard, Tone, Verdict};
 use charts::{AttemptsChart, ClientsStrip, WaitingChart, attempts_chart, tallest};
 
 /// A sentence under the headline chart: what it is about, and the sentence (its key in the
@@ -125,7 +125,7 @@ fn RetryStormPage(state: SimState) -> impl IntoView {
         Part::new("clients", Role::Chart, move || view! { <ClientsStrip runner/> }).in_group("charts-grid"),
     ];
     view! {
-        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
+        <SimLayout state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
                 <Predict
                     question="Predict: once the provider is back, its busiest 100 ms tick gets…".to_string()
@@ -137,7 +137,7 @@ fn RetryStormPage(state: SimState) -> impl IntoView {
                     reading=&[RetryStormWords::verdict.key]
                 />
             </Lead>
-        </SimFrame>
+        </SimLayout>
     }
 }
 

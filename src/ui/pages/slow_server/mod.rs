@@ -11,7 +11,7 @@ use crate::scenarios::slow_server::{PREDICTIONS, SAMPLE_EVERY, SlowServer, SlowS
 use crate::sim::{Config, Host, Micros, Model, Simulation};
 use crate::ui::kit::chart::slot;
 use crate::ui::kit::predict::Predict;
-use crate::ui::kit::{Chart, ChartData, Lead, Line, Metrics, Part, Role, SimFrame, SimState, StatCard, Tone, Verdict};
+use crate::ui::kit::{Chart, ChartData, Lead, Line, Metrics, Part, Role, SimLayout, SimState, StatCard, Tone, Verdict};
 use crate::ui::runner::Runner;
 
 /// How long after the slowdown the answer may be shown: long enough for B's queue to show.
@@ -83,11 +83,11 @@ fn SlowServerPage(state: SimState) -> impl IntoView {
             .figure_only(),
     ];
     view! {
-        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
+        <SimLayout state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
                 <Predict question options=PREDICTIONS ready finished outcome answer reading=&[SlowServerWords::ratio.key, SlowServerWords::answer.key]/>
             </Lead>
-        </SimFrame>
+        </SimLayout>
     }
 }
 

@@ -15,7 +15,7 @@ use crate::scenarios::which_timeout::{Client, WhichTimeout, WhichTimeoutConfig, 
 use crate::sim::Config;
 use crate::ui::kit::speed::speed_to_watch;
 use crate::format;
-use crate::ui::kit::{Lead, Metrics, Part, Role, SimFrame, SimState, StatCard, Timeline, Tone, Verdict};
+use crate::ui::kit::{Lead, Metrics, Part, Role, SimLayout, SimState, StatCard, Timeline, Tone, Verdict};
 use crate::ui::runner::Runner;
 use crate::ui::kit::predict::Question;
 
@@ -90,11 +90,11 @@ fn WhichTimeoutPage(state: SimState) -> impl IntoView {
         Part::new("table", Role::Extra, move || view! { <faults::FaultTable state runner/> }),
     ]);
     view! {
-        <SimFrame state runner parts chapter_controls=CHAPTER_CONTROLS intro>
+        <SimLayout state runner parts chapter_controls=CHAPTER_CONTROLS intro>
             <Lead slot>
                 <Question text=question/>
             </Lead>
-        </SimFrame>
+        </SimLayout>
     }
 }
 

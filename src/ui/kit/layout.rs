@@ -1,4 +1,4 @@
-//! The frame of every simulation page: the full page's layout of title, presets, parts,
+//! The layout of every simulation page: the full page's title, presets, parts,
 //! parameters and share links, or the figure when the page is embedded; and the URL kept in
 //! step with what the reader sees.
 
@@ -20,13 +20,13 @@ use super::url_sync::sync_url;
 use crate::ui::runner::Playback;
 use crate::url::{self, Autoplay};
 
-/// The frame of every simulation page. Each page declares its parts by name (see
+/// The layout of every simulation page. Each page declares its parts by name (see
 /// [`Part`](super::figure::Part)) and the controls its chapter talks about. The full page shows
 /// the title, presets, whatever the page leads with, the play bar, every part in order, then the
 /// parameters and the share links (the reading order is the tab order; on a wide screen CSS
 /// moves the parameters to a column on the left). An embed shows the figure instead.
 #[component]
-pub fn SimFrame(
+pub fn SimLayout(
     state: SimState,
     #[prop(into)] runner: Playback,
     #[prop(optional)] lead: Option<Lead>,
@@ -52,7 +52,7 @@ pub fn SimFrame(
     // Charts speak their summary less often while the run plays (see `Chart`).
     provide_context(runner);
     // When the run hit one of the model's limits (a full backlog…), the reading says what and
-    // what it did; the frame shows it whatever the page.
+    // what it did; the layout shows it whatever the page.
     let limit = expect_context::<LimitNotice>().0;
     AsksFirst::provide();
     // Opened at a moment (`at=`), paused there (no autoplay then). The end is reached as Skip
