@@ -5,7 +5,7 @@
 // of the pictures at 360, 412 and 720 px, light and dark, go to target/screenshots.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, ready, pausedPicture, pictureLabels, timelineProblems, cliAt, cliRun, screenshot } from './harness.mjs';
+import { serve, launch, openPage, ready, pausedPicture, runClockUntil, pictureLabels, timelineProblems, cliAt, cliRun, screenshot } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serve(); browser = await launch(); });
@@ -138,3 +138,19 @@ for (const width of [360, 412, 720]) for (const scheme of ['light', 'dark']) {
     await page.context().close();
   });
 }
+
+test('slow-server: the picture is redrawn for its new width when its column changes without a window resize', async () => {
+  const page = await openPage(browser, { width: 720, height: 900 });
+  await pausedPicture(page, server.base, 'sim=slow-server&embed=1&speed=4', 1500);
+  const drawnFor = () => page.$eval('[data-picture] canvas', (c) => ({ drawn: c.width / devicePixelRatio, shown: c.clientWidth }));
+  const before = await drawnFor();
+  assert.equal(before.drawn, before.shown, 'drawn for the width it is shown at');
+  // A layout change the window does not see (a column settling after mount, a scroll bar).
+  await page.$eval('[data-picture]', (f) => { f.style.width = '300px'; });
+  await runClockUntil(page, () => page.$eval('[data-picture] canvas', (c) => c.clientWidth < 300 && c.width / devicePixelRatio === c.clientWidth));
+  const drawn = await pictureLabels(page);
+  assert.deepEqual(timelineProblems(drawn), []);
+  assert.ok(drawn.labels.every((l) => l.x + l.w <= drawn.w), 'every label inside the narrower canvas');
+  assert.deepEqual(page.problems(), []);
+  await page.context().close();
+});

@@ -1,6 +1,6 @@
 //! Canvas plumbing shared by the chart and the two timelines: a HiDPI-sized 2D context, and a
-//! redraw that runs when the data changes but reads the canvas's size only on mount and on
-//! window resize (reading it every frame would force a layout after each DOM update). A canvas
+//! redraw that runs when the data changes but reads the canvas's size only when its box changes
+//! (reading it every frame would force a layout after each DOM update). A canvas
 //! out of view redraws a few times a second, not every frame, and text is measured once and
 //! drawn once (a label is a stamp copied from its own small canvas).
 
@@ -11,7 +11,9 @@ use std::rc::Rc;
 use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, IntersectionObserver, IntersectionObserverEntry};
+use web_sys::{
+    CanvasRenderingContext2d, HtmlCanvasElement, IntersectionObserver, IntersectionObserverEntry, ResizeObserver,
+};
 
 use crate::draw::{Pen, Stamp};
 use crate::ui::runner::{Trailing, WORDS_EVERY_MS};
@@ -53,22 +55,15 @@ pub fn drawn_canvas<T: Clone + PartialEq + Send + Sync + 'static>(
     (canvas, data)
 }
 
-/// Calls `draw(canvas, css_width, css_height, data)` whenever `data` changes or the window
-/// is resized: at once while the canvas is in view, within [`WORDS_EVERY_MS`] while it is not
+/// Calls `draw(canvas, css_width, css_height, data)` whenever `data` or the canvas's size
+/// changes: at once while the canvas is in view, within [`WORDS_EVERY_MS`] while it is not
 /// (a phone's full page has most of its charts below the screen).
 fn redraw_on_change<T: Send + Sync + 'static>(
     canvas: NodeRef<leptos::html::Canvas>,
     data: Signal<T>,
     draw: impl Fn(&HtmlCanvasElement, f64, f64, &T) + 'static,
 ) {
-    let size = RwSignal::new(None::<(f64, f64)>);
-    let measure = move || {
-        if let Some(el) = canvas.get_untracked() {
-            size.set(Some((el.client_width().max(100) as f64, el.client_height().max(60) as f64)));
-        }
-    };
-    let handle = window_event_listener(leptos::ev::resize, move |_| measure());
-    on_cleanup(move || handle.remove());
+    let size = watch_size(canvas);
     let in_view = watch_in_view(canvas, true);
     let draw = Rc::new(draw);
     let queued = Rc::new(Cell::new(false));
@@ -88,11 +83,7 @@ fn redraw_on_change<T: Send + Sync + 'static>(
     });
     let pace = Trailing::new();
     Effect::new(move |_| {
-        if canvas.get().is_none() {
-            return;
-        }
-        if size.get().is_none() {
-            measure();
+        if canvas.get().is_none() || size.get().is_none() {
             return;
         }
         data.track();
@@ -162,6 +153,30 @@ where
         observer.try_with_value(|o| o.disconnect());
     });
     in_view
+}
+
+/// The canvas's size in CSS pixels as laid out, from its first layout on and whenever its box
+/// changes. Not measured once at mount: the layout may not be final then (a column beside it
+/// still filling, a scroll bar to come), and a canvas sized then draws its picture for a width
+/// it is not shown at until the window is resized.
+fn watch_size(canvas: NodeRef<leptos::html::Canvas>) -> RwSignal<Option<(f64, f64)>> {
+    let size = RwSignal::new(None::<(f64, f64)>);
+    let on_change = Closure::<dyn Fn(js_sys::Array)>::new(move |_: js_sys::Array| {
+        let Some(Some(el)) = canvas.try_get_untracked() else { return };
+        let now = Some((el.client_width().max(100) as f64, el.client_height().max(60) as f64));
+        if size.try_get_untracked() != Some(now) {
+            let _ = size.try_set(now);
+        }
+    });
+    let Ok(observer) = ResizeObserver::new(on_change.as_ref().unchecked_ref()) else { return size };
+    // Both live as long as the component (the owner drops them), the observer disconnected first.
+    let observer = StoredValue::new_local(observer);
+    let _callback = StoredValue::new_local(on_change);
+    canvas.on_load(move |el| observer.with_value(|o| o.observe(&el)));
+    on_cleanup(move || {
+        observer.try_with_value(|o| o.disconnect());
+    });
+    size
 }
 
 /// Sets the context's font unless it has it already: setting one makes the browser bring the
