@@ -11,6 +11,7 @@
 pub mod at_least_once;
 #[cfg(feature = "cascade")]
 pub mod cascade;
+pub mod chart;
 #[cfg(feature = "choosing-numbers")]
 pub mod choosing_numbers;
 #[cfg(feature = "deadline-chain")]

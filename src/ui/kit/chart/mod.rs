@@ -1,21 +1,31 @@
-//! A live time-series chart on Canvas 2D: several line series or stacked bars, axes with
-//! units, marker lines, shaded ranges, crisp on HiDPI screens, a legend in HTML and a text
-//! summary for screen readers. It redraws only when its data changes.
+//! A live chart on the page: the drawing (`draw::chart`, shared with `resilience-lab figure`)
+//! on a canvas, crisp on HiDPI screens, with a legend in HTML, a text summary for screen readers,
+//! and a press or drag on the plot that sets an x value. It redraws only when its data changes.
 
 use leptos::ev::PointerEvent;
 use leptos::prelude::*;
 use web_sys::HtmlCanvasElement;
 
-mod data;
-mod draw;
 pub mod theme;
 
-pub use data::{Band, Bars, ChartData, Line, XAxis};
+pub use crate::draw::chart::{Band, Bars, ChartData, Line, XAxis};
 pub use theme::{Theme, color, force, is_dark, nice_step, slot};
 
-use super::canvas::drawn_canvas;
+use super::canvas::{context, drawn_canvas, set_attribute};
+use super::number::shortest;
+use crate::draw::chart;
 use crate::sim::decimal;
 use crate::ui::runner::{Playback, now_ms};
+
+/// Draws the chart on its canvas, `css_w` × `css_h`, and publishes where its plot is
+/// (`data-plot`: left, width, x0, x1; for a pointer dragging a value along x, and for the
+/// browser tests) and its labels' boxes (`data-labels`).
+fn draw(el: &HtmlCanvasElement, css_w: f64, css_h: f64, d: &ChartData) {
+    let Some(ctx) = context(el, css_w, css_h) else { return };
+    let chart::Drawn { plot, labels } = chart::draw(&ctx, css_w, css_h, &Theme::now(), d);
+    set_attribute(el, "data-plot", &[plot.left, plot.width, plot.x0, plot.x1].map(shortest).join(" "));
+    set_attribute(el, "data-labels", &labels);
+}
 
 #[component]
 pub fn Chart(
@@ -39,7 +49,7 @@ pub fn Chart(
         }
         d
     });
-    let (canvas, data) = drawn_canvas(data, draw::draw);
+    let (canvas, data) = drawn_canvas(data, draw);
     let dragging = StoredValue::new(false);
     let release = move || {
         dragging.set_value(false);

@@ -1,16 +1,11 @@
-//! Drawing a [`ChartData`] on a canvas: the scale, the grid and axes, shaded ranges, bars,
+//! Drawing a [`ChartData`] on a [`Pen`]: the scale, the grid and axes, shaded ranges, bars,
 //! lines, reference lines and markers, then every text label through [`Labels`], so no two
 //! labels overlap and none is cut off by the canvas edge.
 
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
-
 use super::data::{ChartData, XAxis};
-use super::theme::{Theme, color, nice_step};
-use crate::draw::FONT;
 use crate::draw::labels::{ASCENT, Labels, Spot};
+use crate::draw::{FONT, Pen, Theme, color, nice_step};
 use crate::format;
-use crate::ui::kit::canvas::{context, set_attribute, set_font, text_width};
-use crate::ui::kit::number::shortest;
 
 const RIGHT: f64 = 18.0;
 const TOP: f64 = 10.0;
@@ -90,61 +85,66 @@ impl Scale {
     }
 }
 
-pub fn draw(el: &HtmlCanvasElement, css_w: f64, css_h: f64, d: &ChartData) {
-    let Some(ctx) = context(el, css_w, css_h) else { return };
-    let theme = Theme::now();
-    set_font(&ctx, FONT);
+/// Where a chart's plot is: its left edge and width in CSS px, and the x values at its ends.
+pub struct Plot {
+    pub left: f64,
+    pub width: f64,
+    pub x0: f64,
+    pub x1: f64,
+}
+
+/// What a drawn chart tells its page: where its plot is (for a pointer dragging a value along
+/// x) and the boxes of the labels drawn, as JSON (the page's `data-labels`).
+pub struct Drawn {
+    pub plot: Plot,
+    pub labels: String,
+}
+
+/// Draws `d` on `p`, `width` × `height` CSS px, in `theme`.
+pub fn draw(p: &impl Pen, width: f64, height: f64, theme: &Theme, d: &ChartData) -> Drawn {
     let y = YAxis::of(d);
     let unit = if d.y_unit.is_empty() { String::new() } else { format!(" {}", d.y_unit) };
     let y_labels: Vec<String> = y.ticks.iter().map(|&t| format!("{}{unit}", format::tick(t))).collect();
     // The plot starts where the widest y label ends, so "100k ms" is never cut off.
-    let left = y_labels.iter().map(|l| text_width(&ctx, FONT, l)).fold(24.0, f64::max).ceil() + 8.0;
+    let left = y_labels.iter().map(|l| p.text_width(FONT, l)).fold(24.0, f64::max).ceil() + 8.0;
     let (x0, x1) = (d.x_range.0, d.x_range.1.max(d.x_range.0 + 1.0));
-    let s = Scale { x0, x1, left, w: css_w - left - RIGHT, h: css_h - TOP - BOTTOM, y };
-    // Where the plot is, for a pointer dragging a value along x (and for the browser tests).
-    set_attribute(el, "data-plot", &[left, s.w, x0, x1].map(shortest).join(" "));
-    let mut labels = Labels::new(&ctx, FONT, css_w, css_h, theme.bg);
+    let s = Scale { x0, x1, left, w: width - left - RIGHT, h: height - TOP - BOTTOM, y };
+    let mut labels = Labels::new(p, FONT, width, height, theme.bg);
 
     // The grid first: a shaded range drawn over it tints its lines instead of cutting itself
     // into stripes.
-    grid_and_y_axis(&ctx, &s, &y_labels, &theme, &mut labels);
-    shade(&ctx, &s, d, &theme);
-    x_axis(&ctx, &s, d.x_axis, &theme, &mut labels);
-    bars(&ctx, &s, d, &theme);
-    bands(&ctx, &s, d, &theme);
-    lines(&ctx, &s, d, &theme);
-    reference_lines(&ctx, &s, d, &theme, &mut labels);
-    markers(&ctx, &s, d, &theme, &mut labels);
-    shaded_labels(&s, d, &theme, &mut labels);
-    axes(&ctx, &s, &theme);
-    set_attribute(el, "data-labels", &labels.json());
+    grid_and_y_axis(p, &s, &y_labels, theme, &mut labels);
+    shade(p, &s, d, theme);
+    x_axis(p, &s, d.x_axis, theme, &mut labels);
+    bars(p, &s, d, theme);
+    bands(p, &s, d, theme);
+    lines(p, &s, d, theme);
+    reference_lines(p, &s, d, theme, &mut labels);
+    markers(p, &s, d, theme, &mut labels);
+    shaded_labels(&s, d, theme, &mut labels);
+    axes(p, &s, theme);
+    Drawn { plot: Plot { left, width: s.w, x0, x1 }, labels: labels.json() }
 }
 
-fn shade(ctx: &CanvasRenderingContext2d, s: &Scale, d: &ChartData, theme: &Theme) {
+fn shade(p: &impl Pen, s: &Scale, d: &ChartData, theme: &Theme) {
     for (a, b, _) in &d.shaded {
         let (xa, xb) = (s.px(a.max(s.x0)), s.px(b.min(s.x1)));
         if xb > xa {
-            ctx.set_fill_style_str(theme.shade);
-            ctx.fill_rect(xa, TOP, xb - xa, s.h);
+            p.set_fill_style_str(theme.shade);
+            p.fill_rect(xa, TOP, xb - xa, s.h);
         }
     }
 }
 
-fn grid_and_y_axis(
-    ctx: &CanvasRenderingContext2d,
-    s: &Scale,
-    texts: &[String],
-    theme: &Theme,
-    labels: &mut Labels<CanvasRenderingContext2d>,
-) {
-    ctx.set_stroke_style_str(theme.grid);
-    ctx.set_line_width(1.0);
+fn grid_and_y_axis(p: &impl Pen, s: &Scale, texts: &[String], theme: &Theme, labels: &mut Labels<impl Pen>) {
+    p.set_stroke_style_str(theme.grid);
+    p.set_line_width(1.0);
     for (&t, text) in s.y.ticks.iter().zip(texts) {
         let yy = s.py(t).round() + 0.5;
-        ctx.begin_path();
-        ctx.move_to(s.left, yy);
-        ctx.line_to(s.left + s.w, yy);
-        ctx.stroke();
+        p.begin_path();
+        p.move_to(s.left, yy);
+        p.line_to(s.left + s.w, yy);
+        p.stroke();
         let w = labels.width_of(text);
         // The top label sits lower rather than be cut by the canvas edge.
         labels.place(text, theme.muted, [Spot { x: s.left - 4.0 - w, y: (yy + 4.0).max(ASCENT + 1.0) }]);
@@ -153,26 +153,20 @@ fn grid_and_y_axis(
 
 /// Seconds (or the parameter's values) along the bottom: about one label per 70 px; a label
 /// that would touch its neighbour is left out.
-fn x_axis(
-    ctx: &CanvasRenderingContext2d,
-    s: &Scale,
-    axis: XAxis,
-    theme: &Theme,
-    labels: &mut Labels<CanvasRenderingContext2d>,
-) {
+fn x_axis(p: &impl Pen, s: &Scale, axis: XAxis, theme: &Theme, labels: &mut Labels<impl Pen>) {
     let (per_unit, unit) = match axis {
         XAxis::Time => (1000.0, "s"),
         XAxis::Value(unit) => (1.0, unit),
     };
     let step = nice_step((s.x1 - s.x0) / per_unit, (s.w / 70.0).clamp(2.0, 6.0));
     let mut t = libm::ceil(s.x0 / per_unit / step) * step;
-    ctx.set_stroke_style_str(theme.grid);
+    p.set_stroke_style_str(theme.grid);
     while t * per_unit <= s.x1 + 1e-6 {
         let xx = s.px(t * per_unit).round() + 0.5;
-        ctx.begin_path();
-        ctx.move_to(xx, s.bottom());
-        ctx.line_to(xx, s.bottom() + 4.0);
-        ctx.stroke();
+        p.begin_path();
+        p.move_to(xx, s.bottom());
+        p.line_to(xx, s.bottom() + 4.0);
+        p.stroke();
         let text = match unit {
             "" => format::tick(t),
             "×" | "%" => format!("{}{unit}", format::tick(t)),
@@ -185,7 +179,7 @@ fn x_axis(
 }
 
 /// Bands, translucent, under the lines of the same colour.
-fn bands(ctx: &CanvasRenderingContext2d, s: &Scale, d: &ChartData, theme: &Theme) {
+fn bands(p: &impl Pen, s: &Scale, d: &ChartData, theme: &Theme) {
     for b in &d.bands {
         let points: Vec<(f64, f64, f64)> =
             b.xs.iter()
@@ -194,23 +188,23 @@ fn bands(ctx: &CanvasRenderingContext2d, s: &Scale, d: &ChartData, theme: &Theme
                 .map(|(&x, (&lo, &hi))| (s.px(x), s.py(lo), s.py(hi)))
                 .collect();
         let Some(&(x0, _, hi0)) = points.first() else { continue };
-        ctx.set_fill_style_str(color(b.color, theme.dark));
-        ctx.set_global_alpha(if theme.dark { 0.25 } else { 0.18 });
-        ctx.begin_path();
-        ctx.move_to(x0, hi0);
+        p.set_fill_style_str(color(b.color, theme.dark));
+        p.set_global_alpha(if theme.dark { 0.25 } else { 0.18 });
+        p.begin_path();
+        p.move_to(x0, hi0);
         for &(x, _, hi) in &points {
-            ctx.line_to(x, hi);
+            p.line_to(x, hi);
         }
         for &(x, lo, _) in points.iter().rev() {
-            ctx.line_to(x, lo);
+            p.line_to(x, lo);
         }
-        ctx.close_path();
-        ctx.fill();
-        ctx.set_global_alpha(1.0);
+        p.close_path();
+        p.fill();
+        p.set_global_alpha(1.0);
     }
 }
 
-fn bars(ctx: &CanvasRenderingContext2d, s: &Scale, d: &ChartData, theme: &Theme) {
+fn bars(p: &impl Pen, s: &Scale, d: &ChartData, theme: &Theme) {
     let Some(b) = &d.bars else { return };
     let bw = (b.width / (s.x1 - s.x0) * s.w).max(1.0);
     for (i, &x) in b.xs.iter().enumerate() {
@@ -218,10 +212,10 @@ fn bars(ctx: &CanvasRenderingContext2d, s: &Scale, d: &ChartData, theme: &Theme)
         for (_, c, values) in &b.stacks {
             let v = values.get(i).copied().unwrap_or(0.0);
             if v > 0.0 {
-                ctx.set_fill_style_str(color(*c, theme.dark));
+                p.set_fill_style_str(color(*c, theme.dark));
                 let (ya, yb) = (s.py(base + v), s.py(base));
                 // A gap between bars only where there is room for one; thinner bars stay solid.
-                ctx.fill_rect(s.px(x), ya, if bw >= 2.0 { bw - 0.5 } else { bw }, yb - ya);
+                p.fill_rect(s.px(x), ya, if bw >= 2.0 { bw - 0.5 } else { bw }, yb - ya);
             }
             base += v;
         }
@@ -229,12 +223,12 @@ fn bars(ctx: &CanvasRenderingContext2d, s: &Scale, d: &ChartData, theme: &Theme)
 }
 
 /// Lines, with gaps where a value is missing, and at most about two points per pixel column.
-fn lines(ctx: &CanvasRenderingContext2d, s: &Scale, d: &ChartData, theme: &Theme) {
+fn lines(p: &impl Pen, s: &Scale, d: &ChartData, theme: &Theme) {
     for l in &d.lines {
-        ctx.set_stroke_style_str(color(l.color, theme.dark));
-        ctx.set_line_width(if l.dashed { 1.5 } else { 2.0 });
-        let _ = ctx.set_line_dash(&dash(if l.dashed { &[5.0, 4.0] } else { &[] }));
-        ctx.begin_path();
+        p.set_stroke_style_str(color(l.color, theme.dark));
+        p.set_line_width(if l.dashed { 1.5 } else { 2.0 });
+        p.set_line_dash(if l.dashed { &[5.0, 4.0] } else { &[] });
+        p.begin_path();
         let mut pen_down = false;
         let mut last_x = f64::NEG_INFINITY;
         for (x, y) in l.xs.iter().zip(&l.ys) {
@@ -247,41 +241,31 @@ fn lines(ctx: &CanvasRenderingContext2d, s: &Scale, d: &ChartData, theme: &Theme
                 continue;
             }
             if pen_down {
-                ctx.line_to(xx, yy)
+                p.line_to(xx, yy)
             } else {
-                ctx.move_to(xx, yy)
+                p.move_to(xx, yy)
             }
             last_x = xx;
             pen_down = true;
         }
-        ctx.stroke();
+        p.stroke();
     }
-    let _ = ctx.set_line_dash(&dash(&[]));
-}
-
-fn dash(pattern: &[f64]) -> js_sys::Array {
-    pattern.iter().map(|&v| wasm_bindgen::JsValue::from(v)).collect()
+    p.set_line_dash(&[]);
 }
 
 /// Horizontal reference lines (a capacity, a limit), labelled above the line at its left end,
 /// else at its right end, else below it.
-fn reference_lines(
-    ctx: &CanvasRenderingContext2d,
-    s: &Scale,
-    d: &ChartData,
-    theme: &Theme,
-    labels: &mut Labels<CanvasRenderingContext2d>,
-) {
+fn reference_lines(p: &impl Pen, s: &Scale, d: &ChartData, theme: &Theme, labels: &mut Labels<impl Pen>) {
     for (y, text) in &d.hlines {
         let yy = s.py(*y).round() + 0.5;
-        ctx.set_stroke_style_str(theme.fg);
-        ctx.set_line_width(1.5);
-        let _ = ctx.set_line_dash(&dash(&[3.0, 3.0]));
-        ctx.begin_path();
-        ctx.move_to(s.left, yy);
-        ctx.line_to(s.left + s.w, yy);
-        ctx.stroke();
-        let _ = ctx.set_line_dash(&dash(&[]));
+        p.set_stroke_style_str(theme.fg);
+        p.set_line_width(1.5);
+        p.set_line_dash(&[3.0, 3.0]);
+        p.begin_path();
+        p.move_to(s.left, yy);
+        p.line_to(s.left + s.w, yy);
+        p.stroke();
+        p.set_line_dash(&[]);
         let w = labels.width_of(text);
         let (l, r) = (s.left + 4.0, s.left + s.w - w - 4.0);
         let spots = [
@@ -296,21 +280,15 @@ fn reference_lines(
 
 /// Vertical marker lines (a slowdown, an ejection), each labelled beside its line in the first
 /// free row from the top: two markers close together stack their labels instead of overprinting.
-fn markers(
-    ctx: &CanvasRenderingContext2d,
-    s: &Scale,
-    d: &ChartData,
-    theme: &Theme,
-    labels: &mut Labels<CanvasRenderingContext2d>,
-) {
+fn markers(p: &impl Pen, s: &Scale, d: &ChartData, theme: &Theme, labels: &mut Labels<impl Pen>) {
     for (x, text) in d.markers.iter().filter(|(x, _)| *x >= s.x0 && *x <= s.x1) {
         let xx = s.px(*x).round() + 0.5;
-        ctx.set_stroke_style_str(theme.fg);
-        ctx.set_line_width(1.0);
-        ctx.begin_path();
-        ctx.move_to(xx, TOP);
-        ctx.line_to(xx, s.bottom());
-        ctx.stroke();
+        p.set_stroke_style_str(theme.fg);
+        p.set_line_width(1.0);
+        p.begin_path();
+        p.move_to(xx, TOP);
+        p.line_to(xx, s.bottom());
+        p.stroke();
         let w = labels.width_of(text);
         let (right, left) = (xx + 4.0, xx - 4.0 - w);
         let prefer_left = xx > s.left + s.w * 0.7;
@@ -324,7 +302,7 @@ fn markers(
 }
 
 /// A shaded range's label, inside it near the top, in the first free row.
-fn shaded_labels(s: &Scale, d: &ChartData, theme: &Theme, labels: &mut Labels<CanvasRenderingContext2d>) {
+fn shaded_labels(s: &Scale, d: &ChartData, theme: &Theme, labels: &mut Labels<impl Pen>) {
     for (a, _, text) in &d.shaded {
         let x = s.px(a.max(s.x0)) + 3.0;
         let spots = (0..ROWS).map(|r| Spot { x, y: TOP + 11.0 + ROW * r as f64 });
@@ -332,12 +310,12 @@ fn shaded_labels(s: &Scale, d: &ChartData, theme: &Theme, labels: &mut Labels<Ca
     }
 }
 
-fn axes(ctx: &CanvasRenderingContext2d, s: &Scale, theme: &Theme) {
-    ctx.set_stroke_style_str(theme.muted);
-    ctx.set_line_width(1.0);
-    ctx.begin_path();
-    ctx.move_to(s.left + 0.5, TOP);
-    ctx.line_to(s.left + 0.5, s.bottom() + 0.5);
-    ctx.line_to(s.left + s.w, s.bottom() + 0.5);
-    ctx.stroke();
+fn axes(p: &impl Pen, s: &Scale, theme: &Theme) {
+    p.set_stroke_style_str(theme.muted);
+    p.set_line_width(1.0);
+    p.begin_path();
+    p.move_to(s.left + 0.5, TOP);
+    p.line_to(s.left + 0.5, s.bottom() + 0.5);
+    p.line_to(s.left + s.w, s.bottom() + 0.5);
+    p.stroke();
 }
