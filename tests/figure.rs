@@ -35,13 +35,17 @@ fn ok(args: &[&str]) -> Vec<u8> {
 fn svg(args: &[&str]) -> (String, Vec<String>) {
     let text = String::from_utf8(ok(args)).expect("UTF-8 SVG");
     usvg::Tree::from_str(&text, &usvg::Options::default()).unwrap_or_else(|e| panic!("{args:?}: not SVG ({e})"));
-    let texts = text
-        .split("<text ")
+    let texts = texts(&text);
+    (text, texts)
+}
+
+/// The texts an SVG (or a part of one) draws, in order.
+fn texts(svg: &str) -> Vec<String> {
+    svg.split("<text ")
         .skip(1)
         .map(|t| t.split_once('>').and_then(|(_, rest)| rest.split_once("</text>")).expect("a closed text").0)
         .map(|t| t.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&amp;", "&"))
-        .collect();
-    (text, texts)
+        .collect()
 }
 
 fn run_json(args: &[&str]) -> Json {
@@ -159,56 +163,66 @@ fn the_picture_is_as_wide_as_asked_and_as_tall_as_the_page_makes_it() {
     );
 }
 
+/// which-timeout's failovers (Break 5), headed by their calls' chart and captioned with their
+/// calls' cards: the plain one, and the answer that retries connects.
+const FAILOVERS: [&str; 2] = ["ch1-break-5", "ch1-break-5-fix"];
+
 /// Under the picture, the figure's caption as `Explain::caption` declares it: each card's label,
-/// value and unit as the page's card and `run` write them, then the lead of the verdict.
+/// value and unit as the page's card and `run` write them, then the lead of the verdict. For
+/// every scenario at its defaults, and for the failovers.
 #[test]
 fn the_caption_holds_the_cards_and_the_verdicts_lead() {
-    for spec in resilience_lab::scenarios::ALL {
+    let defaults = resilience_lab::scenarios::ALL.iter().map(|spec| (spec.id, ""));
+    for (id, preset) in defaults.chain(FAILOVERS.map(|p| ("which-timeout", p))) {
         for at in [None, Some(3000)] {
-            let mut args = vec![spec.id];
-            let at_ms = at.map(|ms: u64| ms.to_string());
-            if let Some(ms) = &at_ms {
-                args.extend(["--at-ms", ms]);
-            }
-            let (text, _) = svg(&[&["figure"], &args[..], &["--svg", "--width", "1600"]].concat());
-            let caption = part(&text, "caption");
-            let texts: Vec<String> = caption
-                .split("<text ")
-                .skip(1)
-                .map(|t| t.split_once('>').unwrap().1.split_once("</text>").unwrap().0.replace("&amp;", "&"))
-                .collect();
-            let run = run_json(&args);
-            // The same run in this process, for what its caption declares.
-            let params = spec.defaults();
-            let mut sim = spec.start(&params, run["seed"].as_u64().unwrap(), spec.duration_for(&params));
-            match at {
-                Some(ms) => {
-                    while sim.now() < ms * 1000 && !sim.finished() {
-                        sim.advance(ms * 1000, u64::MAX);
-                    }
-                }
-                None => sim.run_to_end(),
-            }
-            let said = sim.caption();
-            let mut want = Vec::new();
-            for key in said.cards {
-                let metric = spec.metric(key).unwrap();
-                let value = &sim.metrics().into_iter().find(|(k, _)| k == key).unwrap().1;
-                let (value, unit) = resilience_lab::format::quantity(value, metric.unit);
-                want.push(metric.label.to_string());
-                want.push(value);
-                if !unit.is_empty() {
-                    want.push(unit.to_string());
-                }
-            }
-            // As `figure` cuts it (`draw::figure::verdict`), from `run --json`'s sentence.
-            let sentence = run["reading"][said.verdict].as_str().unwrap_or_default().to_string();
-            let lead = resilience_lab::draw::figure::verdict(&vec![(said.verdict, sentence)], said.verdict, said.shown);
-            assert!(!lead.is_empty(), "{args:?}: no verdict");
-            assert_eq!(texts[..want.len()], want[..], "{args:?}: the cards");
-            assert_eq!(texts[want.len()..].join(" "), lead, "{args:?}: the verdict");
+            caption_matches(id, preset, at);
         }
     }
+}
+
+/// The caption of `id`'s figure with `preset` (none: "") at `at` ms (none: its end).
+fn caption_matches(id: &str, preset: &str, at: Option<u64>) {
+    let spec = resilience_lab::scenarios::find(id).unwrap();
+    let mut args = vec![id];
+    if !preset.is_empty() {
+        args.extend(["--preset", preset]);
+    }
+    let at_ms = at.map(|ms| ms.to_string());
+    if let Some(ms) = &at_ms {
+        args.extend(["--at-ms", ms]);
+    }
+    let (text, _) = svg(&[&["figure"], &args[..], &["--svg", "--width", "1600"]].concat());
+    let texts = texts(&part(&text, "caption"));
+    let run = run_json(&args);
+    // The same run in this process, for what its caption declares.
+    let params = spec.configured(preset, &[]);
+    let mut sim = spec.start(&params, run["seed"].as_u64().unwrap(), spec.duration_for(&params));
+    match at {
+        Some(ms) => {
+            while sim.now() < ms * 1000 && !sim.finished() {
+                sim.advance(ms * 1000, u64::MAX);
+            }
+        }
+        None => sim.run_to_end(),
+    }
+    let said = sim.caption();
+    let mut want = Vec::new();
+    for key in said.cards {
+        let metric = spec.metric(key).unwrap();
+        let value = &sim.metrics().into_iter().find(|(k, _)| k == key).unwrap().1;
+        let (value, unit) = resilience_lab::format::quantity(value, metric.unit);
+        want.push(metric.label.to_string());
+        want.push(value);
+        if !unit.is_empty() {
+            want.push(unit.to_string());
+        }
+    }
+    // As `figure` cuts it (`draw::figure::verdict`), from `run --json`'s sentence.
+    let sentence = run["reading"][said.verdict].as_str().unwrap_or_default().to_string();
+    let lead = resilience_lab::draw::figure::verdict(&vec![(said.verdict, sentence)], said.verdict, said.shown);
+    assert!(!lead.is_empty(), "{args:?}: no verdict");
+    assert_eq!(texts[..want.len()], want[..], "{args:?}: the cards");
+    assert_eq!(texts[want.len()..].join(" "), lead, "{args:?}: the verdict");
 }
 
 #[test]
@@ -253,13 +267,32 @@ fn a_timeline_is_as_tall_as_its_data() {
     assert_eq!(size(&text, "picture"), ("412".into(), height.to_string()));
 }
 
-/// which-timeout's failover (Break 5) is headed by its calls' chart, which `figure` does not
-/// draw yet: it says so rather than draw another picture.
+/// A failover is headed by its calls' chart, as on the page, not by one call's timeline: as tall
+/// as a chart in a figure, with the pool's size and the moment it filled as `run --json` has
+/// them, at its end and mid-run.
 #[test]
-fn a_failover_has_no_picture_yet() {
-    let out = cli(&["figure", "which-timeout", "--preset", "ch1-break-5", "--svg"]);
-    assert_eq!(out.status, 2, "{}", out.stderr);
-    assert_eq!(out.stderr, "error: which-timeout has no picture to draw yet\n");
+fn a_failover_is_drawn_as_its_calls_chart() {
+    for preset in FAILOVERS {
+        for at in [None, Some("3000")] {
+            let mut args = vec!["which-timeout", "--preset", preset];
+            args.extend(at.map(|at| ["--at-ms", at]).iter().flatten());
+            let (text, _) = svg(&[&["figure"], &args[..], &["--svg", "--width", "412"]].concat());
+            let height = resilience_lab::draw::chart::FIGURE_HEIGHT;
+            assert_eq!(size(&text, "picture"), ("412".into(), height.to_string()), "{args:?}");
+            let drawn = texts(&part(&text, "picture"));
+            let run = run_json(&args);
+            let full_at = run["failover_pool_full_at_ms"].as_f64().expect("the pool fills");
+            let labels = [
+                format!("pool of {}", run["params"]["pool_size"].as_f64().unwrap()),
+                format!("pool full at {}", format::ms(full_at)),
+                "DNS gives the new address".into(),
+            ];
+            for label in labels {
+                assert!(drawn.contains(&label), "{args:?}: the chart does not draw '{label}': {drawn:?}");
+            }
+            assert!(!drawn.contains(&"Call".to_string()), "{args:?}: a timeline's lane is drawn: {drawn:?}");
+        }
+    }
 }
 
 #[test]

@@ -65,10 +65,21 @@ fn picture(sim: &dyn Simulation, width: f64, theme: &Theme) -> Option<(String, f
     }
     #[cfg(feature = "which-timeout")]
     if let Some(run) = run.downcast_ref::<Host<crate::scenarios::which_timeout::WhichTimeout>>() {
-        // A failover (Break 5) is headed by its calls' chart, which is not drawn here yet.
-        return (!run.failover().enabled()).then(|| timeline(width, theme, &super::which_timeout::data(run)));
+        use super::which_timeout::{data, failover};
+        // A failover (Break 5) is headed by its calls' chart, one call by its timeline.
+        return Some(if run.failover().enabled() {
+            chart(width, theme, &failover(run))
+        } else {
+            timeline(width, theme, &data(run))
+        });
     }
     None
+}
+
+/// A line chart, as tall as a figure gives it.
+fn chart(width: f64, theme: &Theme, data: &super::chart::ChartData) -> (String, f64) {
+    use super::chart::{FIGURE_HEIGHT, draw};
+    drawn(width, FIGURE_HEIGHT, theme, |p, w, h, t| draw(p, w, h, t, data).labels)
 }
 
 /// A request timeline, as tall as its data makes it.

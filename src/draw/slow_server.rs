@@ -47,9 +47,8 @@ impl Trace {
     }
 }
 
-/// The picture's height in a figure: its canvas's 230 px (`.figure-chart .chart canvas` in the
-/// kit's style sheet) less its border.
-pub const HEIGHT: f64 = 228.0;
+/// The picture's height in a figure: a chart's, as the style sheet sets no other for it.
+pub const HEIGHT: f64 = super::chart::FIGURE_HEIGHT;
 const PAD: f64 = 6.0;
 /// A dot's pitch in a line, and its radius.
 const PITCH: f64 = 6.0;

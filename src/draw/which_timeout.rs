@@ -1,20 +1,25 @@
-//! The call on the timeline: its phases as bars, each armed timer as a meter counting to
-//! its deadline with its lateness after it, and the server: when the request reached its code,
-//! its work, and when it saw the connection close.
+//! which-timeout's headline. The call on the timeline: its phases as bars, each armed timer as
+//! a meter counting to its deadline with its lateness after it, and the server: when the
+//! request reached its code, its work, and when it saw the connection close. With a failover
+//! (Chapter 1, Break 5), its calls on a chart instead: the line of calls waiting for a
+//! connection climbs while the pool's connections hang on the old address, and the answered
+//! calls climb once connects reach the new one.
 
+use super::chart::{ChartData, Line};
 use super::slot;
 use super::timeline::{Bar, Fill, Key, Lane, LegendItem, Mark, Meter, Shape, TimelineData};
 use crate::format;
-use crate::scenarios::which_timeout::{ArmedTimer, Phase, TimerKind, WhichTimeout};
+use crate::scenarios::which_timeout::{ArmedTimer, FleetSample, Phase, TimerKind, WhichTimeout};
 use crate::sim::{Host, Micros, Simulation};
 
-// What each colour means on this timeline.
+// What each colour means on the timeline and the failover's chart.
 const PHASE: usize = slot::BLUE;
 const WAITING: usize = slot::GRAY;
 const BAD: usize = slot::RED;
 const GOOD: usize = slot::GREEN;
 const TIMER: usize = slot::PURPLE;
 const SERVER: usize = slot::TEAL;
+const IN_LINE: usize = slot::ORANGE;
 
 fn ms(t: Micros) -> f64 {
     t as f64 / 1000.0
@@ -182,4 +187,39 @@ fn legend() -> Vec<LegendItem> {
         item("timer cleared", TIMER, Key::Shape(Shape::Dot)),
         item("server's handler", SERVER, Key::Fill(Fill::Solid)),
     ]
+}
+
+/// The failover's calls over the whole run, up to now: waiting for a connection, answered and,
+/// if any, failed; when the pool filled and when the name changed; the pool's size.
+pub fn failover(s: &Host<WhichTimeout>) -> ChartData {
+    let f = s.failover();
+    let (points, now) = (f.samples(), f.state());
+    // The series' points, then the state now: the line ends where the cards are.
+    let line = |label: &str, color: usize, pick: fn(&FleetSample) -> f64| {
+        let mut l = Line::of(points, label, color, pick);
+        l.xs.push(ms(s.now()));
+        l.ys.push(pick(&now));
+        l
+    };
+    let mut lines =
+        vec![line("Waiting for a connection", IN_LINE, |r| r.waiting), line("Answered", GOOD, |r| r.answered)];
+    if f.failed > 0 {
+        lines.push(line("Failed", BAD, |r| r.failed));
+    }
+    let mut markers = Vec::new();
+    if let Some(full) = f.pool_full_at {
+        markers.push((ms(full), format!("pool full at {}", format::us_as_ms(full))));
+    }
+    if f.re_resolves() {
+        markers.push((ms(f.dns_switch()), "DNS gives the new address".to_string()));
+    }
+    ChartData {
+        x_range: (0.0, ms(s.end())),
+        y_unit: "calls",
+        lines,
+        markers,
+        hlines: vec![(f.pool_size() as f64, format!("pool of {}", f.pool_size()))],
+        y_min_max: 10.0,
+        ..Default::default()
+    }
 }

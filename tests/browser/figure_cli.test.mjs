@@ -1,7 +1,8 @@
 // Issue 46: `resilience-lab figure` draws a figure's picture with the page's own drawing code.
 // The page, paused at a moment, and `figure --url … --at-ms … --width … --svg` for the same link,
 // moment and width draw the same labels, and the page's picture (or, for the three simulations
-// headed by one, its request timeline) is as tall as the command's; the
+// headed by one, its request timeline; for which-timeout's failover, its calls' chart) is as
+// tall as the command's; the
 // caption under the SVG's picture holds the embed's headline cards and its verdict's lead. At
 // 412 and 720 px light, and at 360 px with the link's `theme=dark`, which the command draws too.
 import { test, before, after } from 'node:test';
@@ -59,17 +60,21 @@ const cases = [
 
 const views = [[412, ''], [720, ''], [360, '&theme=dark']];
 
-/** The timeline's labels and canvas size, on the page paused `ms` of its clock into the link's run, and the moment paused at. */
-async function pausedTimeline(page, query, ms) {
+/**
+ * The labels and size of the canvas `selector` (a timeline's, a chart's), on the page paused `ms`
+ * of its clock into the link's run, and the moment paused at. Drawn as wide as the canvas's box
+ * and as tall as its box (a chart) or, when the page sets it, its style (a timeline: its 1 px
+ * border is inside that height).
+ */
+async function pausedCanvas(page, query, ms, selector) {
   await page.clock.install();
   await page.goto(`${server.base}/?${query}`);
   await ready(page);
   await playFor(page, ms);
-  // The timeline draws in the frame after the run moved, or within 250 ms when out of view.
+  // The canvas draws in the frame after the run moved, or within 250 ms when out of view.
   await page.clock.runFor(300);
   const seconds = Number(await page.getAttribute('.play-controls .clock', 'data-value'));
-  // Drawn as wide as the canvas's box and as tall as its style says (its 1 px border is inside that).
-  const drawn = await page.$eval('#timeline canvas', (c) => ({ labels: JSON.parse(c.dataset.labels), w: c.clientWidth, h: parseFloat(c.style.height) }));
+  const drawn = await page.$eval(selector, (c) => ({ labels: JSON.parse(c.dataset.labels), w: c.clientWidth, h: parseFloat(c.style.height) || c.clientHeight }));
   return { atMs: Math.round(seconds * 1e6) / 1000, drawn };
 }
 
@@ -101,18 +106,22 @@ for (const [what, query, ms] of cases) {
   }
 }
 
-const timelines = [
-  ['deadline-chain', 'sim=deadline-chain&embed=1', 2500],
-  ['double-click', 'sim=double-click&embed=1', 2000],
-  ['which-timeout', 'sim=which-timeout&embed=1', 3000],
+// Headed by a canvas of the kit's rather than a picture: a request timeline, or which-timeout's
+// failover (Break 5, and its answer), a line chart of its calls.
+const headlines = [
+  ['deadline-chain\'s timeline', 'sim=deadline-chain&embed=1', 2500, '#timeline canvas'],
+  ['double-click\'s timeline', 'sim=double-click&embed=1', 2000, '#timeline canvas'],
+  ['which-timeout\'s timeline', 'sim=which-timeout&embed=1', 3000, '#timeline canvas'],
+  ['which-timeout\'s failover chart', 'sim=which-timeout&embed=1&preset=ch1-break-5', 3000, '#chart-failover canvas'],
+  ['which-timeout\'s failover chart, its answer', 'sim=which-timeout&embed=1&preset=ch1-break-5-fix', 2000, '#chart-failover canvas'],
 ];
 
-for (const [what, query, ms] of timelines) {
+for (const [what, query, ms, selector] of headlines) {
   for (const [width, theme] of views) {
     const link = query + theme;
-    test(`${what}'s timeline at ${width} px${theme ? ', dark' : ''}: the page and \`figure --svg\` draw the same timeline, cards and verdict`, async () => {
+    test(`${what} at ${width} px${theme ? ', dark' : ''}: the page and \`figure --svg\` draw the same headline, cards and verdict`, async () => {
       const page = await openPage(browser, { width, height: 900 });
-      const { atMs, drawn } = await pausedTimeline(page, link, ms);
+      const { atMs, drawn } = await pausedCanvas(page, link, ms, selector);
       assert.ok(atMs > 0, `paused mid-run (at ${atMs} ms)`);
       await sameFigure(page, link, atMs, drawn, theme);
       await page.context().close();
